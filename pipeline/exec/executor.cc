@@ -1,0 +1,408 @@
+#include "pipeline/exec/executor.h"
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <optional>
+
+extern "C" {
+#include <libavutil/hwcontext.h>
+}
+
+#include "pipeline/exec/stages.h"
+
+namespace tc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return double(t.tv_sec) + t.tv_usec / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+int interrupt_requested(void* opaque) {
+  const auto* cancel = static_cast<const std::atomic<bool>*>(opaque);
+  return cancel && cancel->load(std::memory_order_relaxed) ? 1 : 0;
+}
+
+// The trimmed window of one stream, in its time base: frames before `start` are dropped, the
+// stream ends at `end`, and timestamps are shifted so the output starts at zero.
+struct Window {
+  int64_t start = 0;
+  int64_t end = std::numeric_limits<int64_t>::max();
+
+  static Window of(const AVStream* stream, double start_s, double duration_s) {
+    Window window;
+    if (!stream) return window;
+    window.start = av_rescale_q(int64_t(start_s * 1e6), {1, 1000000}, stream->time_base);
+    if (duration_s > 0)
+      window.end =
+          av_rescale_q(int64_t((start_s + duration_s) * 1e6), {1, 1000000}, stream->time_base);
+    return window;
+  }
+  bool before(int64_t pts) const { return pts != AV_NOPTS_VALUE && pts < start; }
+  bool past(int64_t pts) const { return pts != AV_NOPTS_VALUE && pts >= end; }
+};
+
+class Transcode {
+ public:
+  Transcode(const Plan& plan, const JobSpec& spec, const MediaInfo& media, const RunOptions& options)
+      : plan_(plan), spec_(spec), media_(media), options_(options) {}
+
+  Result<JobReport> run() {
+    started_ = Clock::now();
+    cpu_at_start_ = cpu_seconds();
+    TC_RETURN_IF_ERROR(open());
+    TC_RETURN_IF_ERROR(demux());
+    TC_RETURN_IF_ERROR(finish());
+    return report();
+  }
+
+ private:
+  Status open() {
+    interrupt_ = {interrupt_requested, const_cast<std::atomic<bool>*>(options_.cancel)};
+    if (plan_.device_type != AV_HWDEVICE_TYPE_NONE) {
+      AVBufferRef* device = nullptr;
+      const char* path = plan_.device.path.empty() ? nullptr : plan_.device.path.c_str();
+      if (int err = av_hwdevice_ctx_create(&device, plan_.device_type, path, nullptr, 0); err < 0)
+        return av_status(err, Code::kDevice, "opening " + plan_.device.to_string());
+      device_.reset(device);
+    }
+    TC_ASSIGN_OR_RETURN(input_, open_input(spec_.input, plan_, device_.get(), interrupt_));
+    TC_RETURN_IF_ERROR(seek_input(input_, spec_.start_s));
+    video_window_ = Window::of(input_.video, spec_.start_s, spec_.duration_s);
+    audio_window_ = Window::of(input_.audio, spec_.start_s, spec_.duration_s);
+    for (const OutputPlan& output : plan_.outputs) {
+      TC_ASSIGN_OR_RETURN(OutputStage stage, OutputStage::open(output, input_, interrupt_));
+      outputs_.push_back(std::move(stage));
+    }
+    duration_s_ = std::max(0.0, media_.duration_s - spec_.start_s);
+    if (spec_.duration_s > 0) duration_s_ = std::min(duration_s_, spec_.duration_s);
+    return open_audio_graph();
+  }
+
+  // Audio parameters are known from the decoder, so audio encoders open up front.
+  Status open_audio_graph() {
+    if (plan_.audio_graph.empty() || !input_.audio_decoder) return Status::ok();
+    std::vector<std::string> sinks;
+    for (size_t k : outputs_encoding(AudioPlan::Mode::kEncode)) sinks.push_back("aout" + std::to_string(k));
+    TC_ASSIGN_OR_RETURN(audio_graph_, FilterGraph::create(plan_.audio_graph, "ain",
+                                                          audio_source(*input_.audio_decoder),
+                                                          sinks, nullptr));
+    std::vector<size_t> encoding = outputs_encoding(AudioPlan::Mode::kEncode);
+    for (size_t i = 0; i < encoding.size(); ++i)
+      TC_RETURN_IF_ERROR(outputs_[encoding[i]].open_audio_encoder(audio_graph_->sink(i)));
+    return Status::ok();
+  }
+
+  std::vector<size_t> outputs_encoding(AudioPlan::Mode mode) const {
+    std::vector<size_t> indexes;
+    for (size_t k = 0; k < plan_.outputs.size(); ++k)
+      if (plan_.outputs[k].audio.mode == mode) indexes.push_back(k);
+    return indexes;
+  }
+
+  Status demux() {
+    av::PacketPtr packet = av::make_packet();
+    for (;;) {
+      if (interrupt_requested(interrupt_.opaque)) return {Code::kCancelled, "cancelled"};
+      if (video_done_ && (audio_done_ || !input_.audio)) return Status::ok();
+      int err = av_read_frame(input_.format.get(), packet.get());
+      if (err == AVERROR_EOF) return Status::ok();
+      if (err < 0) return av_status(err, Code::kInput, "reading " + spec_.input);
+      Status status = Status::ok();
+      if (packet->stream_index == input_.video->index && !video_done_)
+        status = on_video_packet(*packet);
+      else if (input_.audio && packet->stream_index == input_.audio->index && !audio_done_)
+        status = on_audio_packet(*packet);
+      av_packet_unref(packet.get());
+      TC_RETURN_IF_ERROR(status);
+      report_progress(false);
+    }
+  }
+
+  Status on_video_packet(const AVPacket& packet) {
+    if (video_window_.past(packet.dts) && video_window_.past(packet.pts) && !input_.video_decoder) {
+      video_done_ = true;
+      return Status::ok();
+    }
+    for (OutputStage& output : outputs_)
+      if (output.plan().video_copy && !video_window_.past(packet.pts))
+        TC_RETURN_IF_ERROR(output.copy_packet(packet, *input_.video, video_window_.start));
+    if (!input_.video_decoder) {
+      last_media_pts_s_ = std::max(last_media_pts_s_, seconds(packet.pts, input_.video, video_window_));
+      return Status::ok();
+    }
+    return decode_video(&packet);
+  }
+
+  Status on_audio_packet(const AVPacket& packet) {
+    if (audio_window_.past(packet.pts)) {
+      audio_done_ = true;
+      return flush_audio();
+    }
+    for (OutputStage& output : outputs_)
+      if (output.plan().audio.mode == AudioPlan::Mode::kCopy && !audio_window_.before(packet.pts))
+        TC_RETURN_IF_ERROR(output.copy_packet(packet, *input_.audio, audio_window_.start));
+    if (!input_.audio_decoder) return Status::ok();
+    return decode_audio(&packet);
+  }
+
+  static double seconds(int64_t pts, const AVStream* stream, const Window& window) {
+    if (pts == AV_NOPTS_VALUE) return 0;
+    return (pts - window.start) * av_q2d(stream->time_base);
+  }
+
+  Status decode_video(const AVPacket* packet) {
+    AVCodecContext* decoder = input_.video_decoder.get();
+    int err = avcodec_send_packet(decoder, packet);
+    // A corrupt packet is skipped, as players do; a lost device is not.
+    if (err < 0 && err != AVERROR_EOF && err != AVERROR_INVALIDDATA)
+      return av_status(err, plan_.decode.hw ? Code::kDevice : Code::kInput, "decoding video");
+    for (;;) {
+      err = avcodec_receive_frame(decoder, frame_.get());
+      if (err == AVERROR(EAGAIN)) return Status::ok();
+      if (err == AVERROR_EOF) return filter_video(nullptr);
+      if (err == AVERROR_INVALIDDATA) continue;
+      if (err < 0)
+        return av_status(err, plan_.decode.hw ? Code::kDevice : Code::kInput, "decoding video");
+      TC_RETURN_IF_ERROR(on_decoded_video());
+    }
+  }
+
+  Status on_decoded_video() {
+    AVFrame* frame = frame_.get();
+    frame->pts = frame->best_effort_timestamp;
+    if (video_window_.before(frame->pts)) return av_frame_unref(frame), Status::ok();
+    if (video_window_.past(frame->pts)) {
+      av_frame_unref(frame);
+      if (video_done_) return Status::ok();
+      video_done_ = true;
+      return filter_video(nullptr);
+    }
+    last_media_pts_s_ = std::max(last_media_pts_s_, seconds(frame->pts, input_.video, video_window_));
+    if (frame->pts != AV_NOPTS_VALUE) frame->pts -= video_window_.start;
+    ++frames_decoded_;
+    return filter_video(frame);
+  }
+
+  Status filter_video(AVFrame* frame) {
+    if (!frame && (video_flushed_ || !video_graph_)) return Status::ok();
+    if (!video_graph_) {
+      std::vector<std::string> sinks;
+      for (size_t k = 0; k < plan_.outputs.size(); ++k)
+        if (!plan_.outputs[k].video_copy) {
+          sinks.push_back("out" + std::to_string(k));
+          video_sink_outputs_.push_back(k);
+        }
+      AVRational rate = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
+      TC_ASSIGN_OR_RETURN(video_graph_, FilterGraph::create(plan_.video_graph, "in",
+                                                            video_source(*frame, input_.video->time_base, rate),
+                                                            sinks, device_.get()));
+    }
+    if (!frame) video_flushed_ = true;
+    TC_RETURN_IF_ERROR(video_graph_->push(frame));
+    return drain_video_sinks();
+  }
+
+  Status drain_video_sinks() {
+    AVRational rate = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
+    for (size_t i = 0; i < video_graph_->sink_count(); ++i) {
+      OutputStage& output = outputs_[video_sink_outputs_[i]];
+      for (;;) {
+        int err = video_graph_->pull(i, filtered_.get());
+        if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) break;
+        if (err < 0) return av_status(err, Code::kInternal, "filtering video");
+        if (!output.video_encoder_open())
+          TC_RETURN_IF_ERROR(output.open_video_encoder(video_graph_->sink(i), rate, *filtered_));
+        filtered_->pict_type = AV_PICTURE_TYPE_NONE;
+        Status status = output.encode_video(filtered_.get());
+        av_frame_unref(filtered_.get());
+        TC_RETURN_IF_ERROR(status);
+        ++frames_encoded_;
+        if (first_frame_s_ < 0) first_frame_s_ = elapsed();
+      }
+    }
+    return Status::ok();
+  }
+
+  Status decode_audio(const AVPacket* packet) {
+    AVCodecContext* decoder = input_.audio_decoder.get();
+    int err = avcodec_send_packet(decoder, packet);
+    if (err < 0 && err != AVERROR_EOF && err != AVERROR_INVALIDDATA)
+      return av_status(err, Code::kInput, "decoding audio");
+    for (;;) {
+      err = avcodec_receive_frame(decoder, frame_.get());
+      if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) return Status::ok();
+      if (err == AVERROR_INVALIDDATA) continue;
+      if (err < 0) return av_status(err, Code::kInput, "decoding audio");
+      AVFrame* frame = frame_.get();
+      frame->pts = frame->best_effort_timestamp;
+      if (audio_window_.before(frame->pts) || audio_window_.past(frame->pts)) {
+        av_frame_unref(frame);
+        continue;
+      }
+      // The graph's time base is 1/sample_rate.
+      if (frame->pts != AV_NOPTS_VALUE)
+        frame->pts = av_rescale_q(frame->pts - audio_window_.start, input_.audio->time_base,
+                                  {1, frame->sample_rate});
+      TC_RETURN_IF_ERROR(audio_graph_->push(frame));
+      TC_RETURN_IF_ERROR(drain_audio_sinks());
+    }
+  }
+
+  Status drain_audio_sinks() {
+    std::vector<size_t> encoding = outputs_encoding(AudioPlan::Mode::kEncode);
+    for (size_t i = 0; i < audio_graph_->sink_count(); ++i)
+      for (;;) {
+        int err = audio_graph_->pull(i, filtered_.get());
+        if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) break;
+        if (err < 0) return av_status(err, Code::kInternal, "filtering audio");
+        Status status = outputs_[encoding[i]].encode_audio(filtered_.get());
+        av_frame_unref(filtered_.get());
+        TC_RETURN_IF_ERROR(status);
+      }
+    return Status::ok();
+  }
+
+  Status flush_audio() {
+    if (!input_.audio_decoder || audio_flushed_) return Status::ok();
+    audio_flushed_ = true;
+    TC_RETURN_IF_ERROR(decode_audio(nullptr));
+    TC_RETURN_IF_ERROR(audio_graph_->push(nullptr));
+    return drain_audio_sinks();
+  }
+
+  Status finish() {
+    if (input_.video_decoder && !video_flushed_) TC_RETURN_IF_ERROR(decode_video(nullptr));
+    TC_RETURN_IF_ERROR(filter_video(nullptr));
+    TC_RETURN_IF_ERROR(flush_audio());
+    if (interrupt_requested(interrupt_.opaque)) return {Code::kCancelled, "cancelled"};
+    for (OutputStage& output : outputs_) TC_RETURN_IF_ERROR(output.finish());
+    // Only now, with every output complete, do they get their names.
+    for (OutputStage& output : outputs_) TC_RETURN_IF_ERROR(output.commit());
+    report_progress(true);
+    return Status::ok();
+  }
+
+  double elapsed() const {
+    return std::chrono::duration<double>(Clock::now() - started_).count();
+  }
+
+  Progress progress() const {
+    Progress now;
+    now.frames_decoded = frames_decoded_;
+    now.frames_encoded = frames_encoded_;
+    now.media_time_s = last_media_pts_s_;
+    now.media_duration_s = duration_s_;
+    now.elapsed_s = elapsed();
+    if (now.elapsed_s > 0) {
+      now.fps = frames_decoded_ / now.elapsed_s;
+      now.speed = last_media_pts_s_ / now.elapsed_s;
+    }
+    return now;
+  }
+
+  void report_progress(bool force) {
+    if (!options_.on_progress) return;
+    double now = elapsed();
+    if (!force && now - last_progress_s_ < options_.progress_interval_s) return;
+    last_progress_s_ = now;
+    options_.on_progress(progress());
+  }
+
+  JobReport report() const {
+    JobReport report;
+    report.input = spec_.input;
+    report.backend = std::string(name_of(plan_.backend));
+    report.backend_reason = plan_.backend_reason;
+    report.stages = plan_.stages;
+    report.frames_decoded = frames_decoded_;
+    report.wall_s = elapsed();
+    report.cpu_s = cpu_seconds() - cpu_at_start_;
+    report.first_frame_s = std::max(0.0, first_frame_s_);
+    for (const OutputStage& output : outputs_) report.outputs.push_back(output_report(output));
+    report.media_duration_s = last_media_pts_s_;
+    for (const OutputReport& output : report.outputs)
+      report.media_duration_s = std::max(report.media_duration_s, output.duration_s);
+    if (report.wall_s > 0) {
+      report.fps = frames_decoded_ / report.wall_s;
+      report.speed = report.media_duration_s / report.wall_s;
+    }
+    return report;
+  }
+
+  OutputReport output_report(const OutputStage& output) const {
+    const OutputPlan& plan = output.plan();
+    OutputReport report;
+    report.path = plan.path;
+    report.encoder = plan.video_copy ? "copy" : plan.video.encoder;
+    report.device = "cpu";
+    for (const Stage& stage : plan_.stages)
+      if (stage.name == "encode out" + std::to_string(&output - outputs_.data()))
+        report.device = stage.device.to_string();
+    report.width = plan.width;
+    report.height = plan.height;
+    report.frames = output.counters().video_frames;
+    report.duration_s = output.counters().last_video_pts_us / 1e6;
+    struct stat info {};
+    report.bytes = stat(plan.path.c_str(), &info) == 0 ? info.st_size : 0;
+    if (report.duration_s > 0) report.bitrate = int64_t(report.bytes * 8 / report.duration_s);
+    return report;
+  }
+
+  const Plan& plan_;
+  const JobSpec& spec_;
+  const MediaInfo& media_;
+  const RunOptions& options_;
+  AVIOInterruptCB interrupt_{};
+  av::BufferRefPtr device_;
+  InputStage input_;
+  std::vector<OutputStage> outputs_;
+  std::optional<FilterGraph> video_graph_;
+  std::optional<FilterGraph> audio_graph_;
+  std::vector<size_t> video_sink_outputs_;  // sink index -> output index
+  av::FramePtr frame_ = av::make_frame();
+  av::FramePtr filtered_ = av::make_frame();
+  Window video_window_;
+  Window audio_window_;
+  bool video_done_ = false;
+  bool video_flushed_ = false;
+  bool audio_done_ = false;
+  bool audio_flushed_ = false;
+  int64_t frames_decoded_ = 0;
+  int64_t frames_encoded_ = 0;
+  double last_media_pts_s_ = 0;
+  double duration_s_ = 0;
+  double first_frame_s_ = -1;
+  double last_progress_s_ = 0;
+  Clock::time_point started_;
+  double cpu_at_start_ = 0;
+};
+
+}  // namespace
+
+Result<JobReport> execute(const Plan& plan, const JobSpec& spec, const MediaInfo& media,
+                          const RunOptions& options) {
+  return Transcode(plan, spec, media, options).run();
+}
+
+Result<JobReport> run_job(const JobSpec& spec, const RunOptions& options) {
+  TC_RETURN_IF_ERROR(validate(spec));
+  TC_ASSIGN_OR_RETURN(MediaInfo media, probe(spec.input));
+  DiscoveryOptions discovery = options.discovery;
+  discovery.cuda = discovery.cuda || spec.backend == BackendKind::kCuda;
+  discovery.vulkan = discovery.vulkan || spec.backend == BackendKind::kVulkan;
+  HwInventory devices = discover_devices(discovery);
+  TC_ASSIGN_OR_RETURN(Plan plan, make_plan(spec, media, devices));
+  return execute(plan, spec, media, options);
+}
+
+}  // namespace tc

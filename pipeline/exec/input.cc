@@ -1,0 +1,88 @@
+#include <cstdint>
+
+#include "pipeline/exec/stages.h"
+
+namespace tc {
+namespace {
+
+// The decoder's get_format: take the device format the plan chose. If the hardware cannot
+// decode this stream after all, fail rather than fall back: the graph expects device frames.
+AVPixelFormat pick_device_format(AVCodecContext* decoder, const AVPixelFormat* offered) {
+  auto wanted = static_cast<AVPixelFormat>(reinterpret_cast<intptr_t>(decoder->opaque));
+  for (const AVPixelFormat* format = offered; *format != AV_PIX_FMT_NONE; ++format)
+    if (*format == wanted) return wanted;
+  return AV_PIX_FMT_NONE;
+}
+
+Result<av::CodecContextPtr> open_decoder(const AVStream& stream, const Plan* video_plan,
+                                         const AVBufferRef* device) {
+  const AVCodec* codec = avcodec_find_decoder(stream.codecpar->codec_id);
+  std::string name = avcodec_get_name(stream.codecpar->codec_id);
+  if (!codec) return Status(Code::kUnsupported, "no decoder for " + name + " in this FFmpeg");
+  av::CodecContextPtr decoder(avcodec_alloc_context3(codec));
+  if (int err = avcodec_parameters_to_context(decoder.get(), stream.codecpar); err < 0)
+    return av_status(err, Code::kInput, "decoder parameters for " + name);
+  decoder->pkt_timebase = stream.time_base;
+  decoder->thread_count = 0;  // auto, as the ffmpeg CLI does (libavcodec's default is 1)
+  if (video_plan) {
+    const DecodePlan& plan = video_plan->decode;
+    if (plan.threads) decoder->thread_count = plan.threads;
+    if (plan.hw) {
+      decoder->hw_device_ctx = av_buffer_ref(device);
+      decoder->opaque = reinterpret_cast<void*>(static_cast<intptr_t>(video_plan->hw_format));
+      decoder->get_format = pick_device_format;
+      decoder->extra_hw_frames = plan.extra_hw_frames;
+    }
+  }
+  if (int err = avcodec_open2(decoder.get(), codec, nullptr); err < 0)
+    return av_status(err, video_plan && video_plan->decode.hw ? Code::kDevice : Code::kInput,
+                     "opening the " + name + " decoder");
+  return decoder;
+}
+
+bool any_audio_encode(const Plan& plan) {
+  for (const OutputPlan& output : plan.outputs)
+    if (output.audio.mode == AudioPlan::Mode::kEncode) return true;
+  return false;
+}
+
+}  // namespace
+
+Result<InputStage> open_input(const std::string& path, const Plan& plan, const AVBufferRef* device,
+                              const AVIOInterruptCB& interrupt) {
+  InputStage input;
+  input.format.reset(avformat_alloc_context());
+  input.format->interrupt_callback = interrupt;
+  AVFormatContext* raw = input.format.release();
+  if (int err = avformat_open_input(&raw, path.c_str(), nullptr, nullptr); err < 0)
+    return av_status(err, Code::kInput, path);  // avformat_open_input freed the context
+  input.format.reset(raw);
+  if (int err = avformat_find_stream_info(raw, nullptr); err < 0)
+    return av_status(err, Code::kInput, path);
+  int video = av_find_best_stream(raw, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
+  int audio = av_find_best_stream(raw, AVMEDIA_TYPE_AUDIO, -1, -1, nullptr, 0);
+  if (video < 0) return Status(Code::kInput, path + ": has no video stream");
+  input.video = raw->streams[video];
+  input.audio = audio >= 0 ? raw->streams[audio] : nullptr;
+  // Streams we do not use are not demuxed further than needed.
+  for (unsigned i = 0; i < raw->nb_streams; ++i)
+    if (raw->streams[i] != input.video && raw->streams[i] != input.audio)
+      raw->streams[i]->discard = AVDISCARD_ALL;
+  if (plan.decode.needed) {
+    TC_ASSIGN_OR_RETURN(input.video_decoder, open_decoder(*input.video, &plan, device));
+  }
+  if (input.audio && any_audio_encode(plan)) {
+    TC_ASSIGN_OR_RETURN(input.audio_decoder, open_decoder(*input.audio, nullptr, nullptr));
+  }
+  return input;
+}
+
+Status seek_input(InputStage& input, double start_s) {
+  if (start_s <= 0) return Status::ok();
+  auto target = static_cast<int64_t>(start_s * AV_TIME_BASE);
+  if (int err = avformat_seek_file(input.format.get(), -1, INT64_MIN, target, target, 0); err < 0)
+    return av_status(err, Code::kInput, "seeking to " + std::to_string(start_s) + " s");
+  return Status::ok();
+}
+
+}  // namespace tc

@@ -1,0 +1,262 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+extern "C" {
+#include <libavfilter/buffersink.h>
+#include <libavutil/opt.h>
+}
+
+#include "pipeline/exec/executor.h"
+#include "pipeline/exec/stages.h"
+
+namespace tc {
+namespace {
+
+Status output_error(const std::string& path, const std::string& problem) {
+  return {Code::kOutput, "cannot write " + path + ": " + problem};
+}
+
+Status check_output_dir(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  struct stat info {};
+  if (stat(dir.c_str(), &info) != 0) return output_error(path, "directory " + dir + " does not exist");
+  if (!S_ISDIR(info.st_mode)) return output_error(path, dir + " is not a directory");
+  if (access(dir.c_str(), W_OK) != 0) return output_error(path, "directory " + dir + " is not writable");
+  struct stat existing {};
+  if (stat(path.c_str(), &existing) == 0 && S_ISDIR(existing.st_mode))
+    return output_error(path, "it is a directory");
+  return Status::ok();
+}
+
+av::DictionaryPtr dictionary(const Options& options) {
+  AVDictionary* dict = nullptr;
+  for (const auto& [key, value] : options) av_dict_set(&dict, key.c_str(), value.c_str(), 0);
+  return av::DictionaryPtr(dict);
+}
+
+// Private options the encoder did not take are a planning bug: say which.
+Status open_encoder(AVCodecContext* encoder, const AVCodec* codec, const Options& options,
+                    Code failure_code) {
+  av::DictionaryPtr dict = dictionary(options);
+  AVDictionary* raw = dict.release();
+  int err = avcodec_open2(encoder, codec, &raw);
+  dict.reset(raw);
+  if (err < 0) return av_status(err, failure_code, std::string("opening encoder ") + codec->name);
+  if (const AVDictionaryEntry* left = av_dict_get(dict.get(), "", nullptr, AV_DICT_IGNORE_SUFFIX))
+    return {Code::kInternal, std::string(codec->name) + " has no option '" + left->key + "'"};
+  return Status::ok();
+}
+
+}  // namespace
+
+PartialFile::~PartialFile() {
+  if (!path_.empty()) std::remove(path_.c_str());
+}
+
+Status PartialFile::commit(const std::string& final_path) {
+  if (std::rename(path_.c_str(), final_path.c_str()) != 0)
+    return output_error(final_path, std::strerror(errno));
+  path_.clear();
+  return Status::ok();
+}
+
+std::string partial_path(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  return dir + "." + name + ".partial";
+}
+
+Result<OutputStage> OutputStage::open(const OutputPlan& plan, const InputStage& input,
+                                      const AVIOInterruptCB& interrupt) {
+  TC_RETURN_IF_ERROR(check_output_dir(plan.path));
+  OutputStage output(plan, partial_path(plan.path));
+  AVFormatContext* raw = nullptr;
+  const std::string& temp = output.partial_.path();
+  if (int err = avformat_alloc_output_context2(&raw, nullptr, plan.format.c_str(), temp.c_str());
+      err < 0)
+    return av_status(err, Code::kUnsupported, "container " + plan.format);
+  output.format_.reset(raw);
+  raw->interrupt_callback = interrupt;
+  if (int err = avio_open2(&raw->pb, temp.c_str(), AVIO_FLAG_WRITE, &raw->interrupt_callback, nullptr);
+      err < 0)
+    return output_error(plan.path, av_error_text(err));
+  output.video_ = avformat_new_stream(raw, nullptr);
+  if (plan.video_copy) {
+    avcodec_parameters_copy(output.video_->codecpar, input.video->codecpar);
+    output.video_->codecpar->codec_tag = 0;
+    output.video_->time_base = input.video->time_base;
+  }
+  // Keep the source's display rotation: players rotate; the pixels are not touched.
+  size_t matrix_size = 0;
+  if (const uint8_t* matrix = av_stream_get_side_data(input.video, AV_PKT_DATA_DISPLAYMATRIX, &matrix_size))
+    if (uint8_t* copy = av_stream_new_side_data(output.video_, AV_PKT_DATA_DISPLAYMATRIX, matrix_size))
+      std::memcpy(copy, matrix, matrix_size);
+  if (plan.audio.mode != AudioPlan::Mode::kNone) output.audio_ = avformat_new_stream(raw, nullptr);
+  if (plan.audio.mode == AudioPlan::Mode::kCopy) {
+    avcodec_parameters_copy(output.audio_->codecpar, input.audio->codecpar);
+    output.audio_->codecpar->codec_tag = 0;
+    output.audio_->time_base = input.audio->time_base;
+  }
+  return output;
+}
+
+OutputStage::~OutputStage() = default;
+
+Status OutputStage::open_video_encoder(const AVFilterContext* sink, AVRational frame_rate,
+                                       const AVFrame& first) {
+  const VideoEncodePlan& plan = plan_.video;
+  const AVCodec* codec = avcodec_find_encoder_by_name(plan.encoder.c_str());
+  if (!codec) return {Code::kUnsupported, "encoder " + plan.encoder + " is not in this FFmpeg"};
+  video_encoder_.reset(avcodec_alloc_context3(codec));
+  AVCodecContext* encoder = video_encoder_.get();
+  encoder->width = av_buffersink_get_w(sink);
+  encoder->height = av_buffersink_get_h(sink);
+  encoder->sample_aspect_ratio = av_buffersink_get_sample_aspect_ratio(sink);
+  encoder->time_base = av_buffersink_get_time_base(sink);
+  encoder->framerate = frame_rate;
+  encoder->pix_fmt = static_cast<AVPixelFormat>(av_buffersink_get_format(sink));
+  if (plan.hw_frames) {
+    const AVBufferRef* frames = av_buffersink_get_hw_frames_ctx(sink);
+    if (!frames) return {Code::kInternal, "no device frames reach " + plan.encoder};
+    encoder->hw_frames_ctx = av_buffer_ref(frames);
+  } else {
+    encoder->thread_count = 0;  // auto
+  }
+  encoder->color_range = first.color_range;
+  encoder->color_primaries = first.color_primaries;
+  encoder->color_trc = first.color_trc;
+  encoder->colorspace = first.colorspace;
+  encoder->bit_rate = plan.bit_rate;
+  encoder->rc_max_rate = plan.max_rate;
+  encoder->rc_buffer_size = static_cast<int>(plan.buffer_size);
+  encoder->gop_size = plan.gop;
+  if (plan.max_b_frames >= 0) encoder->max_b_frames = plan.max_b_frames;
+  if (format_->oformat->flags & AVFMT_GLOBALHEADER) encoder->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+  TC_RETURN_IF_ERROR(open_encoder(encoder, codec, plan.options,
+                                  plan.hw_frames ? Code::kDevice : Code::kUnsupported));
+  if (int err = avcodec_parameters_from_context(video_->codecpar, encoder); err < 0)
+    return av_status(err, Code::kInternal, "video stream parameters");
+  video_->time_base = encoder->time_base;
+  video_->avg_frame_rate = frame_rate;
+  return write_header_when_ready();
+}
+
+Status OutputStage::open_audio_encoder(AVFilterContext* sink) {
+  const AVCodec* codec = avcodec_find_encoder_by_name(plan_.audio.encoder.c_str());
+  if (!codec) return {Code::kUnsupported, "encoder " + plan_.audio.encoder + " is not in this FFmpeg"};
+  audio_encoder_.reset(avcodec_alloc_context3(codec));
+  AVCodecContext* encoder = audio_encoder_.get();
+  encoder->sample_rate = av_buffersink_get_sample_rate(sink);
+  encoder->sample_fmt = static_cast<AVSampleFormat>(av_buffersink_get_format(sink));
+  if (int err = av_buffersink_get_ch_layout(sink, &encoder->ch_layout); err < 0)
+    return av_status(err, Code::kInternal, "audio channel layout");
+  encoder->time_base = AVRational{1, encoder->sample_rate};
+  encoder->bit_rate = plan_.audio.bit_rate;
+  if (format_->oformat->flags & AVFMT_GLOBALHEADER) encoder->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+  TC_RETURN_IF_ERROR(open_encoder(encoder, codec, {}, Code::kUnsupported));
+  // AAC takes fixed-size frames: the sink cuts them.
+  if (!(codec->capabilities & AV_CODEC_CAP_VARIABLE_FRAME_SIZE))
+    av_buffersink_set_frame_size(sink, encoder->frame_size);
+  if (int err = avcodec_parameters_from_context(audio_->codecpar, encoder); err < 0)
+    return av_status(err, Code::kInternal, "audio stream parameters");
+  audio_->time_base = encoder->time_base;
+  return write_header_when_ready();
+}
+
+Status OutputStage::write_header_when_ready() {
+  bool video_ready = plan_.video_copy || video_encoder_;
+  bool audio_ready = plan_.audio.mode != AudioPlan::Mode::kEncode || audio_encoder_;
+  if (header_written_ || !video_ready || !audio_ready) return Status::ok();
+  av::DictionaryPtr options = dictionary(plan_.mux_options);
+  AVDictionary* raw = options.release();
+  int err = avformat_write_header(format_.get(), &raw);
+  options.reset(raw);
+  if (err < 0) return av_status(err, Code::kOutput, "writing the header of " + plan_.path);
+  header_written_ = true;
+  for (Waiting& waiting : waiting_)
+    TC_RETURN_IF_ERROR(write(waiting.packet.get(), waiting.stream, waiting.time_base));
+  waiting_.clear();
+  return Status::ok();
+}
+
+Status OutputStage::write(AVPacket* packet, AVStream* stream, AVRational from_time_base) {
+  if (!header_written_) {
+    av::PacketPtr copy = av::make_packet();
+    av_packet_move_ref(copy.get(), packet);
+    waiting_.push_back({std::move(copy), stream, from_time_base});
+    return Status::ok();
+  }
+  packet->stream_index = stream->index;
+  av_packet_rescale_ts(packet, from_time_base, stream->time_base);
+  if (stream == video_) {
+    ++counters_.video_packets;
+    int64_t end = packet->pts + std::max<int64_t>(packet->duration, 0);
+    counters_.last_video_pts_us = std::max(
+        counters_.last_video_pts_us, av_rescale_q(end, stream->time_base, AVRational{1, 1000000}));
+  }
+  if (int err = av_interleaved_write_frame(format_.get(), packet); err < 0)
+    return av_status(err, Code::kOutput, "writing " + plan_.path);
+  return Status::ok();
+}
+
+Status OutputStage::drain(AVCodecContext* encoder, AVStream* stream) {
+  av::PacketPtr packet = av::make_packet();
+  for (;;) {
+    int err = avcodec_receive_packet(encoder, packet.get());
+    if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) return Status::ok();
+    if (err < 0) return av_status(err, Code::kDevice, "encoding with " + std::string(encoder->codec->name));
+    // Encoders leave video packet durations unset; the muxer needs the last one.
+    if (packet->duration == 0 && encoder->framerate.num > 0)
+      packet->duration = av_rescale_q(1, av_inv_q(encoder->framerate), encoder->time_base);
+    TC_RETURN_IF_ERROR(write(packet.get(), stream, encoder->time_base));
+    av_packet_unref(packet.get());
+  }
+}
+
+Status OutputStage::encode_video(const AVFrame* frame) {
+  if (!video_encoder_) return Status::ok();
+  if (frame) ++counters_.video_frames;
+  int err = avcodec_send_frame(video_encoder_.get(), frame);
+  if (err < 0 && err != AVERROR_EOF)
+    return av_status(err, plan_.video.hw_frames ? Code::kDevice : Code::kInternal,
+                     "encoding with " + plan_.video.encoder);
+  return drain(video_encoder_.get(), video_);
+}
+
+Status OutputStage::encode_audio(const AVFrame* frame) {
+  if (!audio_encoder_) return Status::ok();
+  int err = avcodec_send_frame(audio_encoder_.get(), frame);
+  if (err < 0 && err != AVERROR_EOF) return av_status(err, Code::kInternal, "encoding audio");
+  return drain(audio_encoder_.get(), audio_);
+}
+
+Status OutputStage::copy_packet(const AVPacket& packet, const AVStream& from, int64_t offset_pts) {
+  AVStream* stream = from.codecpar->codec_type == AVMEDIA_TYPE_VIDEO ? video_ : audio_;
+  av::PacketPtr copy = av::make_packet();
+  av_packet_ref(copy.get(), &packet);
+  if (copy->pts != AV_NOPTS_VALUE) copy->pts -= offset_pts;
+  if (copy->dts != AV_NOPTS_VALUE) copy->dts -= offset_pts;
+  copy->pos = -1;
+  if (stream == video_) ++counters_.video_frames;
+  return write(copy.get(), stream, from.time_base);
+}
+
+Status OutputStage::finish() {
+  TC_RETURN_IF_ERROR(encode_video(nullptr));
+  TC_RETURN_IF_ERROR(encode_audio(nullptr));
+  if (!header_written_)
+    return {Code::kInput, plan_.path + ": no video frames were decoded from the input"};
+  if (int err = av_write_trailer(format_.get()); err < 0)
+    return av_status(err, Code::kOutput, "finishing " + plan_.path);
+  if (int err = avio_closep(&format_->pb); err < 0)
+    return av_status(err, Code::kOutput, "closing " + plan_.path);
+  return Status::ok();
+}
+
+}  // namespace tc

@@ -1,0 +1,129 @@
+// The executor's stages, a struct each (as lpms does): input (demux + decoders), filter graph,
+// output (encoders + muxer). The executor (executor.cc) moves packets and frames between them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pipeline/core/av.h"
+#include "pipeline/core/status.h"
+#include "pipeline/plan/plan.h"
+
+namespace tc {
+
+struct InputStage {
+  av::InputFormatPtr format;
+  AVStream* video = nullptr;
+  AVStream* audio = nullptr;
+  av::CodecContextPtr video_decoder;  // null when every output copies the video
+  av::CodecContextPtr audio_decoder;  // null when no output encodes audio
+};
+
+// Opens the input, and the decoders the plan needs. `interrupt` lets a cancel stop blocking I/O.
+Result<InputStage> open_input(const std::string& path, const Plan& plan, const AVBufferRef* device,
+                              const AVIOInterruptCB& interrupt);
+// Seeks to `start_s` (to the keyframe at or before it).
+Status seek_input(InputStage& input, double start_s);
+
+// A libavfilter graph with one source and labelled sinks, built from a Plan's graph text.
+class FilterGraph {
+ public:
+  struct Source {
+    const char* filter;  // "buffer" or "abuffer"
+    std::string args;    // its options ("video_size=...:pix_fmt=...")
+    const AVBufferRef* hw_frames = nullptr;  // the decoder's frames context, for device frames
+  };
+  // `text` reads from "[<source_label>]" and writes to "[<sink_label>]" for each sink label.
+  static Result<FilterGraph> create(const std::string& text, const std::string& source_label,
+                                    const Source& source, const std::vector<std::string>& sinks,
+                                    const AVBufferRef* device);
+  // Takes the frame's reference; nullptr signals the end of the stream.
+  Status push(AVFrame* frame);
+  // 0 with a frame, AVERROR(EAGAIN) for none yet, AVERROR_EOF at the end, or an error.
+  int pull(size_t sink, AVFrame* frame);
+  AVFilterContext* sink(size_t index) const { return sinks_[index]; }
+  size_t sink_count() const { return sinks_.size(); }
+
+ private:
+  av::FilterGraphPtr graph_;
+  AVFilterContext* source_ = nullptr;
+  std::vector<AVFilterContext*> sinks_;
+};
+
+// Source arguments for a decoder's frames.
+FilterGraph::Source video_source(const AVFrame& frame, AVRational time_base, AVRational frame_rate);
+FilterGraph::Source audio_source(const AVCodecContext& decoder);
+
+// Removes the file at `path` unless committed: an output is complete only once renamed.
+class PartialFile {
+ public:
+  PartialFile() = default;
+  explicit PartialFile(std::string path) : path_(std::move(path)) {}
+  PartialFile(PartialFile&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
+  PartialFile& operator=(PartialFile&&) = delete;
+  ~PartialFile();
+  const std::string& path() const { return path_; }
+  Status commit(const std::string& final_path);
+
+ private:
+  std::string path_;
+};
+
+struct OutputCounters {
+  int64_t video_frames = 0;
+  int64_t video_packets = 0;
+  int64_t last_video_pts_us = 0;  // end of the last video packet, in microseconds
+};
+
+class OutputStage {
+ public:
+  static Result<OutputStage> open(const OutputPlan& plan, const InputStage& input,
+                                  const AVIOInterruptCB& interrupt);
+  OutputStage(OutputStage&&) = default;
+  ~OutputStage();
+
+  // The video encoder opens on the first filtered frame: only then is the sink's (hw) frames
+  // context known.
+  Status open_video_encoder(const AVFilterContext* sink, AVRational frame_rate,
+                            const AVFrame& first);
+  Status open_audio_encoder(AVFilterContext* sink);
+  bool video_encoder_open() const { return video_encoder_ != nullptr; }
+  // Encodes a frame (nullptr flushes) and writes what comes out.
+  Status encode_video(const AVFrame* frame);
+  Status encode_audio(const AVFrame* frame);
+  // Writes a packet of the input's stream, for stream copy.
+  Status copy_packet(const AVPacket& packet, const AVStream& from, int64_t offset_pts);
+  // Flushes, writes the trailer. The file is complete but not yet renamed.
+  Status finish();
+  Status commit() { return partial_.commit(plan_.path); }
+
+  const OutputPlan& plan() const { return plan_; }
+  const OutputCounters& counters() const { return counters_; }
+  const std::string& written_path() const { return partial_.path(); }
+
+ private:
+  OutputStage(const OutputPlan& plan, std::string temp_path) : plan_(plan), partial_(std::move(temp_path)) {}
+  Status write(AVPacket* packet, AVStream* stream, AVRational from_time_base);
+  Status drain(AVCodecContext* encoder, AVStream* stream);
+  Status write_header_when_ready();
+
+  OutputPlan plan_;
+  PartialFile partial_;
+  av::OutputFormatPtr format_;
+  AVStream* video_ = nullptr;
+  AVStream* audio_ = nullptr;
+  av::CodecContextPtr video_encoder_;
+  av::CodecContextPtr audio_encoder_;
+  bool header_written_ = false;
+  // Packets that came before the header could be written (the muxer may still change a
+  // stream's time base then), with the time base they are in.
+  struct Waiting {
+    av::PacketPtr packet;
+    AVStream* stream;
+    AVRational time_base;
+  };
+  std::vector<Waiting> waiting_;
+  OutputCounters counters_;
+};
+
+}  // namespace tc

@@ -1,0 +1,432 @@
+#include "pipeline/hw/devices.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <va/va.h>
+#include <va/va_drm.h>
+#include <xf86drm.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavfilter/avfilter.h>
+#include <libavutil/hwcontext.h>
+}
+
+#include "pipeline/core/av.h"
+#include "pipeline/hw/va_caps.h"
+
+namespace tc {
+
+bool HwDevice::decodes(AVCodecID codec, int bit_depth) const {
+  auto found = decode.find(codec);
+  return found != decode.end() && found->second >= bit_depth;
+}
+
+bool HwDevice::encodes(AVCodecID codec) const {
+  auto found = encode.find(codec);
+  return found != encode.end() && (found->second.full || found->second.low_power);
+}
+
+const HwDevice* HwInventory::find(BackendKind backend, const std::string& path) const {
+  for (const HwDevice& device : devices) {
+    if (device.backend != backend || !device.usable()) continue;
+    if (path.empty() || device.path == path) return &device;
+  }
+  return nullptr;
+}
+
+bool is_intel_driver(const std::string& kernel_driver) {
+  return kernel_driver == "i915" || kernel_driver == "xe";
+}
+
+bool is_emulated_vaapi_vendor(const std::string& vendor) {
+  // As mpv's vaapi.c: VA-API on top of VDPAU (Splitted-Desktop's vdpau-va-driver) or on top of
+  // NVDEC (nvidia-vaapi-driver) is not real VA-API hardware.
+  for (std::string_view layer : {"VDPAU backend", "Splitted-Desktop", "NVDEC driver"}) {
+    if (vendor.find(layer) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// ---- Pure helpers of VA-API discovery (va_caps.h) ----
+
+namespace {
+
+struct CodecDepth {
+  AVCodecID codec;
+  int bit_depth;
+};
+
+std::optional<CodecDepth> codec_of_va_profile(int profile) {
+  switch (profile) {
+    case VAProfileH264ConstrainedBaseline:
+    case VAProfileH264Main:
+    case VAProfileH264High:
+      return CodecDepth{AV_CODEC_ID_H264, 8};
+    case VAProfileHEVCMain:
+      return CodecDepth{AV_CODEC_ID_HEVC, 8};
+    case VAProfileHEVCMain10:
+      return CodecDepth{AV_CODEC_ID_HEVC, 10};
+    case VAProfileHEVCMain12:
+      return CodecDepth{AV_CODEC_ID_HEVC, 12};
+    case VAProfileVP9Profile0:
+      return CodecDepth{AV_CODEC_ID_VP9, 8};
+    case VAProfileVP9Profile2:
+      return CodecDepth{AV_CODEC_ID_VP9, 10};
+    case VAProfileAV1Profile0:  // AV1 Main profile: 8 and 10 bit 4:2:0
+      return CodecDepth{AV_CODEC_ID_AV1, 10};
+    case VAProfileMPEG2Simple:
+    case VAProfileMPEG2Main:
+      return CodecDepth{AV_CODEC_ID_MPEG2VIDEO, 8};
+    case VAProfileVP8Version0_3:
+      return CodecDepth{AV_CODEC_ID_VP8, 8};
+    default:
+      return std::nullopt;
+  }
+}
+
+void apply_entrypoint(CodecDepth codec, int entrypoint, HwDevice& device) {
+  switch (entrypoint) {
+    case VAEntrypointVLD: {
+      int& depth = device.decode[codec.codec];
+      depth = std::max(depth, codec.bit_depth);
+      break;
+    }
+    case VAEntrypointEncSlice:
+      device.encode[codec.codec].full = true;
+      break;
+    case VAEntrypointEncSliceLP:
+      device.encode[codec.codec].low_power = true;
+      break;
+    default:
+      break;
+  }
+}
+
+bool has_entrypoint(const VaProfileEntrypoints& profile, int entrypoint) {
+  const std::vector<int>& entrypoints = profile.entrypoints;
+  return std::find(entrypoints.begin(), entrypoints.end(), entrypoint) != entrypoints.end();
+}
+
+}  // namespace
+
+void apply_va_caps(const std::vector<VaProfileEntrypoints>& profiles, HwDevice& device) {
+  for (const VaProfileEntrypoints& profile : profiles) {
+    if (profile.profile == VAProfileNone) {
+      if (has_entrypoint(profile, VAEntrypointVideoProc)) device.can_scale = true;
+      continue;
+    }
+    std::optional<CodecDepth> codec = codec_of_va_profile(profile.profile);
+    if (!codec) continue;
+    for (int entrypoint : profile.entrypoints) apply_entrypoint(*codec, entrypoint, device);
+  }
+}
+
+std::string va_vendor_rejection(const std::string& vendor) {
+  if (is_emulated_vaapi_vendor(vendor)) return "VA-API driver is an emulation layer: " + vendor;
+  // Mesa's VA-API driver serves AMD and nouveau, not Intel: seen on an Intel node only when
+  // LIBVA_DRIVER_NAME forces it, and then nothing would work.
+  if (vendor.find("Mesa Gallium driver") != std::string::npos)
+    return "VA-API driver is not an Intel driver: " + vendor;
+  return {};
+}
+
+std::string render_node_open_error(const std::string& path, int errno_value) {
+  std::string reason = "cannot open " + path + ": " + std::strerror(errno_value);
+  // The usual container problem: the node is group `render`, and the process is not in it.
+  if (errno_value == EACCES || errno_value == EPERM)
+    reason += " (the process needs the `render` group)";
+  return reason;
+}
+
+// ---- VA-API discovery: libdrm + libva ----
+
+namespace {
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd_ >= 0) close(fd_);
+  }
+  int get() const { return fd_; }
+  bool is_open() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
+struct DrmVersionDeleter {
+  void operator()(drmVersionPtr version) const { drmFreeVersion(version); }
+};
+using DrmVersion = std::unique_ptr<drmVersion, DrmVersionDeleter>;
+
+struct DrmDeviceDeleter {
+  void operator()(drmDevicePtr device) const { drmFreeDevice(&device); }
+};
+using DrmDevice = std::unique_ptr<drmDevice, DrmDeviceDeleter>;
+
+// A display from vaGetDisplayDRM. vaTerminate also frees a display whose vaInitialize failed
+// (as libavutil's hwcontext_vaapi does), so it runs for every non-null display.
+class VaDisplayHandle {
+ public:
+  explicit VaDisplayHandle(VADisplay display) : display_(display) {}
+  VaDisplayHandle(const VaDisplayHandle&) = delete;
+  VaDisplayHandle& operator=(const VaDisplayHandle&) = delete;
+  ~VaDisplayHandle() {
+    if (display_) vaTerminate(display_);
+  }
+  VADisplay get() const { return display_; }
+
+ private:
+  VADisplay display_;
+};
+
+void ignore_va_message(void* /*user_context*/, const char* /*message*/) {}
+
+// libva prints "libva info: ..." lines to stderr by default; discovery reports through data.
+void quiet_libva(VADisplay display) {
+  vaSetErrorCallback(display, ignore_va_message, nullptr);
+  vaSetInfoCallback(display, ignore_va_message, nullptr);
+}
+
+// Render nodes in numeric order (renderD129 before renderD1000): same prefix, so by length first.
+bool render_node_before(const std::string& a, const std::string& b) {
+  return a.size() != b.size() ? a.size() < b.size() : a < b;
+}
+
+std::vector<std::string> list_render_nodes(const std::string& dri_dir, HwInventory& inventory) {
+  std::error_code error;
+  std::filesystem::directory_iterator entries(dri_dir, error);
+  if (error) {
+    bool missing = error == std::errc::no_such_file_or_directory;
+    inventory.notes.push_back(
+        dri_dir + (missing ? ": no such directory" : ": cannot list: " + error.message()));
+    return {};
+  }
+  std::vector<std::string> nodes;
+  for (const std::filesystem::directory_entry& entry : entries) {
+    if (entry.path().filename().string().starts_with("renderD"))
+      nodes.push_back(entry.path().string());
+  }
+  std::sort(nodes.begin(), nodes.end(), render_node_before);
+  if (nodes.empty()) inventory.notes.push_back(dri_dir + ": no renderD* nodes");
+  return nodes;
+}
+
+void read_pci_ids(int fd, HwDevice& device) {
+  drmDevicePtr raw = nullptr;
+  // flags 0: no PCI revision, whose read can wake a suspended GPU.
+  if (drmGetDevice2(fd, 0, &raw) != 0) return;
+  DrmDevice drm_device(raw);
+  if (drm_device->bustype != DRM_BUS_PCI || !drm_device->deviceinfo.pci) return;
+  device.pci_vendor = drm_device->deviceinfo.pci->vendor_id;
+  device.pci_device = drm_device->deviceinfo.pci->device_id;
+}
+
+Result<std::vector<VaProfileEntrypoints>> query_va_profiles(VADisplay display) {
+  std::vector<VAProfile> profiles(std::max(vaMaxNumProfiles(display), 0));
+  int profile_count = 0;
+  VAStatus status = vaQueryConfigProfiles(display, profiles.data(), &profile_count);
+  if (status != VA_STATUS_SUCCESS)
+    return Status(Code::kDevice,
+                  std::string("vaQueryConfigProfiles failed: ") + vaErrorStr(status));
+  profiles.resize(profile_count);
+
+  std::vector<VAEntrypoint> entrypoints(std::max(vaMaxNumEntrypoints(display), 0));
+  std::vector<VaProfileEntrypoints> answers;
+  for (VAProfile profile : profiles) {
+    int entrypoint_count = 0;
+    if (vaQueryConfigEntrypoints(display, profile, entrypoints.data(), &entrypoint_count) !=
+        VA_STATUS_SUCCESS)
+      continue;  // a profile the driver lists but cannot describe: skip it, keep the rest
+    answers.push_back(
+        {profile, std::vector<int>(entrypoints.begin(), entrypoints.begin() + entrypoint_count)});
+  }
+  return answers;
+}
+
+// Opens libva on an Intel node and fills vendor and caps, or says why the node is unusable.
+void probe_va_driver(int fd, HwDevice& device) {
+  VaDisplayHandle display(vaGetDisplayDRM(fd));
+  if (!display.get()) {
+    device.unusable_reason = "vaGetDisplayDRM failed on " + device.path;
+    return;
+  }
+  quiet_libva(display.get());
+  int major = 0;
+  int minor = 0;
+  VAStatus status = vaInitialize(display.get(), &major, &minor);
+  if (status != VA_STATUS_SUCCESS) {
+    device.unusable_reason = "vaInitialize failed on " + device.path + ": " + vaErrorStr(status) +
+                             " (is intel-media-va-driver installed?)";
+    return;
+  }
+  const char* vendor = vaQueryVendorString(display.get());
+  device.vendor = vendor ? vendor : "";
+  device.unusable_reason = va_vendor_rejection(device.vendor);
+  if (!device.usable()) return;
+
+  Result<std::vector<VaProfileEntrypoints>> profiles = query_va_profiles(display.get());
+  if (!profiles.is_ok()) {
+    device.unusable_reason = device.path + ": " + profiles.status().message();
+    return;
+  }
+  apply_va_caps(*profiles, device);
+}
+
+HwDevice probe_render_node(const std::string& path) {
+  HwDevice device;
+  device.backend = BackendKind::kVaapi;
+  device.path = path;
+
+  FileDescriptor fd(open(path.c_str(), O_RDWR | O_CLOEXEC));
+  if (!fd.is_open()) {
+    device.unusable_reason = render_node_open_error(path, errno);
+    return device;
+  }
+  DrmVersion version(drmGetVersion(fd.get()));
+  if (!version) {
+    device.unusable_reason = path + " is not a DRM device (drmGetVersion failed)";
+    return device;
+  }
+  device.driver.assign(version->name, version->name_len);
+  read_pci_ids(fd.get(), device);
+  if (!is_intel_driver(device.driver)) {
+    device.unusable_reason =
+        "kernel driver " + device.driver + " is not an Intel GPU driver (i915/xe)";
+    return device;
+  }
+  probe_va_driver(fd.get(), device);
+  return device;
+}
+
+void discover_vaapi(const std::string& dri_dir, HwInventory& inventory) {
+  for (const std::string& node : list_render_nodes(dri_dir, inventory))
+    inventory.devices.push_back(probe_render_node(node));
+}
+
+// ---- CUDA and Vulkan: through libavutil's hwcontext ----
+
+Result<av::BufferRefPtr> create_hw_device(AVHWDeviceType type, const char* name) {
+  AVBufferRef* raw = nullptr;
+  int ret = av_hwdevice_ctx_create(&raw, type, name, nullptr, 0);
+  av::BufferRefPtr device(raw);
+  if (ret < 0) return Status(Code::kDevice, av_error_text(ret));
+  return device;
+}
+
+bool has_cuda_hw_config(const AVCodec* codec) {
+  for (int i = 0;; ++i) {
+    const AVCodecHWConfig* config = avcodec_get_hw_config(codec, i);
+    if (!config) return false;
+    if (config->device_type == AV_HWDEVICE_TYPE_CUDA) return true;
+  }
+}
+
+// Any decoder of the codec that takes a CUDA device: the nvdec hwaccel of the native decoder or a
+// *_cuvid decoder. Not only avcodec_find_decoder's pick, which for AV1 is libdav1d (no hwaccel).
+bool has_cuda_decoder(AVCodecID codec_id) {
+  void* iterator = nullptr;
+  while (const AVCodec* codec = av_codec_iterate(&iterator)) {
+    if (codec->id == codec_id && av_codec_is_decoder(codec) && has_cuda_hw_config(codec))
+      return true;
+  }
+  return false;
+}
+
+void add_cuda_decoders(HwDevice& device) {
+  // What libavcodec can hand to NVDEC, at NVDEC's depths for these codecs. Whether this GPU's
+  // NVDEC has the codec (AV1 needs Ampere or newer) is not probed here: the decoder says so.
+  for (CodecDepth codec : {CodecDepth{AV_CODEC_ID_H264, 8}, CodecDepth{AV_CODEC_ID_HEVC, 10},
+                           CodecDepth{AV_CODEC_ID_VP9, 10}, CodecDepth{AV_CODEC_ID_AV1, 10}}) {
+    if (has_cuda_decoder(codec.codec)) device.decode[codec.codec] = codec.bit_depth;
+  }
+}
+
+// Opens a session: the only way to know whether this GPU has NVENC (an H200 has none, and NVML
+// does not say so reliably).
+Status open_nvenc(const AVCodec* encoder, const AVBufferRef& cuda_device) {
+  av::CodecContextPtr context(avcodec_alloc_context3(encoder));
+  if (!context) return Status(Code::kInternal, "out of memory");
+  context->width = 256;
+  context->height = 256;
+  context->pix_fmt = AV_PIX_FMT_YUV420P;
+  context->time_base = AVRational{1, 25};
+  context->hw_device_ctx = av_buffer_ref(&cuda_device);
+  int ret = avcodec_open2(context.get(), encoder, nullptr);
+  if (ret < 0) return Status(Code::kDevice, av_error_text(ret));
+  return Status::ok();
+}
+
+void probe_nvenc(const char* encoder_name, AVCodecID codec_id, const AVBufferRef& cuda_device,
+                 HwDevice& device, HwInventory& inventory) {
+  const std::string prefix = "cuda " + device.path + ": " + encoder_name + " unavailable: ";
+  const AVCodec* encoder = avcodec_find_encoder_by_name(encoder_name);
+  if (!encoder) {
+    inventory.notes.push_back(prefix + "not in this libavcodec");
+    return;
+  }
+  Status opened = open_nvenc(encoder, cuda_device);
+  if (!opened.is_ok()) {
+    inventory.notes.push_back(prefix + opened.message());
+    return;
+  }
+  device.encode[codec_id].full = true;
+}
+
+void discover_cuda(HwInventory& inventory) {
+  Result<av::BufferRefPtr> cuda_device = create_hw_device(AV_HWDEVICE_TYPE_CUDA, "0");
+  if (!cuda_device.is_ok()) {
+    inventory.notes.push_back("cuda: " + cuda_device.status().message());
+    return;
+  }
+  HwDevice device;
+  device.backend = BackendKind::kCuda;
+  device.path = "0";
+  device.driver = "nvidia";
+  device.can_scale = avfilter_get_by_name("scale_cuda") != nullptr;
+  add_cuda_decoders(device);
+  probe_nvenc("h264_nvenc", AV_CODEC_ID_H264, **cuda_device, device, inventory);
+  probe_nvenc("hevc_nvenc", AV_CODEC_ID_HEVC, **cuda_device, device, inventory);
+  inventory.devices.push_back(std::move(device));
+}
+
+void discover_vulkan(HwInventory& inventory) {
+  Result<av::BufferRefPtr> vulkan_device = create_hw_device(AV_HWDEVICE_TYPE_VULKAN, nullptr);
+  if (!vulkan_device.is_ok()) {
+    inventory.notes.push_back("vulkan: " + vulkan_device.status().message());
+    return;
+  }
+  HwDevice device;
+  device.backend = BackendKind::kVulkan;
+  device.path = "0";
+  device.driver = "vulkan";
+  // vendor stays empty: the device name needs Vulkan's headers and loader, which we do not use.
+  device.can_scale = avfilter_get_by_name("scale_vulkan") != nullptr;
+  inventory.devices.push_back(std::move(device));
+}
+
+}  // namespace
+
+HwInventory discover_devices(const DiscoveryOptions& options) {
+  HwInventory inventory;
+  if (options.vaapi) discover_vaapi(options.dri_dir, inventory);
+  if (options.cuda) discover_cuda(inventory);
+  if (options.vulkan) discover_vulkan(inventory);
+  return inventory;
+}
+
+}  // namespace tc

@@ -1,0 +1,36 @@
+// Writes libavfilter graph text for one input fanned out to labelled outputs. A Tap is a point
+// in the graph that one consumer may continue from: a label plus filters not yet written out, so
+// that a single consumer extends the chain instead of adding a label.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tc {
+
+struct Tap {
+  std::string label;    // "[in]", "[v3]"
+  std::string filters;  // "scale=1280:720,format=nv12" still to be applied
+};
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(std::string split_filter) : split_(std::move(split_filter)) {}
+
+  // `count` taps that each see `in` after `filters`; a split when count > 1.
+  std::vector<Tap> fan_out(const Tap& in, const std::string& filters, int count);
+  // Ends a tap at an output label, after `filters` (a pass-through when there are none).
+  void terminate(const Tap& tap, const std::string& filters, const std::string& label);
+  std::string text() const;
+
+  // "scale=%W:%H" -> "scale=1280:720".
+  static std::string substitute(std::string_view pattern, int width, int height);
+
+ private:
+  std::string split_;
+  std::vector<std::string> chains_;
+  int labels_ = 0;
+};
+
+}  // namespace tc

@@ -1,0 +1,450 @@
+#include "pipeline/plan/plan.h"
+
+#include <algorithm>
+#include <cmath>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/pixdesc.h>
+}
+
+#include "pipeline/hw/backends.h"
+#include "pipeline/plan/graph_builder.h"
+
+namespace tc {
+namespace {
+
+// VA-API encoders keep async_depth frames in flight (default 2 in FFmpeg 5.1) plus the B-frame
+// reorder window; their surfaces come from the pool of the scale filter that feeds them.
+constexpr int kVaapiAsyncDepth = 2;
+constexpr int kVaapiDefaultBFrames = 2;
+// Frames a filter graph can queue per branch between our pushes and pulls.
+constexpr int kGraphSlack = 2;
+constexpr std::string_view kSoftwarePreset = "veryfast";
+
+struct Size {
+  int width = 0;
+  int height = 0;
+  bool operator==(const Size&) const = default;
+  bool fits_in(const Size& other) const { return width <= other.width && height <= other.height; }
+  int64_t area() const { return int64_t(width) * height; }
+};
+
+int even(double value) { return std::max(2, 2 * int(std::lround(value / 2))); }
+
+// One side 0 keeps the source's aspect ratio; both 0 keeps the source size (made even).
+Size target_size(const OutputSpec& output, const VideoInfo& video) {
+  if (output.width && output.height) return {output.width, output.height};
+  if (output.width) return {output.width, even(double(video.height) * output.width / video.width)};
+  if (output.height)
+    return {even(double(video.width) * output.height / video.height), output.height};
+  return {video.width & ~1, video.height & ~1};
+}
+
+std::string muxer_of(const std::string& container) {
+  if (container == "mkv") return "matroska";
+  return container;  // "mp4", "mpegts"
+}
+
+bool encoder_exists(std::string_view name) {
+  return !name.empty() && avcodec_find_encoder_by_name(std::string(name).c_str()) != nullptr;
+}
+
+bool decoder_outputs_device_frames(AVCodecID codec, AVHWDeviceType type) {
+  const AVCodec* decoder = avcodec_find_decoder(codec);
+  if (!decoder) return false;
+  for (int i = 0;; ++i) {
+    const AVCodecHWConfig* config = avcodec_get_hw_config(decoder, i);
+    if (!config) return false;
+    if (config->device_type == type && (config->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX))
+      return true;
+  }
+}
+
+bool encoder_takes(std::string_view encoder, AVPixelFormat format) {
+  const AVCodec* codec = avcodec_find_encoder_by_name(std::string(encoder).c_str());
+  if (!codec || !codec->pix_fmts) return false;
+  for (const AVPixelFormat* f = codec->pix_fmts; *f != AV_PIX_FMT_NONE; ++f)
+    if (*f == format) return true;
+  return false;
+}
+
+std::string device_problems(const HwInventory& devices, BackendKind backend) {
+  std::string text;
+  auto add = [&](const std::string& line) { text += (text.empty() ? "" : "; ") + line; };
+  for (const HwDevice& device : devices.devices)
+    if (device.backend == backend && !device.usable())
+      add(device.path + ": " + device.unusable_reason);
+  for (const std::string& note : devices.notes) add(note);
+  return text.empty() ? "none found" : text;
+}
+
+struct BackendChoice {
+  BackendKind kind = BackendKind::kSoftware;
+  const HwDevice* device = nullptr;
+  std::string reason;
+};
+
+Result<BackendChoice> choose_backend(const JobSpec& spec, const HwInventory& devices) {
+  if (spec.backend == BackendKind::kSoftware) return BackendChoice{.reason = "requested"};
+  if (spec.backend == BackendKind::kAuto) {
+    const HwDevice* gpu = devices.find(BackendKind::kVaapi, spec.device);
+    if (gpu && gpu->can_scale)
+      return BackendChoice{BackendKind::kVaapi, gpu,
+                           "auto: Intel GPU " + gpu->path + " (" + gpu->driver + ")"};
+    return BackendChoice{.reason = "auto: no usable Intel GPU (" +
+                                   device_problems(devices, BackendKind::kVaapi) +
+                                   "), so software"};
+  }
+  const HwDevice* device = devices.find(spec.backend, spec.device);
+  std::string name(name_of(spec.backend));
+  if (!device) {
+    std::string what = spec.backend == BackendKind::kVaapi ? "no usable Intel GPU render node"
+                                                           : "no usable " + name + " device";
+    return Status(Code::kDevice, "--backend " + name + ": " + what +
+                                     (spec.device.empty() ? "" : " at " + spec.device) + " (" +
+                                     device_problems(devices, spec.backend) +
+                                     "); --backend auto would fall back to software");
+  }
+  if (!device->can_scale)
+    return Status(Code::kDevice, "--backend " + name + ": " + device->path +
+                                     " cannot scale (no video processing entrypoint)");
+  return BackendChoice{spec.backend, device, "requested"};
+}
+
+StageDevice stage_device(const BackendChoice& choice) {
+  if (!choice.device) return {};
+  return {choice.kind, choice.device->path, choice.device->driver};
+}
+
+Options software_rate_control(const OutputSpec& output, const std::string& encoder,
+                              VideoEncodePlan& plan) {
+  Options options;
+  bool x26x = encoder == "libx264" || encoder == "libx265";
+  switch (output.rate_control) {
+    case RateControl::kDefault:
+    case RateControl::kQuality: {
+      int quality = output.quality >= 0 ? output.quality : (encoder == "libsvtav1" ? 35 : x26x ? 23 : 32);
+      options.emplace_back("crf", std::to_string(quality));
+      if (encoder == "libvpx-vp9") plan.bit_rate = 0;  // constant quality mode needs b=0
+      break;
+    }
+    case RateControl::kCbr:
+      plan.bit_rate = plan.max_rate = plan.buffer_size = output.bitrate;
+      if (encoder == "libsvtav1") options.emplace_back("rc", "2");
+      if (encoder == "libx264") options.emplace_back("nal-hrd", "cbr");
+      break;
+    case RateControl::kVbr:
+      plan.bit_rate = output.bitrate;
+      plan.max_rate = output.bitrate * 3 / 2;
+      plan.buffer_size = output.bitrate * 2;
+      if (encoder == "libsvtav1") options.emplace_back("rc", "1");
+      break;
+  }
+  if (encoder == "libvpx-vp9") {
+    options.emplace_back("deadline", "realtime");
+    options.emplace_back("cpu-used", output.preset.empty() ? "8" : output.preset);
+    options.emplace_back("row-mt", "1");
+  } else if (encoder == "libsvtav1") {
+    options.emplace_back("preset", output.preset.empty() ? "10" : output.preset);
+  } else {
+    options.emplace_back("preset", output.preset.empty() ? std::string(kSoftwarePreset)
+                                                         : output.preset);
+  }
+  if (encoder == "libx265") options.emplace_back("x265-params", "log-level=error");
+  return options;
+}
+
+Options vaapi_rate_control(const OutputSpec& output, const EncodeEntrypoints& entrypoints,
+                           VideoEncodePlan& plan) {
+  // Arc/DG2 and newer expose only the low-power (VDEnc) entrypoint: choose from the probe.
+  Options options{{"low_power", entrypoints.full ? "0" : "1"}};
+  switch (output.rate_control) {
+    case RateControl::kDefault:
+    case RateControl::kQuality:
+      options.emplace_back("rc_mode", "CQP");
+      options.emplace_back("qp", std::to_string(output.quality >= 0 ? output.quality : 24));
+      break;
+    case RateControl::kCbr:
+      options.emplace_back("rc_mode", "CBR");
+      plan.bit_rate = plan.max_rate = output.bitrate;
+      break;
+    case RateControl::kVbr:
+      options.emplace_back("rc_mode", "VBR");
+      plan.bit_rate = output.bitrate;
+      plan.max_rate = output.bitrate * 3 / 2;
+      break;
+  }
+  options.emplace_back("async_depth", std::to_string(kVaapiAsyncDepth));
+  return options;
+}
+
+Options nvenc_rate_control(const OutputSpec& output, VideoEncodePlan& plan) {
+  Options options{{"preset", output.preset.empty() ? "p4" : output.preset}};
+  switch (output.rate_control) {
+    case RateControl::kDefault:
+    case RateControl::kQuality:
+      options.emplace_back("rc", "constqp");
+      options.emplace_back("qp", std::to_string(output.quality >= 0 ? output.quality : 24));
+      break;
+    case RateControl::kCbr:
+      options.emplace_back("rc", "cbr");
+      plan.bit_rate = plan.max_rate = output.bitrate;
+      break;
+    case RateControl::kVbr:
+      options.emplace_back("rc", "vbr");
+      plan.bit_rate = output.bitrate;
+      plan.max_rate = output.bitrate * 3 / 2;
+      break;
+  }
+  return options;
+}
+
+int default_gop(const VideoInfo& video) {
+  double fps = video.frame_rate.num > 0 ? av_q2d(video.frame_rate) : 25;
+  return std::max(1, int(std::lround(2 * fps)));
+}
+
+// Everything the graph needs to know about one encoding branch.
+struct Branch {
+  size_t output_index;
+  Size size;
+  bool on_device_encoder;
+  std::string tail;  // filters after scaling: download + format, or nothing
+};
+
+struct VideoDecision {
+  bool device_frames = false;  // frames are on the device from decode or upload on
+  bool hw_decode = false;
+  std::string decode_note;
+};
+
+// The graph: scaling per branch. On a device every branch scales from the source (cheap there);
+// in software each output scales from the smallest larger output (cascaded), which saves most
+// of the scaling work of a ladder.
+std::string build_video_graph(const BackendDesc& backend, const VideoDecision& decision,
+                              const VideoInfo& video, std::vector<Branch> branches,
+                              int upload_extra_frames, const std::vector<int>& hold_frames) {
+  GraphBuilder graph("split");
+  Tap source{"[in]", ""};
+  if (decision.device_frames && !decision.hw_decode) {
+    source.filters = std::string(backend.upload);
+    if (upload_extra_frames > 0)
+      source.filters += "=extra_hw_frames=" + std::to_string(upload_extra_frames);
+  }
+  Size source_size{video.width, video.height};
+  std::stable_sort(branches.begin(), branches.end(),
+                   [](const Branch& a, const Branch& b) { return a.size.area() > b.size.area(); });
+  // parent[i]: the branch whose scaled frames branch i scales from; -1 = the source.
+  std::vector<int> parent(branches.size(), -1);
+  if (!decision.device_frames)
+    for (size_t i = 1; i < branches.size(); ++i)
+      if (branches[i].size.fits_in(branches[i - 1].size)) parent[i] = int(i) - 1;
+  auto children_of = [&](int node) { return int(std::count(parent.begin(), parent.end(), node)); };
+
+  std::vector<std::vector<Tap>> taps(branches.size() + 1);  // taps[0] = source
+  taps[0] = graph.fan_out(source, "", children_of(-1));
+  std::vector<size_t> next_tap(branches.size() + 1, 0);
+  for (size_t i = 0; i < branches.size(); ++i) {
+    const Branch& branch = branches[i];
+    Tap in = taps[parent[i] + 1][next_tap[parent[i] + 1]++];
+    Size from = parent[i] < 0 ? source_size : branches[parent[i]].size;
+    std::string scale;
+    if (decision.device_frames || !(branch.size == from)) {
+      scale = GraphBuilder::substitute(backend.scale, branch.size.width, branch.size.height);
+      int extra = hold_frames[branch.output_index];
+      if (decision.device_frames && extra > 0)
+        scale += ":extra_hw_frames=" + std::to_string(extra);
+    }
+    taps[i + 1] = graph.fan_out(in, scale, 1 + children_of(int(i)));
+    next_tap[i + 1] = 1;  // tap 0 is this branch's own; the rest feed its children
+    graph.terminate(taps[i + 1][0], branch.tail, "[out" + std::to_string(branch.output_index) + "]");
+  }
+  return graph.text();
+}
+
+}  // namespace
+
+int Plan::transfers() const {
+  int count = 0;
+  for (std::string_view filter : {"hwupload", "hwdownload"})
+    for (size_t at = video_graph.find(filter); at != std::string::npos;
+         at = video_graph.find(filter, at + 1))
+      ++count;
+  return count;
+}
+
+std::string StageDevice::to_string() const {
+  if (backend == BackendKind::kSoftware) return "cpu";
+  std::string text = std::string(name_of(backend)) + " " + path;
+  if (!driver.empty()) text += " (" + driver + ")";
+  return text;
+}
+
+namespace {
+
+Status plan_audio(const OutputSpec& spec, const std::string& container, const MediaInfo& media,
+                  OutputPlan& output) {
+  if (!media.audio || spec.audio == AudioMode::kNone) return Status::ok();
+  const AVOutputFormat* muxer = av_guess_format(output.format.c_str(), nullptr, nullptr);
+  bool container_takes_source =
+      muxer && avformat_query_codec(muxer, media.audio->codec, FF_COMPLIANCE_NORMAL) == 1;
+  if (spec.audio == AudioMode::kCopy && !container_takes_source)
+    return {Code::kUnsupported, spec.path + ": " + container + " cannot hold " +
+                                    media.audio->codec_name + " audio; use --audio aac"};
+  bool copy = spec.audio == AudioMode::kCopy ||
+              (spec.audio == AudioMode::kAuto && container_takes_source);
+  output.audio.mode = copy ? AudioPlan::Mode::kCopy : AudioPlan::Mode::kEncode;
+  if (!copy) {
+    output.audio.encoder = "aac";
+    output.audio.bit_rate = spec.audio_bitrate;
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInventory& devices) {
+  TC_RETURN_IF_ERROR(validate(spec));
+  if (!media.video) return Status(Code::kInput, media.path + ": has no video stream");
+  const VideoInfo& video = *media.video;
+  TC_ASSIGN_OR_RETURN(BackendChoice choice, choose_backend(spec, devices));
+  const BackendDesc& backend = backend_desc(choice.kind);
+  const StageDevice gpu = stage_device(choice);
+  const bool on_device = choice.kind != BackendKind::kSoftware;
+
+  Plan plan;
+  plan.backend = choice.kind;
+  plan.backend_reason = choice.reason;
+  plan.device = gpu;
+  plan.device_type = backend.device_type;
+  plan.hw_format = backend.hw_format;
+  plan.stages.push_back({"demux", media.format_name, {}});
+
+  VideoDecision decision;
+  decision.device_frames = on_device;
+  bool any_encode = std::any_of(spec.outputs.begin(), spec.outputs.end(),
+                                [](const OutputSpec& o) { return o.codec != VideoCodec::kCopy; });
+  if (on_device && any_encode) {
+    bool gpu_decodes = backend.decodes_on_device && choice.device->decodes(video.codec, video.bit_depth) &&
+                       decoder_outputs_device_frames(video.codec, backend.device_type);
+    decision.hw_decode = gpu_decodes;
+    if (!gpu_decodes)
+      decision.decode_note =
+          backend.decodes_on_device
+              ? "software: " + choice.device->path + " cannot decode " + video.codec_name + " " +
+                    std::to_string(video.bit_depth) + "-bit"
+              : "software: " + std::string(backend.name) + " has no decoder in FFmpeg";
+  }
+
+  std::vector<Branch> branches;
+  // Per output: frames its hw encoder holds, which the pool of the scaler feeding it must cover.
+  std::vector<int> hold_frames(spec.outputs.size(), 0);
+  for (size_t k = 0; k < spec.outputs.size(); ++k) {
+    const OutputSpec& output_spec = spec.outputs[k];
+    OutputPlan output;
+    output.path = output_spec.path;
+    TC_ASSIGN_OR_RETURN(std::string container, container_of(output_spec));
+    output.format = muxer_of(container);
+    if (container == "mp4") output.mux_options.emplace_back("movflags", "+faststart");
+    TC_RETURN_IF_ERROR(plan_audio(output_spec, container, media, output));
+    std::string label = "out" + std::to_string(k);
+    if (output_spec.codec == VideoCodec::kCopy) {
+      output.video_copy = true;
+      output.width = video.width;
+      output.height = video.height;
+      plan.stages.push_back({"encode " + label, "copy (" + video.codec_name + ")", {}});
+    } else {
+      Size size = target_size(output_spec, video);
+      output.width = size.width;
+      output.height = size.height;
+      const CodecEncoders& encoders = encoders_of(output_spec.codec);
+      std::string hw_name(hw_encoder(choice.kind, output_spec.codec));
+      bool hw_encode = on_device && choice.device->encodes(encoders.id) && encoder_exists(hw_name);
+      VideoEncodePlan& encode = output.video;
+      encode.gop = output_spec.gop ? output_spec.gop : default_gop(video);
+      encode.max_b_frames = output_spec.b_frames;
+      Branch branch{k, size, hw_encode, ""};
+      if (hw_encode) {
+        encode.encoder = hw_name;
+        encode.hw_frames = true;
+        encode.pix_fmt = AV_PIX_FMT_NV12;
+        encode.options = choice.kind == BackendKind::kVaapi
+                             ? vaapi_rate_control(output_spec, choice.device->encode.at(encoders.id), encode)
+                             : nvenc_rate_control(output_spec, encode);
+        int b_frames = output_spec.b_frames >= 0 ? output_spec.b_frames : kVaapiDefaultBFrames;
+        hold_frames[k] = kVaapiAsyncDepth + b_frames + 1;
+        std::string mode = choice.kind == BackendKind::kVaapi
+                               ? (encode.options[0].second == "1" ? " (low_power)" : " (full)")
+                               : "";
+        plan.stages.push_back({"encode " + label, encode.encoder + mode, gpu});
+      } else {
+        encode.encoder = encoders.software;
+        if (!encoder_exists(encode.encoder))
+          return Status(Code::kUnsupported, output_spec.path + ": encoder " + encode.encoder +
+                                                " for " + std::string(name_of(output_spec.codec)) +
+                                                " is not in this FFmpeg build");
+        encode.options = software_rate_control(output_spec, encode.encoder, encode);
+        AVPixelFormat arriving = on_device ? backend.download_format : AV_PIX_FMT_YUV420P;
+        encode.pix_fmt = encoder_takes(encode.encoder, arriving) ? arriving : AV_PIX_FMT_YUV420P;
+        if (on_device) branch.tail = std::string(backend.download);
+        if (encode.pix_fmt != arriving || !on_device)
+          branch.tail += std::string(branch.tail.empty() ? "" : ",") + "format=" +
+                         av_get_pix_fmt_name(encode.pix_fmt);
+        std::string why;
+        if (on_device)
+          why = hw_name.empty() || !encoder_exists(hw_name)
+                    ? " (" + std::string(backend.name) + " has no " +
+                          std::string(name_of(output_spec.codec)) + " encoder here)"
+                    : " (" + choice.device->path + " cannot encode " +
+                          std::string(name_of(output_spec.codec)) + ")";
+        if (on_device) plan.stages.push_back({"download " + label, "hwdownload", gpu});
+        plan.stages.push_back({"encode " + label, encode.encoder + why, {}});
+      }
+      branches.push_back(branch);
+    }
+    plan.stages.push_back({"mux " + label, output.format, {}});
+    plan.outputs.push_back(std::move(output));
+  }
+
+  plan.decode.needed = !branches.empty();
+  if (plan.decode.needed) {
+    plan.decode.hw = decision.hw_decode;
+    plan.decode.threads = decision.hw_decode ? 1 : 0;
+    // Fixed-size pools: every frame held downstream of the decoder's pool must be covered.
+    int in_flight = int(branches.size()) + kGraphSlack;
+    bool fixed_pools = choice.kind == BackendKind::kVaapi;
+    if (decision.hw_decode) plan.decode.extra_hw_frames = in_flight;
+    std::string decode_what = video.codec_name +
+                              (decision.hw_decode ? " (" + std::string(backend.name) + " hwaccel)"
+                                                  : decision.decode_note.empty()
+                                                        ? " (software)"
+                                                        : " (" + decision.decode_note + ")");
+    auto position = plan.stages.begin() + 1;
+    position = plan.stages.insert(position, {"decode", decode_what, decision.hw_decode ? gpu : StageDevice{}}) + 1;
+    if (on_device && !decision.hw_decode)
+      position = plan.stages.insert(position, {"upload", "hwupload", gpu}) + 1;
+    std::string scaler(backend.scale.substr(0, backend.scale.find('=')));
+    plan.stages.insert(position, {"filter", scaler + " x" + std::to_string(branches.size()), gpu});
+    if (!fixed_pools) std::fill(hold_frames.begin(), hold_frames.end(), 0);
+    plan.video_graph = build_video_graph(backend, decision, video, branches,
+                                         fixed_pools && !decision.hw_decode ? in_flight : 0,
+                                         hold_frames);
+  }
+
+  GraphBuilder audio_graph("asplit");
+  std::vector<size_t> audio_outputs;
+  for (size_t k = 0; k < plan.outputs.size(); ++k)
+    if (plan.outputs[k].audio.mode == AudioPlan::Mode::kEncode) audio_outputs.push_back(k);
+  if (!audio_outputs.empty()) {
+    auto taps = audio_graph.fan_out({"[ain]", ""}, "aformat=sample_fmts=fltp",
+                                    int(audio_outputs.size()));
+    for (size_t i = 0; i < audio_outputs.size(); ++i)
+      audio_graph.terminate(taps[i], "", "[aout" + std::to_string(audio_outputs[i]) + "]");
+    plan.audio_graph = audio_graph.text();
+  }
+  return plan;
+}
+
+}  // namespace tc

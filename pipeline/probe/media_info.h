@@ -1,0 +1,54 @@
+// What an input holds, as far as planning needs it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+extern "C" {
+#include <libavcodec/codec_id.h>
+#include <libavutil/pixfmt.h>
+#include <libavutil/rational.h>
+}
+
+#include "pipeline/core/status.h"
+
+namespace tc {
+
+struct VideoInfo {
+  int stream_index = -1;
+  AVCodecID codec = AV_CODEC_ID_NONE;
+  std::string codec_name;  // "h264"
+  std::string profile;     // "High", "Main 10"; empty when unknown
+  int width = 0;
+  int height = 0;
+  AVRational frame_rate{0, 1};
+  AVRational time_base{0, 1};
+  AVPixelFormat pix_fmt = AV_PIX_FMT_NONE;
+  int bit_depth = 8;
+  double rotation_deg = 0;  // from the display matrix, counter-clockwise
+  int64_t bit_rate = 0;
+  int64_t frame_count = 0;  // as the container declares it; 0 when unknown
+};
+
+struct AudioInfo {
+  int stream_index = -1;
+  AVCodecID codec = AV_CODEC_ID_NONE;
+  std::string codec_name;
+  int sample_rate = 0;
+  int channels = 0;
+};
+
+struct MediaInfo {
+  std::string path;
+  std::string format_name;  // demuxer name, "mov,mp4,m4a,3gp,3g2,mj2"
+  double duration_s = 0;
+  std::optional<VideoInfo> video;
+  std::optional<AudioInfo> audio;
+};
+
+// Opens `path` and reads its streams. Errors name the file and say what is wrong with it
+// (missing, a directory, empty, not media, truncated, no video stream).
+Result<MediaInfo> probe(const std::string& path);
+
+}  // namespace tc

@@ -1,0 +1,104 @@
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+extern "C" {
+#include <libavutil/display.h>
+#include <libavutil/pixdesc.h>
+}
+
+#include "pipeline/core/av.h"
+#include "pipeline/probe/media_info.h"
+
+namespace tc {
+namespace {
+
+Status input_error(const std::string& path, const std::string& problem) {
+  return {Code::kInput, path + ": " + problem};
+}
+
+// The checks that give a clearer answer than libavformat would.
+Status check_file(const std::string& path) {
+  if (path.find("://") != std::string::npos) return Status::ok();  // a URL: let libav say
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0)
+    return input_error(path, errno == ENOENT ? "no such file" : std::strerror(errno));
+  if (S_ISDIR(info.st_mode)) return input_error(path, "is a directory, not a media file");
+  if (S_ISREG(info.st_mode) && info.st_size == 0) return input_error(path, "is empty (0 bytes)");
+  return Status::ok();
+}
+
+Status open_error(const std::string& path, int averror) {
+  if (averror == AVERROR_INVALIDDATA)
+    return input_error(path,
+                       "not a media file that FFmpeg can read, or truncated/corrupt (" +
+                           av_error_text(averror) + ")");
+  return av_status(averror, Code::kInput, path);
+}
+
+double rotation_of(const AVStream* stream) {
+  const uint8_t* matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, nullptr);
+  if (!matrix) return 0;
+  double degrees = av_display_rotation_get(reinterpret_cast<const int32_t*>(matrix));
+  return std::isnan(degrees) ? 0 : degrees;
+}
+
+VideoInfo video_info(const AVFormatContext* format, AVStream* stream) {
+  const AVCodecParameters* codecpar = stream->codecpar;
+  VideoInfo video;
+  video.stream_index = stream->index;
+  video.codec = codecpar->codec_id;
+  video.codec_name = avcodec_get_name(codecpar->codec_id);
+  if (const char* profile = avcodec_profile_name(codecpar->codec_id, codecpar->profile))
+    video.profile = profile;
+  video.width = codecpar->width;
+  video.height = codecpar->height;
+  video.frame_rate = av_guess_frame_rate(const_cast<AVFormatContext*>(format), stream, nullptr);
+  video.time_base = stream->time_base;
+  video.pix_fmt = static_cast<AVPixelFormat>(codecpar->format);
+  if (const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(video.pix_fmt))
+    video.bit_depth = desc->comp[0].depth;
+  video.rotation_deg = rotation_of(stream);
+  video.bit_rate = codecpar->bit_rate;
+  video.frame_count = stream->nb_frames;
+  return video;
+}
+
+AudioInfo audio_info(const AVStream* stream) {
+  AudioInfo audio;
+  audio.stream_index = stream->index;
+  audio.codec = stream->codecpar->codec_id;
+  audio.codec_name = avcodec_get_name(stream->codecpar->codec_id);
+  audio.sample_rate = stream->codecpar->sample_rate;
+  audio.channels = stream->codecpar->ch_layout.nb_channels;
+  return audio;
+}
+
+}  // namespace
+
+Result<MediaInfo> probe(const std::string& path) {
+  TC_RETURN_IF_ERROR(check_file(path));
+  AVFormatContext* raw = nullptr;
+  if (int err = avformat_open_input(&raw, path.c_str(), nullptr, nullptr); err < 0)
+    return open_error(path, err);
+  av::InputFormatPtr format(raw);
+  if (int err = avformat_find_stream_info(format.get(), nullptr); err < 0)
+    return open_error(path, err);
+
+  MediaInfo media;
+  media.path = path;
+  media.format_name = format->iformat->name;
+  if (format->duration > 0) media.duration_s = format->duration / double(AV_TIME_BASE);
+  int video_index = av_find_best_stream(format.get(), AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
+  int audio_index = av_find_best_stream(format.get(), AVMEDIA_TYPE_AUDIO, -1, -1, nullptr, 0);
+  if (video_index >= 0) media.video = video_info(format.get(), format->streams[video_index]);
+  if (audio_index >= 0) media.audio = audio_info(format->streams[audio_index]);
+  if (!media.video) return input_error(path, "has no video stream");
+  if (media.video->width <= 0 || media.video->height <= 0)
+    return input_error(path, "video stream has no size (corrupt or truncated header)");
+  return media;
+}
+
+}  // namespace tc

@@ -1,0 +1,282 @@
+#include "pipeline/spec/job_spec.h"
+
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <type_traits>
+
+namespace tc {
+namespace {
+
+// One table per enum: the names users type, in both directions.
+template <typename Enum>
+struct Named {
+  Enum value;
+  std::string_view name;
+};
+
+constexpr std::array kBackendNames{
+    Named<BackendKind>{BackendKind::kAuto, "auto"},
+    Named<BackendKind>{BackendKind::kSoftware, "software"},
+    Named<BackendKind>{BackendKind::kVaapi, "vaapi"},
+    Named<BackendKind>{BackendKind::kVulkan, "vulkan"},
+    Named<BackendKind>{BackendKind::kCuda, "cuda"}};
+constexpr std::array kCodecNames{
+    Named<VideoCodec>{VideoCodec::kH264, "h264"}, Named<VideoCodec>{VideoCodec::kHevc, "hevc"},
+    Named<VideoCodec>{VideoCodec::kAv1, "av1"}, Named<VideoCodec>{VideoCodec::kVp9, "vp9"},
+    Named<VideoCodec>{VideoCodec::kCopy, "copy"}};
+constexpr std::array kRateControlNames{
+    Named<RateControl>{RateControl::kDefault, "default"},
+    Named<RateControl>{RateControl::kQuality, "quality"},
+    Named<RateControl>{RateControl::kCbr, "cbr"}, Named<RateControl>{RateControl::kVbr, "vbr"}};
+constexpr std::array kAudioNames{
+    Named<AudioMode>{AudioMode::kAuto, "auto"}, Named<AudioMode>{AudioMode::kCopy, "copy"},
+    Named<AudioMode>{AudioMode::kAac, "aac"}, Named<AudioMode>{AudioMode::kNone, "none"}};
+
+template <typename Enum, size_t N>
+std::string_view name_in(const std::array<Named<Enum>, N>& table, Enum value) {
+  for (const auto& entry : table)
+    if (entry.value == value) return entry.name;
+  return "?";
+}
+
+template <typename Enum, size_t N>
+Result<Enum> parse_in(const std::array<Named<Enum>, N>& table, std::string_view name,
+                      std::string_view what) {
+  for (const auto& entry : table)
+    if (entry.name == name) return entry.value;
+  std::string choices;
+  for (const auto& entry : table) choices += (choices.empty() ? "" : ", ") + std::string(entry.name);
+  return Status(Code::kInvalidArgument,
+                "unknown " + std::string(what) + " '" + std::string(name) + "' (one of: " +
+                    choices + ")");
+}
+
+Status invalid(std::string message) { return {Code::kInvalidArgument, std::move(message)}; }
+
+std::string lower_extension(const std::string& path) {
+  auto slash = path.find_last_of('/');
+  auto dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string extension = path.substr(dot + 1);
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return extension;
+}
+
+Status validate_output(const OutputSpec& output, const std::string& field) {
+  if (output.path.empty()) return invalid(field + ".path: missing");
+  TC_ASSIGN_OR_RETURN(std::string container, container_of(output));
+  if (output.width < 0 || output.height < 0)
+    return invalid(field + ": size " + std::to_string(output.width) + "x" +
+                   std::to_string(output.height) + " has a negative side");
+  if (output.width % 2 || output.height % 2)
+    return invalid(field + ": size " + std::to_string(output.width) + "x" +
+                   std::to_string(output.height) +
+                   " must have even sides (4:2:0 video); 0 keeps the aspect ratio");
+  if (output.codec == VideoCodec::kCopy && (output.width || output.height))
+    return invalid(field + ": codec copy cannot resize");
+  bool needs_bitrate =
+      output.rate_control == RateControl::kCbr || output.rate_control == RateControl::kVbr;
+  if (needs_bitrate && output.bitrate <= 0)
+    return invalid(field + ".bitrate: rate control " + std::string(name_of(output.rate_control)) +
+                   " needs a bitrate");
+  if (output.bitrate < 0) return invalid(field + ".bitrate: negative");
+  if (output.quality < -1 || output.quality > 63)
+    return invalid(field + ".quality: " + std::to_string(output.quality) + " is outside 0..63");
+  if (output.gop < 0) return invalid(field + ".gop: negative");
+  if (output.b_frames < -1 || output.b_frames > 16)
+    return invalid(field + ".b_frames: " + std::to_string(output.b_frames) + " is outside 0..16");
+  if (output.audio_bitrate <= 0) return invalid(field + ".audio_bitrate: must be positive");
+  if (container == "mpegts" && (output.codec == VideoCodec::kVp9 || output.codec == VideoCodec::kAv1))
+    return {Code::kUnsupported,
+            field + ": codec " + std::string(name_of(output.codec)) + " cannot go in mpegts"};
+  return Status::ok();
+}
+
+}  // namespace
+
+std::string_view name_of(BackendKind backend) { return name_in(kBackendNames, backend); }
+std::string_view name_of(VideoCodec codec) { return name_in(kCodecNames, codec); }
+std::string_view name_of(RateControl rate_control) {
+  return name_in(kRateControlNames, rate_control);
+}
+std::string_view name_of(AudioMode audio) { return name_in(kAudioNames, audio); }
+Result<BackendKind> parse_backend(std::string_view name) {
+  return parse_in(kBackendNames, name, "backend");
+}
+Result<VideoCodec> parse_codec(std::string_view name) {
+  return parse_in(kCodecNames, name, "codec");
+}
+Result<RateControl> parse_rate_control(std::string_view name) {
+  return parse_in(kRateControlNames, name, "rate control");
+}
+Result<AudioMode> parse_audio(std::string_view name) {
+  return parse_in(kAudioNames, name, "audio mode");
+}
+
+Result<int64_t> parse_bitrate(std::string_view text) {
+  double number = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  std::string_view suffix(end, text.data() + text.size() - end);
+  double scale = suffix.empty()                    ? 1
+                 : suffix == "k" || suffix == "K" ? 1e3
+                 : suffix == "m" || suffix == "M" ? 1e6
+                                                  : 0;
+  if (error != std::errc() || scale == 0 || number <= 0 || !std::isfinite(number))
+    return invalid("bitrate '" + std::string(text) + "' is not a number of bits/s (e.g. 4M, 800k)");
+  return static_cast<int64_t>(std::llround(number * scale));
+}
+
+Status parse_size(std::string_view text, int& width, int& height) {
+  auto bad = [&] {
+    return invalid("size '" + std::string(text) + "' is not WxH (e.g. 1280x720, 1280x0)");
+  };
+  auto x = text.find('x');
+  if (x == std::string_view::npos) return bad();
+  auto parse_side = [](std::string_view side, int& out) {
+    auto [end, error] = std::from_chars(side.data(), side.data() + side.size(), out);
+    return error == std::errc() && end == side.data() + side.size() && !side.empty();
+  };
+  if (!parse_side(text.substr(0, x), width) || !parse_side(text.substr(x + 1), height))
+    return bad();
+  return Status::ok();
+}
+
+Result<std::string> container_of(const OutputSpec& output) {
+  std::string name = output.container.empty() ? lower_extension(output.path) : output.container;
+  if (name == "mp4" || name == "m4v" || name == "mov") return std::string("mp4");
+  if (name == "mkv" || name == "matroska" || name == "webm") return std::string("mkv");
+  if (name == "ts" || name == "mpegts" || name == "m2ts") return std::string("mpegts");
+  if (output.container.empty())
+    return invalid(output.path + ": cannot tell the container from the extension '" + name +
+                   "' (use .mp4, .mkv or .ts, or set the container)");
+  return invalid("container '" + output.container + "' is not one of mp4, mkv, mpegts");
+}
+
+Status validate(const JobSpec& spec, const SpecLimits& limits) {
+  if (spec.input.empty()) return invalid("input: missing");
+  if (spec.outputs.empty()) return invalid("outputs: a job needs at least one output");
+  if (static_cast<int>(spec.outputs.size()) > limits.max_outputs)
+    return invalid("outputs: " + std::to_string(spec.outputs.size()) + " outputs, at most " +
+                   std::to_string(limits.max_outputs) + " allowed");
+  if (spec.start_s < 0 || !std::isfinite(spec.start_s)) return invalid("start_s: must be >= 0");
+  if (spec.duration_s < 0 || !std::isfinite(spec.duration_s))
+    return invalid("duration_s: must be >= 0");
+  for (size_t i = 0; i < spec.outputs.size(); ++i) {
+    TC_RETURN_IF_ERROR(validate_output(spec.outputs[i], "outputs[" + std::to_string(i) + "]"));
+    for (size_t j = 0; j < i; ++j)
+      if (spec.outputs[j].path == spec.outputs[i].path)
+        return invalid("outputs[" + std::to_string(i) + "].path: " + spec.outputs[i].path +
+                       " is also outputs[" + std::to_string(j) + "]");
+    if (spec.outputs[i].path == spec.input)
+      return invalid("outputs[" + std::to_string(i) + "].path: would overwrite the input");
+  }
+  return Status::ok();
+}
+
+// JSON: snake_case keys, enums as their lowercase names, missing keys keep their defaults.
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+Status read_field(const json& object, const char* key, T& out, const std::string& where) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return Status::ok();
+  try {
+    // protobuf's JSON mapping writes 64-bit integers as strings: accept both.
+    if constexpr (std::is_integral_v<T>)
+      if (it->is_string()) {
+        const std::string& digits = it->get_ref<const std::string&>();
+        auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
+        if (error != std::errc() || end != digits.data() + digits.size())
+          return invalid(where + key + ": '" + digits + "' is not an integer");
+        return Status::ok();
+      }
+    out = it->get<T>();
+  } catch (const json::exception&) {
+    return invalid(where + key + ": wrong type (" + std::string(it->type_name()) + ")");
+  }
+  return Status::ok();
+}
+
+template <typename Enum>
+Status read_enum(const json& object, const char* key, Enum& out, const std::string& where,
+                 Result<Enum> (*parse)(std::string_view)) {
+  std::string name;
+  TC_RETURN_IF_ERROR(read_field(object, key, name, where));
+  if (name.empty()) return Status::ok();
+  Result<Enum> value = parse(name);
+  if (!value.is_ok()) return invalid(where + key + ": " + value.status().message());
+  out = *value;
+  return Status::ok();
+}
+
+Result<OutputSpec> output_from_json(const json& object, const std::string& where) {
+  if (!object.is_object()) return invalid(where + ": must be an object");
+  OutputSpec output;
+  TC_RETURN_IF_ERROR(read_field(object, "path", output.path, where + "."));
+  TC_RETURN_IF_ERROR(read_field(object, "container", output.container, where + "."));
+  TC_RETURN_IF_ERROR(read_enum(object, "codec", output.codec, where + ".", parse_codec));
+  TC_RETURN_IF_ERROR(read_field(object, "width", output.width, where + "."));
+  TC_RETURN_IF_ERROR(read_field(object, "height", output.height, where + "."));
+  TC_RETURN_IF_ERROR(
+      read_enum(object, "rate_control", output.rate_control, where + ".", parse_rate_control));
+  TC_RETURN_IF_ERROR(read_field(object, "quality", output.quality, where + "."));
+  TC_RETURN_IF_ERROR(read_field(object, "bitrate", output.bitrate, where + "."));
+  TC_RETURN_IF_ERROR(read_field(object, "gop", output.gop, where + "."));
+  TC_RETURN_IF_ERROR(read_field(object, "b_frames", output.b_frames, where + "."));
+  TC_RETURN_IF_ERROR(read_field(object, "preset", output.preset, where + "."));
+  TC_RETURN_IF_ERROR(read_enum(object, "audio", output.audio, where + ".", parse_audio));
+  TC_RETURN_IF_ERROR(read_field(object, "audio_bitrate", output.audio_bitrate, where + "."));
+  return output;
+}
+
+}  // namespace
+
+Result<JobSpec> job_spec_from_json(std::string_view text) {
+  json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded()) return invalid("job: not valid JSON");
+  if (!root.is_object()) return invalid("job: must be a JSON object");
+  JobSpec spec;
+  TC_RETURN_IF_ERROR(read_field(root, "input", spec.input, ""));
+  TC_RETURN_IF_ERROR(read_field(root, "start_s", spec.start_s, ""));
+  TC_RETURN_IF_ERROR(read_field(root, "duration_s", spec.duration_s, ""));
+  TC_RETURN_IF_ERROR(read_enum(root, "backend", spec.backend, "", parse_backend));
+  TC_RETURN_IF_ERROR(read_field(root, "device", spec.device, ""));
+  auto outputs = root.find("outputs");
+  if (outputs != root.end() && !outputs->is_array()) return invalid("outputs: must be an array");
+  if (outputs != root.end())
+    for (size_t i = 0; i < outputs->size(); ++i) {
+      TC_ASSIGN_OR_RETURN(OutputSpec output,
+                          output_from_json((*outputs)[i], "outputs[" + std::to_string(i) + "]"));
+      spec.outputs.push_back(std::move(output));
+    }
+  return spec;
+}
+
+std::string job_spec_to_json(const JobSpec& spec) {
+  json outputs = json::array();
+  for (const OutputSpec& output : spec.outputs)
+    outputs.push_back({{"path", output.path},
+                       {"container", output.container},
+                       {"codec", name_of(output.codec)},
+                       {"width", output.width},
+                       {"height", output.height},
+                       {"rate_control", name_of(output.rate_control)},
+                       {"quality", output.quality},
+                       {"bitrate", output.bitrate},
+                       {"gop", output.gop},
+                       {"b_frames", output.b_frames},
+                       {"preset", output.preset},
+                       {"audio", name_of(output.audio)},
+                       {"audio_bitrate", output.audio_bitrate}});
+  json root = {{"input", spec.input},       {"start_s", spec.start_s},
+               {"duration_s", spec.duration_s}, {"backend", name_of(spec.backend)},
+               {"device", spec.device},     {"outputs", outputs}};
+  return root.dump(2);
+}
+
+}  // namespace tc

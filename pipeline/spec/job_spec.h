@@ -1,0 +1,73 @@
+// What a user asks for: one input, 1..N outputs. The same struct is filled by `transcode run`'s
+// options, by `--job FILE` (JSON), and by the daemon from a gRPC Job's config (whose JSON has the
+// same field names), so validation and defaults live here once.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pipeline/core/status.h"
+
+namespace tc {
+
+enum class BackendKind { kAuto, kSoftware, kVaapi, kVulkan, kCuda };
+enum class VideoCodec { kH264, kHevc, kAv1, kVp9, kCopy };
+// kQuality: constant quality (crf for software encoders, CQP for VA-API, constqp for NVENC).
+enum class RateControl { kDefault, kQuality, kCbr, kVbr };
+// kAuto: copy when the container can hold the source's audio codec, else AAC.
+enum class AudioMode { kAuto, kCopy, kAac, kNone };
+
+struct OutputSpec {
+  std::string path;
+  std::string container;  // "mp4", "mkv" or "mpegts"; empty = from the path's extension
+  VideoCodec codec = VideoCodec::kH264;
+  int width = 0;  // 0 = from the source (keeping its aspect when the other side is set)
+  int height = 0;
+  RateControl rate_control = RateControl::kDefault;
+  int quality = -1;      // crf / qp; -1 = the encoder's default
+  int64_t bitrate = 0;   // bits per second, for kCbr / kVbr
+  int gop = 0;           // frames between keyframes; 0 = two seconds of frames
+  int b_frames = -1;     // -1 = the encoder's default
+  std::string preset;    // encoder speed preset; empty = the backend's default
+  AudioMode audio = AudioMode::kAuto;
+  int64_t audio_bitrate = 128000;  // bits per second, when encoding AAC
+};
+
+struct JobSpec {
+  std::string input;
+  double start_s = 0;     // trim: start of the part to transcode
+  double duration_s = 0;  // trim: length of it; 0 = to the end
+  BackendKind backend = BackendKind::kAuto;
+  std::string device;     // hw device (render node, CUDA index); empty = discover
+  std::vector<OutputSpec> outputs;
+};
+
+// Limits a caller (the daemon's configuration) may tighten.
+struct SpecLimits {
+  int max_outputs = 8;
+};
+
+// Checks what can be checked without opening the input: counts, sizes, rates, names.
+Status validate(const JobSpec& spec, const SpecLimits& limits = {});
+// The container an output gets: its explicit one, else the one its extension names.
+Result<std::string> container_of(const OutputSpec& output);
+
+Result<JobSpec> job_spec_from_json(std::string_view json);
+std::string job_spec_to_json(const JobSpec& spec);
+
+std::string_view name_of(BackendKind backend);
+std::string_view name_of(VideoCodec codec);
+std::string_view name_of(RateControl rate_control);
+std::string_view name_of(AudioMode audio);
+Result<BackendKind> parse_backend(std::string_view name);
+Result<VideoCodec> parse_codec(std::string_view name);
+Result<RateControl> parse_rate_control(std::string_view name);
+Result<AudioMode> parse_audio(std::string_view name);
+// "4M", "800k", "2500000" -> bits per second.
+Result<int64_t> parse_bitrate(std::string_view text);
+// "1280x720", "1280x0", "0x720" -> width, height.
+Status parse_size(std::string_view text, int& width, int& height);
+
+}  // namespace tc

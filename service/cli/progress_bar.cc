@@ -1,0 +1,70 @@
+#include "service/cli/progress_bar.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <sstream>
+
+namespace tc::cli {
+namespace {
+
+std::string clock_text(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "--:--";
+  int whole = int(seconds + 0.5);
+  char text[32];
+  std::snprintf(text, sizeof text, "%d:%02d", whole / 60, whole % 60);
+  return text;
+}
+
+}  // namespace
+
+ProgressBar::ProgressBar(bool enabled, std::FILE* stream)
+    : stream_(stream), active_(enabled && isatty(fileno(stream))) {}
+
+ProgressBar::~ProgressBar() { finish(); }
+
+void ProgressBar::update(const Progress& progress) {
+  if (!active_) return;
+  constexpr int kWidth = 30;
+  double done = progress.media_duration_s > 0
+                    ? std::min(1.0, progress.media_time_s / progress.media_duration_s)
+                    : 0;
+  int filled = int(done * kWidth);
+  std::string bar = std::string(filled, '#') + std::string(kWidth - filled, '.');
+  double eta = progress.speed > 0
+                   ? (progress.media_duration_s - progress.media_time_s) / progress.speed
+                   : -1;
+  std::fprintf(stream_, "\r[%s] %3d%%  frames %lld  %.1f fps  %.2fx  ETA %s ", bar.c_str(),
+               int(done * 100), static_cast<long long>(progress.frames_decoded), progress.fps,
+               progress.speed, clock_text(eta).c_str());
+  std::fflush(stream_);
+  drawn_ = true;
+}
+
+void ProgressBar::finish() {
+  if (drawn_) std::fputc('\n', stream_);
+  drawn_ = false;
+}
+
+std::string format_report(const JobReport& report) {
+  std::ostringstream text;
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "%s: %lld frames, %.2f s of media in %.2f s (%.1f fps, %.2fx), cpu %.2f s\n",
+                report.input.c_str(), static_cast<long long>(report.frames_decoded),
+                report.media_duration_s, report.wall_s, report.fps, report.speed, report.cpu_s);
+  text << line << "backend: " << report.backend << " (" << report.backend_reason << ")\n";
+  for (const OutputReport& output : report.outputs) {
+    std::snprintf(line, sizeof line, "  %s: %dx%d %s [%s], %lld frames, %.2f s, %lld bytes, %.0f kb/s\n",
+                  output.path.c_str(), output.width, output.height, output.encoder.c_str(),
+                  output.device.c_str(), static_cast<long long>(output.frames), output.duration_s,
+                  static_cast<long long>(output.bytes), output.bitrate / 1000.0);
+    text << line;
+  }
+  text << "stages:\n";
+  for (const Stage& stage : report.stages)
+    text << "  " << stage.name << ": " << stage.what << " [" << stage.device.to_string() << "]\n";
+  return text.str();
+}
+
+}  // namespace tc::cli

@@ -1,0 +1,68 @@
+#include "service/cli/run_command.h"
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+extern "C" {
+#include <libavutil/log.h>
+}
+
+#include "pipeline/exec/executor.h"
+#include "service/cli/job_args.h"
+#include "service/cli/progress_bar.h"
+#include "service/common/exit_codes.h"
+
+namespace tc::cli {
+namespace {
+
+std::atomic<bool> g_cancel{false};
+
+void on_signal(int) { g_cancel.store(true); }
+
+int fail(const Status& status) {
+  std::fprintf(stderr, "transcode: %s\n", status.to_string().c_str());
+  return exit_code_for(status.code());
+}
+
+int dry_run(const JobSpec& spec) {
+  Status valid = validate(spec);
+  if (!valid.is_ok()) return fail(valid);
+  Result<MediaInfo> media = probe(spec.input);
+  if (!media.is_ok()) return fail(media.status());
+  DiscoveryOptions discovery;
+  discovery.cuda = spec.backend == BackendKind::kCuda;
+  discovery.vulkan = spec.backend == BackendKind::kVulkan;
+  Result<Plan> plan = make_plan(spec, *media, discover_devices(discovery));
+  if (!plan.is_ok()) return fail(plan.status());
+  std::cout << describe(*plan) << "ffmpeg command:\n  " << ffmpeg_command(*plan, spec) << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_main(const std::vector<std::string>& args) {
+  for (const std::string& arg : args)
+    if (arg == "--help" || arg == "-h") {
+      std::cout << "usage: transcode run\n" << job_args_help();
+      return kExitOk;
+    }
+  Result<JobArgs> parsed = parse_job_args(args);
+  if (!parsed.is_ok()) return fail(parsed.status());
+  const JobArgs& job = *parsed;
+  if (job.dry_run) return dry_run(job.spec);
+
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  ProgressBar bar(!job.quiet && !job.json);
+  RunOptions options;
+  options.cancel = &g_cancel;
+  options.on_progress = [&bar](const Progress& progress) { bar.update(progress); };
+  Result<JobReport> report = run_job(job.spec, options);
+  bar.finish();
+  if (!report.is_ok()) return fail(report.status());
+  std::cout << (job.json ? report_to_json(*report) + "\n" : format_report(*report));
+  return kExitOk;
+}
+
+}  // namespace tc::cli

@@ -1,0 +1,325 @@
+#include "service/daemon/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+
+namespace tc::daemon {
+namespace {
+
+enum class Kind { kString, kInt, kDouble, kBool, kList };
+
+// One setting: its YAML key, its flag, and how a text value lands in DaemonConfig.
+struct Setting {
+  const char* key;
+  Kind kind;
+  const char* help;
+  std::function<Status(DaemonConfig&, const std::string&)> set;
+  std::function<void(DaemonConfig&)> clear = nullptr;  // lists: forget the file's items
+};
+
+std::string flag_of(const char* key) {
+  std::string flag = std::string("--") + key;
+  for (char& c : flag) c = c == '_' ? '-' : c;
+  return flag;
+}
+
+// Messages leave the setting's name out: the caller knows how the user spelled it.
+Status bad_value(const std::string& value, const char* want) {
+  return {Code::kInvalidArgument, "'" + value + "' is not " + want};
+}
+
+template <typename T>
+Status parse_number(const std::string& text, T& out) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (ec != std::errc() || end != text.data() + text.size()) return {Code::kInvalidArgument, ""};
+  return {};
+}
+
+Status parse_double(const std::string& text, double& out) {
+  try {
+    size_t used = 0;
+    out = std::stod(text, &used);
+    if (used == text.size()) return {};
+  } catch (const std::exception&) {
+  }
+  return {Code::kInvalidArgument, ""};
+}
+
+Status parse_bool(const std::string& text, bool& out) {
+  if (text == "true" || text == "yes" || text == "1" || text == "on") return out = true, Status{};
+  if (text == "false" || text == "no" || text == "0" || text == "off") return out = false, Status{};
+  return {Code::kInvalidArgument, ""};
+}
+
+Setting string_setting(const char* key, std::string DaemonConfig::*field, const char* help) {
+  return {key, Kind::kString, help, [field](DaemonConfig& c, const std::string& v) {
+            c.*field = v;
+            return Status{};
+          }};
+}
+
+template <typename T>
+Setting int_setting(const char* key, T DaemonConfig::*field, const char* help) {
+  return {key, Kind::kInt, help, [field](DaemonConfig& c, const std::string& v) {
+            if (!parse_number(v, c.*field).is_ok()) return bad_value(v, "an integer");
+            return Status{};
+          }};
+}
+
+Setting double_setting(const char* key, double DaemonConfig::*field, const char* help) {
+  return {key, Kind::kDouble, help, [field](DaemonConfig& c, const std::string& v) {
+            if (!parse_double(v, c.*field).is_ok()) return bad_value(v, "a number");
+            return Status{};
+          }};
+}
+
+Setting bool_setting(const char* key, bool DaemonConfig::*field, const char* help) {
+  return {key, Kind::kBool, help, [field](DaemonConfig& c, const std::string& v) {
+            if (!parse_bool(v, c.*field).is_ok()) return bad_value(v, "true or false");
+            return Status{};
+          }};
+}
+
+Setting list_setting(const char* key, std::vector<std::string> DaemonConfig::*field,
+                     const char* help) {
+  return {key, Kind::kList, help,
+          [field](DaemonConfig& c, const std::string& v) {
+            (c.*field).push_back(v);
+            return Status{};
+          },
+          [field](DaemonConfig& c) { (c.*field).clear(); }};
+}
+
+const std::vector<Setting>& settings() {
+  using C = DaemonConfig;
+  static const std::vector<Setting> table = {
+      string_setting("listen", &C::listen, "host:port or unix:PATH"),
+      string_setting("state_dir", &C::state_dir, "directory of the job database"),
+      list_setting("media_root", &C::media_roots,
+                   "inputs and outputs must resolve inside one (repeatable)"),
+      list_setting("allow_protocol", &C::allowed_protocols,
+                   "an input protocol beyond files, e.g. http (repeatable)"),
+      int_setting("max_queue", &C::max_queue, "queued jobs at most"),
+      int_setting("slots", &C::slots, "jobs at once per device; 0 = per backend"),
+      int_setting("max_outputs", &C::max_outputs, "outputs per job at most"),
+      int_setting("max_pixels", &C::max_pixels, "width x height of an output at most; 0 = any"),
+      double_setting("max_duration", &C::max_duration_s, "seconds of media per job; 0 = any"),
+      double_setting("stall_timeout", &C::stall_timeout_s, "seconds without progress"),
+      double_setting("cancel_grace", &C::cancel_grace_s, "seconds from SIGTERM to SIGKILL"),
+      double_setting("shutdown_grace", &C::shutdown_grace_s, "seconds running jobs get at exit"),
+      int_setting("max_attempts", &C::max_attempts, "runs of a job across daemon restarts"),
+      double_setting("retention_hours", &C::retention_hours, "hours finished jobs are kept"),
+      int_setting("worker_memory_mb", &C::worker_memory_mb, "address space of a worker; 0 = any"),
+      string_setting("tls_cert", &C::tls_cert, "server certificate chain (PEM)"),
+      string_setting("tls_key", &C::tls_key, "server private key (PEM)"),
+      string_setting("tls_client_ca", &C::tls_client_ca, "CA of client certificates (mTLS)"),
+      string_setting("auth_token_file", &C::auth_token_file, "file holding the bearer token"),
+      bool_setting("allow_insecure_remote", &C::allow_insecure_remote,
+                   "listen beyond loopback without TLS"),
+      string_setting("log_level", &C::log_level, "trace, debug, info, warn, error"),
+  };
+  return table;
+}
+
+const Setting* find_by_key(const std::string& key) {
+  for (const Setting& s : settings())
+    if (key == s.key) return &s;
+  return nullptr;
+}
+
+const Setting* find_by_flag(const std::string& flag) {
+  for (const Setting& s : settings())
+    if (flag == flag_of(s.key)) return &s;
+  return nullptr;
+}
+
+std::string read_whole_file(const std::string& path, bool& ok) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  ok = static_cast<bool>(in) || in.eof();
+  return text.str();
+}
+
+Status apply_yaml_value(DaemonConfig& config, const Setting& setting, const YAML::Node& value) {
+  if (setting.kind == Kind::kList) {
+    setting.clear(config);
+    if (value.IsScalar()) return setting.set(config, value.as<std::string>());
+    if (!value.IsSequence()) return {Code::kInvalidArgument, "expected a list"};
+    for (const YAML::Node& item : value)
+      TC_RETURN_IF_ERROR(setting.set(config, item.as<std::string>()));
+    return {};
+  }
+  if (!value.IsScalar()) return {Code::kInvalidArgument, "expected a single value"};
+  return setting.set(config, value.as<std::string>());
+}
+
+// YAML keys are the settings' names; "media_roots"/"allow_protocols" plurals read as lists too.
+Status apply_yaml(DaemonConfig& config, const std::string& path) {
+  bool ok = false;
+  std::string text = read_whole_file(path, ok);
+  if (!ok) return {Code::kInvalidArgument, "--config: cannot read " + path};
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return {Code::kInvalidArgument, "--config: " + path + ": " + e.what()};
+  }
+  if (root.IsNull()) return {};
+  if (!root.IsMap()) return {Code::kInvalidArgument, "--config: " + path + ": expected a mapping"};
+  for (const auto& entry : root) {
+    std::string key = entry.first.as<std::string>();
+    const Setting* setting = find_by_key(key);
+    if (!setting && !key.empty() && key.back() == 's') setting = find_by_key(key.substr(0, key.size() - 1));
+    if (!setting) return {Code::kInvalidArgument, path + ": unknown setting '" + key + "'"};
+    Status status;
+    try {
+      status = apply_yaml_value(config, *setting, entry.second);
+    } catch (const YAML::Exception& e) {
+      status = {Code::kInvalidArgument, e.what()};
+    }
+    if (!status.is_ok())
+      return {Code::kInvalidArgument, path + ": " + key + ": " + status.message()};
+  }
+  return {};
+}
+
+// Splits "--flag=value" or takes the next argument as the value.
+Status take_value(const std::vector<std::string>& args, size_t& i, std::string& flag,
+                  std::string& value) {
+  flag = args[i];
+  if (auto eq = flag.find('='); eq != std::string::npos) {
+    value = flag.substr(eq + 1);
+    flag = flag.substr(0, eq);
+    return {};
+  }
+  if (i + 1 >= args.size()) return {Code::kInvalidArgument, flag + ": needs a value"};
+  value = args[++i];
+  return {};
+}
+
+Status apply_flags(DaemonConfig& config, const std::vector<std::string>& args) {
+  std::set<std::string> lists_seen;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--help" || args[i] == "-h") continue;
+    std::string flag, value;
+    if (args[i] == "--allow-insecure-remote") {
+      config.allow_insecure_remote = true;
+      continue;
+    }
+    TC_RETURN_IF_ERROR(take_value(args, i, flag, value));
+    if (flag == "--config") continue;
+    const Setting* setting = find_by_flag(flag);
+    if (!setting) return {Code::kInvalidArgument, "unknown option " + flag};
+    if (setting->kind == Kind::kList && lists_seen.insert(setting->key).second)
+      setting->clear(config);
+    Status status = setting->set(config, value);
+    if (!status.is_ok()) return {Code::kInvalidArgument, flag + ": " + status.message()};
+  }
+  return {};
+}
+
+Status require(bool ok, const char* key, const std::string& what) {
+  if (ok) return {};
+  return {Code::kInvalidArgument, std::string(key) + " (" + flag_of(key) + "): " + what};
+}
+
+}  // namespace
+
+Result<DaemonConfig> load_config(const std::vector<std::string>& args, bool& help) {
+  DaemonConfig config;
+  help = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--help" || args[i] == "-h") help = true;
+    std::string flag, value;
+    if (args[i].rfind("--config", 0) != 0) continue;
+    TC_RETURN_IF_ERROR(take_value(args, i, flag, value));
+    if (flag == "--config") TC_RETURN_IF_ERROR(apply_yaml(config, value));
+  }
+  TC_RETURN_IF_ERROR(apply_flags(config, args));
+  return config;
+}
+
+bool is_loopback_address(const std::string& listen) {
+  if (listen.rfind("unix:", 0) == 0) return true;
+  std::string host = listen.substr(0, listen.rfind(':'));
+  return host.rfind("127.", 0) == 0 || host == "[::1]" || host == "localhost";
+}
+
+Status validate_config(const DaemonConfig& c) {
+  TC_RETURN_IF_ERROR(require(!c.listen.empty(), "listen", "must not be empty"));
+  TC_RETURN_IF_ERROR(require(c.listen.rfind("unix:", 0) == 0 || c.listen.find(':') != std::string::npos,
+                             "listen", "'" + c.listen + "' is not host:port or unix:PATH"));
+  TC_RETURN_IF_ERROR(require(!c.state_dir.empty(), "state_dir", "must not be empty"));
+  TC_RETURN_IF_ERROR(require(c.max_queue >= 1, "max_queue", "must be at least 1"));
+  TC_RETURN_IF_ERROR(require(c.slots >= 0 && c.slots <= 256, "slots", "must be 0..256"));
+  TC_RETURN_IF_ERROR(require(c.max_outputs >= 1 && c.max_outputs <= 64, "max_outputs", "must be 1..64"));
+  TC_RETURN_IF_ERROR(require(c.max_pixels >= 0, "max_pixels", "must not be negative"));
+  TC_RETURN_IF_ERROR(require(c.max_duration_s >= 0, "max_duration", "must not be negative"));
+  TC_RETURN_IF_ERROR(require(c.stall_timeout_s > 0, "stall_timeout", "must be positive"));
+  TC_RETURN_IF_ERROR(require(c.cancel_grace_s >= 0, "cancel_grace", "must not be negative"));
+  TC_RETURN_IF_ERROR(require(c.shutdown_grace_s >= 0, "shutdown_grace", "must not be negative"));
+  TC_RETURN_IF_ERROR(require(c.max_attempts >= 1, "max_attempts", "must be at least 1"));
+  TC_RETURN_IF_ERROR(require(c.retention_hours > 0, "retention_hours", "must be positive"));
+  TC_RETURN_IF_ERROR(require(c.worker_memory_mb == 0 || c.worker_memory_mb >= 256,
+                             "worker_memory_mb", "must be 0 (no limit) or at least 256"));
+  TC_RETURN_IF_ERROR(require(c.tls_cert.empty() == c.tls_key.empty(), "tls_key",
+                             "tls_cert and tls_key are set together"));
+  TC_RETURN_IF_ERROR(require(c.tls_client_ca.empty() || !c.tls_cert.empty(), "tls_client_ca",
+                             "needs tls_cert and tls_key"));
+  static const std::set<std::string> levels = {"trace", "debug", "info", "warn", "error"};
+  TC_RETURN_IF_ERROR(require(levels.count(c.log_level) > 0, "log_level",
+                             "'" + c.log_level + "' is not trace, debug, info, warn or error"));
+  for (const std::string& p : c.allowed_protocols)
+    TC_RETURN_IF_ERROR(require(!p.empty() && p.find_first_of(":/ ") == std::string::npos,
+                               "allow_protocol", "'" + p + "' is not a protocol name (e.g. http)"));
+  bool secure = !c.tls_cert.empty();
+  TC_RETURN_IF_ERROR(require(secure || c.allow_insecure_remote || is_loopback_address(c.listen),
+                             "listen",
+                             "'" + c.listen + "' is not loopback: set tls_cert and tls_key, "
+                             "or allow_insecure_remote"));
+  return {};
+}
+
+Status finish_config(DaemonConfig& config) {
+  if (!config.auth_token_file.empty()) {
+    bool ok = false;
+    std::string text = read_whole_file(config.auth_token_file, ok);
+    if (!ok) return {Code::kInvalidArgument, "auth_token_file: cannot read " + config.auth_token_file};
+    config.auth_token = text.substr(0, text.find_first_of("\r\n"));
+    if (config.auth_token.empty())
+      return {Code::kInvalidArgument, "auth_token_file: " + config.auth_token_file + " is empty"};
+  }
+  // Fail at start-up, naming the setting, rather than at the first TLS handshake.
+  const std::pair<const char*, const std::string*> files[] = {
+      {"tls_cert", &config.tls_cert}, {"tls_key", &config.tls_key},
+      {"tls_client_ca", &config.tls_client_ca}};
+  for (const auto& [key, path] : files) {
+    bool ok = true;
+    if (!path->empty()) read_whole_file(*path, ok);
+    if (!ok) return {Code::kInvalidArgument, std::string(key) + ": cannot read " + *path};
+  }
+  return {};
+}
+
+std::string config_help() {
+  std::string text =
+      "usage: transcoded [--config FILE] [options]\n"
+      "       transcoded --worker   (internal: runs one job from stdin)\n\n"
+      "Every option is also a key of the YAML file (the option without --, '-' as '_').\n\n";
+  for (const Setting& s : settings()) {
+    std::string flag = flag_of(s.key);
+    std::string arg = s.kind == Kind::kBool ? "" : s.kind == Kind::kString || s.kind == Kind::kList ? " VALUE" : " N";
+    std::string line = "  " + flag + arg;
+    line.resize(std::max<size_t>(line.size() + 1, 30), ' ');
+    text += line + s.help + "\n";
+  }
+  return text;
+}
+
+}  // namespace tc::daemon

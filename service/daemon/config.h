@@ -1,0 +1,63 @@
+// The daemon's settings: built-in defaults, then a YAML file (--config FILE), then flags. Every
+// setting has a YAML key and a flag, both from one table (config.cc), so neither can be
+// forgotten. Errors name the setting, as the user spelled it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pipeline/core/status.h"
+
+namespace tc::daemon {
+
+struct DaemonConfig {
+  // Network
+  std::string listen = "127.0.0.1:50051";  // host:port or unix:PATH
+  std::string tls_cert;                    // PEM files; TLS is on when cert and key are set
+  std::string tls_key;
+  std::string tls_client_ca;    // set: clients must present a certificate it signed (mTLS)
+  std::string auth_token_file;  // set: RPCs need "authorization: Bearer <its first line>"
+  bool allow_insecure_remote = false;  // listen beyond loopback without TLS
+
+  // Storage
+  std::string state_dir = "/var/lib/transcoded";
+  double retention_hours = 168;  // how long finished jobs are kept
+  int max_attempts = 3;          // runs of a job interrupted by daemon restarts
+
+  // Requests
+  std::vector<std::string> media_roots;         // empty = the daemon's working directory
+  std::vector<std::string> allowed_protocols;   // beyond plain files: "http", "rtmp", ...
+  int max_outputs = 8;
+  long long max_pixels = 3840LL * 2160;  // per output frame; 0 = no cap
+  double max_duration_s = 0;             // of media per job; 0 = no cap
+
+  // Scheduling and workers
+  int max_queue = 100;
+  int slots = 0;  // jobs at once per device; 0 = per backend (software: cores/2, GPU: 4)
+  double stall_timeout_s = 60;    // no progress for this long: the watchdog kills the worker
+  double cancel_grace_s = 10;     // SIGTERM to SIGKILL
+  double shutdown_grace_s = 30;   // running jobs may finish for this long on SIGTERM
+  long long worker_memory_mb = 8192;  // RLIMIT_AS of a worker; 0 = unlimited (CUDA needs it)
+
+  std::string log_level = "info";  // trace, debug, info, warn, error
+
+  // The token itself, read from auth_token_file by load().
+  std::string auth_token;
+};
+
+// Parses the daemon's command line (without argv[0]): --config FILE first, then every other
+// flag over it. kInvalidArgument names the flag or YAML key. `help` is set for --help.
+Result<DaemonConfig> load_config(const std::vector<std::string>& args, bool& help);
+
+// Checks ranges and the combination of settings (TLS files, a non-loopback listen address).
+Status validate_config(const DaemonConfig& config);
+
+// Reads files the config names (the token) and resolves defaults that depend on the process.
+Status finish_config(DaemonConfig& config);
+
+// True for 127.0.0.0/8, [::1], localhost and unix: addresses.
+bool is_loopback_address(const std::string& listen);
+
+std::string config_help();
+
+}  // namespace tc::daemon

@@ -1,0 +1,122 @@
+// The daemon's job logic, free of gRPC: admits jobs (policy, queue bound, idempotency), keeps
+// them in the store, starts a worker per job on a job thread when the scheduler gives it a
+// slot, publishes state and progress to watchers, cancels, recovers after a restart, and
+// drains on shutdown. RPC handlers call it and return at once; media work happens in workers.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pipeline/hw/devices.h"
+#include "service/daemon/api_status.h"
+#include "service/daemon/job_record.h"
+#include "service/daemon/job_store.h"
+#include "service/daemon/request_policy.h"
+#include "service/daemon/scheduler.h"
+#include "service/daemon/worker_supervisor.h"
+
+namespace tc::daemon {
+
+enum class EventKind { kSnapshot, kState, kProgress };
+
+// Receives a job's events, in order, on whichever thread publishes them. Must not block and
+// must not call back into the manager.
+class JobWatcher {
+ public:
+  virtual ~JobWatcher() = default;
+  virtual void on_event(EventKind kind, const JobRecord& job) = 0;
+};
+
+struct ManagerOptions {
+  std::string worker_executable;
+  RequestPolicy policy;
+  SuperviseOptions supervise;
+  long long worker_memory_mb = 0;
+  int max_attempts = 3;
+  double retention_hours = 168;
+};
+
+struct NewJob {
+  JobSpec spec;
+  int priority = 0;
+  std::map<std::string, std::string> labels;
+  std::string request_id;
+};
+
+struct JobPage {
+  std::vector<JobRecord> jobs;
+  std::string next_page_token;
+};
+
+class JobManager {
+ public:
+  JobManager(ManagerOptions options, std::unique_ptr<JobStore> store, Scheduler scheduler);
+  ~JobManager();
+  JobManager(const JobManager&) = delete;
+  JobManager& operator=(const JobManager&) = delete;
+
+  // Recovers the store (re-queues or fails jobs a dead daemon left RUNNING) and starts
+  // dispatching.
+  Status start();
+
+  ApiStatus create(NewJob request, JobRecord& job);
+  ApiStatus get(const std::string& id, JobRecord& job);
+  ApiStatus list(std::optional<JobState> state, int page_size, const std::string& page_token,
+                 JobPage& page);
+  ApiStatus cancel(const std::string& id, JobRecord& job);
+  // Registers `watcher` and sends it the job as it is now (kSnapshot) before any later event.
+  ApiStatus watch(const std::string& id, std::shared_ptr<JobWatcher> watcher);
+  void unwatch(const std::string& id, const JobWatcher* watcher);
+
+  // The scheduler's devices, with their running counts now.
+  std::vector<SchedDevice> devices();
+
+  // Refuses new jobs from now on; running jobs may finish for `grace_s`, then are stopped
+  // and left QUEUED for the next start. Returns when every job thread has ended.
+  void shutdown(double grace_s);
+
+ private:
+  struct Running {
+    std::thread thread;
+    std::atomic<int> stop{kStopNone};
+    Progress progress;
+    std::chrono::steady_clock::time_point last_published{};
+    int device = 0;
+    bool done = false;
+  };
+
+  Status recover();
+  void dispatch_loop();
+  void start_job(const Assignment& assignment);
+  void run_job_thread(JobRecord job, std::string spec_json, Running* running);
+  void finish_job(JobRecord& job, const WorkerOutcome& outcome, int stop);
+  void on_progress(const std::string& id, const Progress& progress);
+  void publish(EventKind kind, const JobRecord& job);  // mutex_ held
+  void overlay_progress(JobRecord& job);                // mutex_ held
+  void reap_finished_threads();                         // mutex_ held
+  void purge_expired();
+
+  ManagerOptions options_;
+  std::unique_ptr<JobStore> store_;
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  Scheduler scheduler_;
+  std::map<std::string, std::unique_ptr<Running>> running_;
+  std::multimap<std::string, std::shared_ptr<JobWatcher>> watchers_;
+  bool accepting_ = true;  // false once shutdown began
+  bool stopping_ = false;  // the dispatcher ends
+  std::thread dispatcher_;
+};
+
+// Removes the partial outputs (tc::partial_path) a job may have left.
+void remove_partial_outputs(const std::string& spec_json);
+
+}  // namespace tc::daemon

@@ -1,0 +1,42 @@
+// A job as the daemon keeps it: the row of the job store, plus the live progress of a running
+// job. Free of gRPC: proto_convert.h turns it into a transcode.v1.Job at the edge.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "pipeline/core/status.h"
+#include "pipeline/exec/executor.h"
+
+namespace tc::daemon {
+
+enum class JobState { kQueued = 1, kRunning, kSucceeded, kFailed, kCancelled };
+
+std::string_view state_name(JobState state);  // "queued", ...
+std::optional<JobState> parse_state(std::string_view name);
+inline bool is_terminal(JobState state) { return state >= JobState::kSucceeded; }
+
+struct JobRecord {
+  std::string id;
+  std::string request_id;  // the client's idempotency key; empty = none
+  int64_t seq = 0;         // store order: pages and FIFO among equal priorities
+  JobState state = JobState::kQueued;
+  int priority = 0;
+  std::map<std::string, std::string> labels;
+  std::string spec_json;  // tc::job_spec_to_json of the validated spec
+  int64_t create_ms = 0;  // unix milliseconds; 0 = not yet
+  int64_t start_ms = 0;
+  int64_t end_ms = 0;
+  int attempt = 0;        // runs started, this one included
+  std::string device;     // the scheduler's choice: "software", "vaapi /dev/dri/renderD128"
+  Progress progress;
+  std::string report_json;  // tc::report_to_json of a SUCCEEDED job
+  Status error;             // why a FAILED or CANCELLED job ended; ok otherwise
+};
+
+int64_t now_ms();
+
+}  // namespace tc::daemon

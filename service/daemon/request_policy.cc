@@ -1,0 +1,153 @@
+#include "service/daemon/request_policy.h"
+
+#include <sys/stat.h>
+
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+
+#include "pipeline/exec/executor.h"
+
+namespace tc::daemon {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool real_path(const std::string& path, std::string& resolved) {
+  char buffer[PATH_MAX];
+  if (!::realpath(path.c_str(), buffer)) return false;
+  resolved = buffer;
+  return true;
+}
+
+bool inside_any(const std::string& path, const std::vector<std::string>& roots) {
+  for (const std::string& root : roots)
+    if (is_inside(path, root)) return true;
+  return false;
+}
+
+ApiStatus denied(const std::string& field, const std::string& path) {
+  return {ApiCode::kPermissionDenied,
+          field + ": '" + path + "' is outside the allowed media roots (media_root)"};
+}
+
+// A URL-like input ("http://..."): its scheme, else empty.
+std::string scheme_of(const std::string& input) {
+  static const std::regex url("^([a-zA-Z][a-zA-Z0-9+.-]*)://");
+  std::smatch match;
+  return std::regex_search(input, match, url) ? match[1].str() : "";
+}
+
+ApiStatus check_input(std::string& input, const RequestPolicy& policy) {
+  std::string scheme = scheme_of(input);
+  if (!scheme.empty()) {
+    for (const std::string& allowed : policy.protocols)
+      if (scheme == allowed) return {};
+    return {ApiCode::kPermissionDenied,
+            "input: protocol '" + scheme + "' is not allowed (allow_protocol)"};
+  }
+  // Absolute paths only: the daemon's working directory means nothing to a client, and a
+  // relative name like "concat:a|b" would reach an FFmpeg protocol.
+  if (input.empty() || input[0] != '/')
+    return {ApiCode::kInvalidArgument, "input: '" + input + "' is not an absolute path"};
+  std::string resolved;
+  if (!real_path(input, resolved)) {
+    // Say "outside" before "missing": no probing for files beyond the roots.
+    std::string lexical = fs::path(input).lexically_normal().string();
+    if (!inside_any(lexical, policy.roots)) return denied("input", input);
+    return {ApiCode::kInvalidArgument, "input: '" + input + "': no such file"};
+  }
+  if (!inside_any(resolved, policy.roots)) return denied("input", input);
+  struct stat st {};
+  if (::stat(resolved.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return {ApiCode::kInvalidArgument, "input: '" + input + "' is not a regular file"};
+  input = resolved;
+  return {};
+}
+
+bool is_symlink(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+ApiStatus check_output(OutputSpec& output, const std::string& field, const RequestPolicy& policy) {
+  const std::string& path = output.path;
+  if (path.empty() || path[0] != '/' || path.back() == '/')
+    return {ApiCode::kInvalidArgument, field + ": '" + path + "' is not an absolute file path"};
+  fs::path p(path);
+  std::string name = p.filename().string();
+  if (name == "." || name == "..")
+    return {ApiCode::kInvalidArgument, field + ": '" + path + "' is not a file name"};
+  std::string dir;
+  if (!real_path(p.parent_path().string(), dir)) {
+    if (!inside_any(p.lexically_normal().string(), policy.roots)) return denied(field, path);
+    return {ApiCode::kInvalidArgument,
+            field + ": directory '" + p.parent_path().string() + "' does not exist"};
+  }
+  std::string resolved = (fs::path(dir) / name).string();
+  if (!inside_any(resolved, policy.roots)) return denied(field, path);
+  // The executor writes the partial file, then renames it over the name: a planted link at
+  // either would send the bytes elsewhere.
+  if (is_symlink(resolved) || is_symlink(partial_path(resolved))) return denied(field, path);
+  output.path = resolved;
+  return {};
+}
+
+ApiStatus check_caps(JobSpec& spec, const RequestPolicy& policy) {
+  if (spec.outputs.empty())
+    return {ApiCode::kInvalidArgument, "outputs: a job needs at least one output"};
+  if (static_cast<int>(spec.outputs.size()) > policy.max_outputs)
+    return {ApiCode::kInvalidArgument, "outputs: " + std::to_string(spec.outputs.size()) +
+                                           " outputs, more than max_outputs (" +
+                                           std::to_string(policy.max_outputs) + ")"};
+  for (size_t i = 0; i < spec.outputs.size(); ++i) {
+    const OutputSpec& o = spec.outputs[i];
+    long long pixels = static_cast<long long>(o.width) * o.height;
+    if (policy.max_pixels > 0 && pixels > policy.max_pixels)
+      return {ApiCode::kInvalidArgument,
+              "outputs[" + std::to_string(i) + "]: " + std::to_string(o.width) + "x" +
+                  std::to_string(o.height) + " is more than max_pixels (" +
+                  std::to_string(policy.max_pixels) + ")"};
+  }
+  if (policy.max_duration_s > 0) {
+    if (spec.duration_s > policy.max_duration_s)
+      return {ApiCode::kInvalidArgument, "duration_s: more than max_duration (" +
+                                             std::to_string(policy.max_duration_s) + " s)"};
+    // The input's length is known only to the worker: a trim bounds the work regardless.
+    if (spec.duration_s == 0) spec.duration_s = policy.max_duration_s;
+  }
+  return {};
+}
+
+}  // namespace
+
+bool is_inside(const std::string& path, const std::string& root) {
+  if (root == "/") return !path.empty() && path[0] == '/';
+  return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
+                          path[root.size()] == '/');
+}
+
+Result<std::vector<std::string>> canonical_roots(const std::vector<std::string>& roots) {
+  std::vector<std::string> canonical;
+  for (const std::string& root : roots) {
+    std::string resolved;
+    struct stat st {};
+    if (!real_path(root, resolved) || ::stat(resolved.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      return Status(Code::kInvalidArgument, "media_root: '" + root + "' is not a directory");
+    canonical.push_back(resolved);
+  }
+  return canonical;
+}
+
+ApiStatus apply_policy(JobSpec& spec, const RequestPolicy& policy) {
+  TC_API_RETURN_IF_ERROR(check_caps(spec, policy));
+  TC_API_RETURN_IF_ERROR(ApiStatus::from_spec(validate(spec, SpecLimits{policy.max_outputs})));
+  TC_API_RETURN_IF_ERROR(check_input(spec.input, policy));
+  for (size_t i = 0; i < spec.outputs.size(); ++i)
+    TC_API_RETURN_IF_ERROR(
+        check_output(spec.outputs[i], "outputs[" + std::to_string(i) + "].path", policy));
+  return {};
+}
+
+}  // namespace tc::daemon

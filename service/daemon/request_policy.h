@@ -1,0 +1,33 @@
+// What a CreateJob may ask for, beyond what tc::validate checks: paths confined to the media
+// roots (resolved with realpath, so "../" and symlinks cannot lead out), input protocols from a
+// whitelist, and caps on outputs, pixels and duration. Runs on the RPC thread: a few stat
+// calls, no media work.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pipeline/spec/job_spec.h"
+#include "service/daemon/api_status.h"
+
+namespace tc::daemon {
+
+struct RequestPolicy {
+  std::vector<std::string> roots;      // canonical (realpath) directories
+  std::vector<std::string> protocols;  // allowed beyond files: "http", "https", ...
+  int max_outputs = 8;
+  long long max_pixels = 0;   // 0 = no cap
+  double max_duration_s = 0;  // 0 = no cap
+};
+
+// Resolves each root with realpath; kInvalidArgument names media_root when one is missing.
+Result<std::vector<std::string>> canonical_roots(const std::vector<std::string>& roots);
+
+// Checks `spec` and rewrites its paths to their resolved form, so the worker opens exactly what
+// was checked. May also set duration_s to the cap when the spec asks for the whole input.
+ApiStatus apply_policy(JobSpec& spec, const RequestPolicy& policy);
+
+// True when `path` (canonical) is `root` or below it.
+bool is_inside(const std::string& path, const std::string& root);
+
+}  // namespace tc::daemon

@@ -1,0 +1,129 @@
+#include "service/daemon/worker_main.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <iterator>
+#include <thread>
+
+#include "pipeline/exec/executor.h"
+#include "service/common/exit_codes.h"
+#include "service/daemon/worker_protocol.h"
+
+namespace tc::daemon {
+namespace {
+
+std::atomic<bool> g_cancel{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
+
+extern "C" void on_terminate(int) { g_cancel.store(true); }
+
+WorkerOptions parse_worker_args(const std::vector<std::string>& args) {
+  WorkerOptions options;
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--parent-pid") options.parent_pid = std::atoi(args[i + 1].c_str());
+    if (args[i] == "--memory-mb") options.memory_mb = std::atoll(args[i + 1].c_str());
+  }
+  return options;
+}
+
+void limit_process(const WorkerOptions& options) {
+  // Die with the daemon (a kill -9 of it included); the check after closes the race where it
+  // died before prctl took effect.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (options.parent_pid > 0 && getppid() != options.parent_pid) _exit(kExitInternal);
+  rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);  // a crashing decoder should not fill the disk
+  if (options.memory_mb > 0) {
+    rlim_t bytes = static_cast<rlim_t>(options.memory_mb) * 1024 * 1024;
+    rlimit as{bytes, bytes};
+    setrlimit(RLIMIT_AS, &as);
+  }
+  struct sigaction action {};
+  action.sa_handler = on_terminate;
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+}
+
+void emit(const std::string& line) {
+  // One write per line, flushed: the daemon's watchdog counts lines, not bytes.
+  std::fputs((line + "\n").c_str(), stdout);
+  std::fflush(stdout);
+}
+
+int fail(const Status& status) {
+  emit(error_line(status));
+  return exit_code_for(status.code());
+}
+
+// Runs the fault a test asked for, before or instead of the job.
+void apply_fault(Fault fault) {
+  if (fault == Fault::kCrash) {
+    signal(SIGSEGV, SIG_DFL);
+    raise(SIGSEGV);
+  }
+  if (fault == Fault::kStall)
+    while (!g_cancel.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+}
+
+RunOptions run_options(Fault fault) {
+  RunOptions options;
+  options.cancel = &g_cancel;
+  options.progress_interval_s = 0.5;
+  if (fault != Fault::kSlow) {
+    options.on_progress = [](const Progress& p) { emit(progress_line(p)); };
+    return options;
+  }
+  // The executor calls on_progress for each frame when the interval is 0: sleeping there slows
+  // the real pipeline down, so a tiny test clip stays mid-run long enough to cancel or kill.
+  options.progress_interval_s = 0;
+  options.on_progress = [last = std::chrono::steady_clock::time_point{}](const Progress& p) mutable {
+    std::this_thread::sleep_for(std::chrono::milliseconds(40));
+    auto now = std::chrono::steady_clock::now();
+    if (now - last < std::chrono::milliseconds(500)) return;
+    last = now;
+    emit(progress_line(p));
+  };
+  return options;
+}
+
+}  // namespace
+
+Fault fault_for(const char* env_value, const std::string& input) {
+  if (!env_value || !*env_value) return Fault::kNone;
+  std::string value = env_value;
+  std::string kind = value.substr(0, value.find(':'));
+  std::string pattern = value.find(':') == std::string::npos ? "" : value.substr(value.find(':') + 1);
+  if (!pattern.empty() && input.find(pattern) == std::string::npos) return Fault::kNone;
+  if (kind == "crash") return Fault::kCrash;
+  if (kind == "stall") return Fault::kStall;
+  if (kind == "slow") return Fault::kSlow;
+  return Fault::kNone;
+}
+
+bool is_worker_invocation(const std::vector<std::string>& args) {
+  return !args.empty() && args[0] == "--worker";
+}
+
+int worker_main(const std::vector<std::string>& args) {
+  limit_process(parse_worker_args(args));
+  std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  Result<JobSpec> spec = job_spec_from_json(text);
+  if (!spec.is_ok()) return fail(spec.status());
+  Fault fault = fault_for(std::getenv("TC_TEST_FAULT"), spec->input);
+  apply_fault(fault);
+  if (g_cancel.load()) return fail(Status(Code::kCancelled, "cancelled before start"));
+  Result<JobReport> report = run_job(*spec, run_options(fault));
+  if (!report.is_ok()) return fail(report.status());
+  emit(result_line(*report));
+  return kExitOk;
+}
+
+}  // namespace tc::daemon

@@ -1,0 +1,26 @@
+// `transcoded --worker`: runs one job in this process. The spec arrives as JSON on stdin; JSON
+// lines (worker_protocol.h) leave on stdout; the exit code is exit_code_for(status). SIGTERM
+// cancels (the executor removes partial outputs). The daemon that started it is its parent: if
+// that dies, the kernel kills the worker, so a restarted daemon never races an orphan.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tc::daemon {
+
+struct WorkerOptions {
+  int parent_pid = 0;          // the daemon; 0 = do not watch
+  long long memory_mb = 0;     // RLIMIT_AS; 0 = unlimited
+};
+
+bool is_worker_invocation(const std::vector<std::string>& args);
+int worker_main(const std::vector<std::string>& args);
+
+// Test-only faults, read from TC_TEST_FAULT in the daemon's environment (which workers inherit)
+// and never from a request: "crash", "stall" or "slow", optionally ":SUBSTRING" to hit only
+// jobs whose input path contains it. slow throttles the pipeline so tests can act mid-run.
+enum class Fault { kNone, kCrash, kStall, kSlow };
+Fault fault_for(const char* env_value, const std::string& input);
+
+}  // namespace tc::daemon

@@ -1,0 +1,148 @@
+#include "service/daemon/worker_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <vector>
+
+extern char** environ;
+
+namespace tc::daemon {
+namespace {
+
+// Closes a pipe end on scope exit unless released.
+struct Fd {
+  int fd = -1;
+  Fd(int f) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  int release() { return std::exchange(fd, -1); }
+};
+
+Status write_all(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return {Code::kInternal, std::string("write to worker: ") + strerror(errno)};
+    done += static_cast<size_t>(n);
+  }
+  return {};
+}
+
+// The worker starts with default signal dispositions, nothing blocked, in its own process
+// group: a Ctrl-C at the daemon's terminal reaches the daemon, which then decides (grace period)
+// rather than every worker dying at once.
+Status spawn_attributes(posix_spawnattr_t& attr) {
+  posix_spawnattr_init(&attr);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  for (int s : {SIGTERM, SIGINT, SIGPIPE, SIGHUP, SIGCHLD}) sigaddset(&defaults, s);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+                                       POSIX_SPAWN_SETPGROUP);
+  return {};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const WorkerLaunch& launch) {
+  int in[2], out[2];
+  if (::pipe2(in, O_CLOEXEC) != 0) return Status(Code::kInternal, "pipe: " + std::string(strerror(errno)), true);
+  Fd in_read(in[0]), in_write(in[1]);
+  if (::pipe2(out, O_CLOEXEC) != 0) return Status(Code::kInternal, "pipe: " + std::string(strerror(errno)), true);
+  Fd out_read(out[0]), out_write(out[1]);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawnattr_t attr;
+  (void)spawn_attributes(attr);
+
+  std::vector<std::string> args = {launch.executable, "--worker", "--parent-pid",
+                                   std::to_string(::getpid()), "--memory-mb",
+                                   std::to_string(launch.memory_mb)};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, launch.executable.c_str(), &actions, &attr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0)
+    return Status(Code::kInternal, "cannot start worker " + launch.executable + ": " + strerror(rc), true);
+
+  std::unique_ptr<WorkerProcess> worker(new WorkerProcess(pid, out_read.release()));
+  // The child holds its ends now; ours must close, or the stdout pipe never reaches its end.
+  ::close(in_read.release());
+  ::close(out_write.release());
+  // The spec is a few KB, well under a pipe's buffer; a worker that died early gives EPIPE
+  // (SIGPIPE is ignored by the daemon) and is judged by its exit status.
+  (void)write_all(in_write.fd, launch.spec_json);
+  return worker;
+}
+
+WorkerProcess::~WorkerProcess() {
+  if (!reaped_) {
+    ::kill(pid_, SIGKILL);
+    wait();
+  }
+  ::close(out_fd_);
+}
+
+bool WorkerProcess::take_buffered_line(std::string& line) {
+  size_t newline = buffer_.find('\n');
+  if (newline == std::string::npos) return false;
+  line = buffer_.substr(0, newline);
+  buffer_.erase(0, newline + 1);
+  return true;
+}
+
+WorkerProcess::Read WorkerProcess::read_line(std::string& line, double timeout_s) {
+  if (take_buffered_line(line)) return Read::kLine;
+  if (at_end_) return Read::kEnd;
+  pollfd p{out_fd_, POLLIN, 0};
+  int ready = ::poll(&p, 1, static_cast<int>(timeout_s * 1000));
+  if (ready <= 0) return Read::kTimeout;  // EINTR too: the caller loops
+  char chunk[4096];
+  ssize_t n = ::read(out_fd_, chunk, sizeof chunk);
+  if (n < 0 && errno == EINTR) return Read::kTimeout;
+  if (n <= 0) {
+    at_end_ = true;
+    return Read::kEnd;
+  }
+  buffer_.append(chunk, static_cast<size_t>(n));
+  return take_buffered_line(line) ? Read::kLine : Read::kTimeout;
+}
+
+void WorkerProcess::send_signal(int signal_number) {
+  if (!reaped_) ::kill(pid_, signal_number);
+}
+
+int WorkerProcess::wait() {
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  reaped_ = true;
+  return status;
+}
+
+std::string describe_signal(int signal_number) {
+  const char* abbrev = sigabbrev_np(signal_number);
+  return "signal " + std::to_string(signal_number) + (abbrev ? std::string(" (SIG") + abbrev + ")" : "");
+}
+
+}  // namespace tc::daemon

@@ -1,0 +1,35 @@
+// Watches one worker to its end on a job thread (never an RPC thread): forwards its progress,
+// turns a stop request into SIGTERM and, after a grace period, SIGKILL, kills a worker that
+// stops making progress (a GPU hang, a wedged decoder), and judges how it ended.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "pipeline/core/status.h"
+#include "pipeline/exec/executor.h"
+#include "service/daemon/worker_process.h"
+
+namespace tc::daemon {
+
+enum StopRequest : int { kStopNone = 0, kStopCancel, kStopShutdown };
+
+struct SuperviseOptions {
+  double stall_timeout_s = 60;
+  double cancel_grace_s = 10;
+};
+
+struct WorkerOutcome {
+  Status status;            // ok: the worker sent a result and exited 0
+  std::string report_json;  // when ok
+};
+
+WorkerOutcome supervise(WorkerProcess& worker, const SuperviseOptions& options,
+                        const std::atomic<int>& stop,
+                        const std::function<void(const Progress&)>& on_progress);
+
+// How a worker ended, from what it said (`said`: its error line, if any) and its wait status.
+Status judge_exit(int wait_status, bool got_result, const Status& said);
+
+}  // namespace tc::daemon
