@@ -1,5 +1,6 @@
 #include "pipeline/hw/devices.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <va/va.h>
@@ -320,7 +321,25 @@ void discover_vaapi(const std::string& dri_dir, HwInventory& inventory) {
 
 // ---- CUDA and Vulkan: through libavutil's hwcontext ----
 
-Result<av::BufferRefPtr> create_hw_device(AVHWDeviceType type, const char* name) {
+struct SharedLibraryCloser {
+  void operator()(void* handle) const { dlclose(handle); }
+};
+using SharedLibrary = std::unique_ptr<void, SharedLibraryCloser>;
+
+// Why a library that libav dlopen()s at run time (the CUDA driver, NVENC, the Vulkan loader) cannot
+// be loaded; empty when it can. libav says so only in its log and returns a bare -1 ("Operation
+// not permitted") or AVERROR_UNKNOWN, which would make a useless note.
+std::string library_load_error(const char* library) {
+  SharedLibrary loaded(dlopen(library, RTLD_LAZY | RTLD_LOCAL));
+  if (loaded) return {};
+  const char* error = dlerror();
+  return error ? error : std::string("cannot load ") + library;
+}
+
+Result<av::BufferRefPtr> create_hw_device(AVHWDeviceType type, const char* name,
+                                          const char* runtime_library) {
+  std::string load_error = library_load_error(runtime_library);
+  if (!load_error.empty()) return Status(Code::kDevice, load_error);
   AVBufferRef* raw = nullptr;
   int ret = av_hwdevice_ctx_create(&raw, type, name, nullptr, 0);
   av::BufferRefPtr device(raw);
@@ -356,8 +375,8 @@ void add_cuda_decoders(HwDevice& device) {
   }
 }
 
-// Opens a session: the only way to know whether this GPU has NVENC (an H200 has none, and NVML
-// does not say so reliably).
+// Opens a session: the only sure way to know that this GPU, in this container, can encode (an
+// H200 has no NVENC at all; the library loads and fails only here).
 Status open_nvenc(const AVCodec* encoder, const AVBufferRef& cuda_device) {
   av::CodecContextPtr context(avcodec_alloc_context3(encoder));
   if (!context) return Status(Code::kInternal, "out of memory");
@@ -367,8 +386,13 @@ Status open_nvenc(const AVCodec* encoder, const AVBufferRef& cuda_device) {
   context->time_base = AVRational{1, 25};
   context->hw_device_ctx = av_buffer_ref(&cuda_device);
   int ret = avcodec_open2(context.get(), encoder, nullptr);
-  if (ret < 0) return Status(Code::kDevice, av_error_text(ret));
-  return Status::ok();
+  if (ret >= 0) return Status::ok();
+  std::string reason = av_error_text(ret);
+  // nvenc.c maps NV_ENC_ERR_UNSUPPORTED_DEVICE to ENOSYS and NV_ENC_ERR_NO_ENCODE_DEVICE to ENOENT.
+  if (ret == AVERROR(ENOSYS) || ret == AVERROR(ENOENT))
+    reason +=
+        " (NVENC refused the device: a GPU without NVENC, or a container without /dev/nvidia0)";
+  return Status(Code::kDevice, reason);
 }
 
 void probe_nvenc(const char* encoder_name, AVCodecID codec_id, const AVBufferRef& cuda_device,
@@ -377,6 +401,11 @@ void probe_nvenc(const char* encoder_name, AVCodecID codec_id, const AVBufferRef
   const AVCodec* encoder = avcodec_find_encoder_by_name(encoder_name);
   if (!encoder) {
     inventory.notes.push_back(prefix + "not in this libavcodec");
+    return;
+  }
+  std::string load_error = library_load_error("libnvidia-encode.so.1");
+  if (!load_error.empty()) {
+    inventory.notes.push_back(prefix + load_error);
     return;
   }
   Status opened = open_nvenc(encoder, cuda_device);
@@ -388,7 +417,8 @@ void probe_nvenc(const char* encoder_name, AVCodecID codec_id, const AVBufferRef
 }
 
 void discover_cuda(HwInventory& inventory) {
-  Result<av::BufferRefPtr> cuda_device = create_hw_device(AV_HWDEVICE_TYPE_CUDA, "0");
+  Result<av::BufferRefPtr> cuda_device =
+      create_hw_device(AV_HWDEVICE_TYPE_CUDA, "0", "libcuda.so.1");
   if (!cuda_device.is_ok()) {
     inventory.notes.push_back("cuda: " + cuda_device.status().message());
     return;
@@ -405,7 +435,8 @@ void discover_cuda(HwInventory& inventory) {
 }
 
 void discover_vulkan(HwInventory& inventory) {
-  Result<av::BufferRefPtr> vulkan_device = create_hw_device(AV_HWDEVICE_TYPE_VULKAN, nullptr);
+  Result<av::BufferRefPtr> vulkan_device =
+      create_hw_device(AV_HWDEVICE_TYPE_VULKAN, nullptr, "libvulkan.so.1");
   if (!vulkan_device.is_ok()) {
     inventory.notes.push_back("vulkan: " + vulkan_device.status().message());
     return;

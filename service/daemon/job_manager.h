@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -84,9 +85,9 @@ class JobManager {
 
  private:
   struct Running {
+    JobRecord job;  // as published; progress lives here while it runs
     std::thread thread;
     std::atomic<int> stop{kStopNone};
-    Progress progress;
     std::chrono::steady_clock::time_point last_published{};
     int device = 0;
     bool done = false;
@@ -95,8 +96,8 @@ class JobManager {
   Status recover();
   void dispatch_loop();
   void start_job(const Assignment& assignment);
-  void run_job_thread(JobRecord job, std::string spec_json, Running* running);
-  void finish_job(JobRecord& job, const WorkerOutcome& outcome, int stop);
+  void run_job_thread(std::string spec_json, Running* running);
+  void finish_job(Running& running, const WorkerOutcome& outcome);
   void on_progress(const std::string& id, const Progress& progress);
   void publish(EventKind kind, const JobRecord& job);  // mutex_ held
   void overlay_progress(JobRecord& job);                // mutex_ held

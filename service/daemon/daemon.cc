@@ -1,0 +1,137 @@
+#include "service/daemon/daemon.h"
+
+#include <signal.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <thread>
+
+#include "pipeline/hw/devices.h"
+#include "service/common/exit_codes.h"
+#include "service/daemon/config.h"
+#include "service/daemon/job_manager.h"
+#include "service/daemon/server.h"
+#include "service/daemon/transcoder_service.h"
+
+namespace tc::daemon {
+namespace {
+
+int usage_error(const Status& status) {
+  std::fprintf(stderr, "transcoded: %s\n", status.message().c_str());
+  return kExitUsage;
+}
+
+void setup_logging(const std::string& level) {
+  auto logger = spdlog::stderr_color_mt("transcoded");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::from_str(level));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+}
+
+std::string own_executable() {
+  char path[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  return n > 0 ? std::string(path, static_cast<size_t>(n)) : "transcoded";
+}
+
+std::string working_directory() {
+  char path[PATH_MAX];
+  return ::getcwd(path, sizeof path) ? path : "/";
+}
+
+// SIGTERM and SIGINT are blocked in every thread (set before any starts) and taken here.
+sigset_t shutdown_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  return set;
+}
+
+Result<DaemonConfig> configure(const std::vector<std::string>& args, bool& help) {
+  TC_ASSIGN_OR_RETURN(DaemonConfig config, load_config(args, help));
+  if (help) return config;
+  TC_RETURN_IF_ERROR(validate_config(config));
+  TC_RETURN_IF_ERROR(finish_config(config));
+  if (config.media_roots.empty()) config.media_roots.push_back(working_directory());
+  TC_ASSIGN_OR_RETURN(config.media_roots, canonical_roots(config.media_roots));
+  return config;
+}
+
+ManagerOptions manager_options(const DaemonConfig& config) {
+  ManagerOptions options;
+  options.worker_executable = own_executable();
+  options.policy = {config.media_roots, config.allowed_protocols, config.max_outputs,
+                    config.max_pixels, config.max_duration_s};
+  options.supervise = {config.stall_timeout_s, config.cancel_grace_s};
+  options.worker_memory_mb = config.worker_memory_mb;
+  options.max_attempts = config.max_attempts;
+  options.retention_hours = config.retention_hours;
+  return options;
+}
+
+void log_devices(const std::vector<SchedDevice>& devices, const HwInventory& inventory) {
+  for (const SchedDevice& d : devices) spdlog::info("device {}: {} slots", d.name, d.slots);
+  for (const HwDevice& hw : inventory.devices)
+    if (!hw.usable()) spdlog::info("device {} not used: {}", hw.path, hw.unusable_reason);
+}
+
+int serve(const DaemonConfig& config) {
+  Result<std::unique_ptr<JobStore>> store = JobStore::open(config.state_dir);
+  if (!store.is_ok()) return usage_error(store.status());
+  HwInventory inventory = discover_devices();
+  Scheduler scheduler(devices_from_inventory(inventory, config.slots,
+                                             std::thread::hardware_concurrency()),
+                      config.max_queue);
+  log_devices(scheduler.devices(), inventory);
+  JobManager manager(manager_options(config), std::move(*store), std::move(scheduler));
+  if (Status started = manager.start(); !started.is_ok()) {
+    spdlog::error("{}", started.message());
+    return kExitInternal;
+  }
+  TranscoderService service(manager, inventory, config.auth_token);
+  Result<StartedServer> server = start_server(config, &service);
+  if (!server.is_ok()) {
+    spdlog::error("{}", server.status().message());
+    return kExitUnavailable;
+  }
+  set_serving(*server->server, true);
+  std::string roots;
+  for (const std::string& root : config.media_roots) roots += (roots.empty() ? "" : ", ") + root;
+  spdlog::info("listening on {} (media roots: {})", server->address, roots);
+  // One machine-readable line on stdout: tests and scripts learn the port chosen for :0.
+  std::printf("listening %s\n", server->address.c_str());
+  std::fflush(stdout);
+
+  sigset_t signals = shutdown_signals();
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  spdlog::info("{}: shutting down", sigabbrev_np(signal_number));
+  set_serving(*server->server, false);
+  manager.shutdown(config.shutdown_grace_s);
+  server->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  spdlog::info("stopped");
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_daemon(const std::vector<std::string>& args) {
+  ::signal(SIGPIPE, SIG_IGN);  // a worker gone before reading its spec is judged by its exit
+  bool help = false;
+  Result<DaemonConfig> config = configure(args, help);
+  if (help) {
+    std::fputs(config_help().c_str(), stdout);
+    return kExitOk;
+  }
+  if (!config.is_ok()) return usage_error(config.status());
+  setup_logging(config->log_level);
+  sigset_t signals = shutdown_signals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return serve(*config);
+}
+
+}  // namespace tc::daemon

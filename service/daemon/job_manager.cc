@@ -1,0 +1,396 @@
+#include "service/daemon/job_manager.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <random>
+
+#include "pipeline/exec/executor.h"
+#include "service/daemon/worker_process.h"
+
+namespace tc::daemon {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string new_job_id() {
+  static std::mutex mutex;
+  static std::mt19937_64 random{std::random_device{}()};
+  std::lock_guard lock(mutex);
+  char text[24];
+  std::snprintf(text, sizeof text, "j-%016llx", static_cast<unsigned long long>(random()));
+  return text;
+}
+
+ApiStatus not_found(const std::string& id) {
+  return {ApiCode::kNotFound, "job '" + id + "' not found"};
+}
+
+ApiStatus store_failure(const Status& status) { return {ApiCode::kInternal, status.message()}; }
+
+QueuedJob queued_job(const JobRecord& job) {
+  QueuedJob queued{job.id, job.priority, job.seq};
+  Result<JobSpec> spec = job_spec_from_json(job.spec_json);
+  if (spec.is_ok()) {
+    queued.backend = spec->backend;
+    queued.device_path = spec->device;
+  }
+  return queued;
+}
+
+// The spec the worker gets: the stored one, pinned to the device the scheduler chose.
+std::string spec_for_device(const std::string& spec_json, const SchedDevice& device) {
+  Result<JobSpec> spec = job_spec_from_json(spec_json);
+  if (!spec.is_ok() || device.backend == BackendKind::kSoftware || !spec->device.empty())
+    return spec_json;
+  spec->device = device.path;
+  return job_spec_to_json(*spec);
+}
+
+void log_store_error(const Status& status) {
+  if (!status.is_ok()) spdlog::error("{}", status.message());
+}
+
+}  // namespace
+
+void remove_partial_outputs(const std::string& spec_json) {
+  Result<JobSpec> spec = job_spec_from_json(spec_json);
+  if (!spec.is_ok()) return;
+  for (const OutputSpec& output : spec->outputs) {
+    std::string partial = partial_path(output.path);
+    if (::unlink(partial.c_str()) == 0) spdlog::info("removed partial output {}", partial);
+  }
+}
+
+JobManager::JobManager(ManagerOptions options, std::unique_ptr<JobStore> store,
+                       Scheduler scheduler)
+    : options_(std::move(options)), store_(std::move(store)), scheduler_(std::move(scheduler)) {}
+
+JobManager::~JobManager() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    for (auto& [id, running] : running_) running->stop = kStopShutdown;
+  }
+  wake_.notify_all();
+  if (dispatcher_.joinable()) dispatcher_.join();
+  for (auto& [id, running] : running_)
+    if (running->thread.joinable()) running->thread.join();
+}
+
+Status JobManager::start() {
+  TC_RETURN_IF_ERROR(recover());
+  dispatcher_ = std::thread([this] { dispatch_loop(); });
+  return {};
+}
+
+// A job left RUNNING was cut off by a daemon that died: its worker died with it (the worker's
+// parent-death signal), so its partial outputs are garbage. Run it again, unless it has had
+// its attempts.
+Status JobManager::recover() {
+  TC_ASSIGN_OR_RETURN(std::vector<JobRecord> interrupted, store_->all_in_state(JobState::kRunning));
+  for (JobRecord& job : interrupted) {
+    remove_partial_outputs(job.spec_json);
+    job.progress = {};
+    if (job.attempt >= options_.max_attempts) {
+      job.state = JobState::kFailed;
+      job.end_ms = now_ms();
+      job.error = Status(Code::kInternal, "the daemon stopped during each of " +
+                                              std::to_string(job.attempt) +
+                                              " attempts (max_attempts)");
+      spdlog::warn("job {}: failed after {} interrupted attempts", job.id, job.attempt);
+    } else {
+      job.state = JobState::kQueued;
+      spdlog::info("job {}: interrupted in attempt {}: queued again", job.id, job.attempt);
+    }
+    TC_RETURN_IF_ERROR(store_->update(job));
+  }
+  TC_ASSIGN_OR_RETURN(std::vector<JobRecord> queued, store_->all_in_state(JobState::kQueued));
+  std::lock_guard lock(mutex_);
+  for (const JobRecord& job : queued) (void)scheduler_.enqueue(queued_job(job), /*force=*/true);
+  if (!queued.empty()) spdlog::info("{} queued jobs from the store", queued.size());
+  return {};
+}
+
+ApiStatus JobManager::create(NewJob request, JobRecord& job) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!accepting_) return {ApiCode::kUnavailable, "the daemon is shutting down"};
+  }
+  TC_API_RETURN_IF_ERROR(apply_policy(request.spec, options_.policy));
+  std::lock_guard lock(mutex_);
+  if (!request.request_id.empty()) {
+    Result<std::optional<JobRecord>> existing = store_->find_by_request_id(request.request_id);
+    if (!existing.is_ok()) return store_failure(existing.status());
+    if (*existing) {
+      job = std::move(**existing);
+      overlay_progress(job);
+      return {};
+    }
+  }
+  if (static_cast<int>(scheduler_.queued()) >= scheduler_.max_queue())
+    return {ApiCode::kResourceExhausted, "the queue is full: " +
+                                             std::to_string(scheduler_.queued()) +
+                                             " jobs waiting (max_queue)"};
+  job = JobRecord{};
+  job.id = new_job_id();
+  job.request_id = request.request_id;
+  job.priority = request.priority;
+  job.labels = std::move(request.labels);
+  job.spec_json = job_spec_to_json(request.spec);
+  job.create_ms = now_ms();
+  Result<bool> inserted = store_->insert(job);
+  if (!inserted.is_ok()) return store_failure(inserted.status());
+  (void)scheduler_.enqueue(queued_job(job), /*force=*/true);
+  spdlog::info("job {}: queued ({})", job.id, request.spec.input);
+  wake_.notify_all();
+  return {};
+}
+
+ApiStatus JobManager::get(const std::string& id, JobRecord& job) {
+  std::lock_guard lock(mutex_);
+  Result<std::optional<JobRecord>> found = store_->get(id);
+  if (!found.is_ok()) return store_failure(found.status());
+  if (!*found) return not_found(id);
+  job = std::move(**found);
+  overlay_progress(job);
+  return {};
+}
+
+ApiStatus JobManager::list(std::optional<JobState> state, int page_size,
+                           const std::string& page_token, JobPage& page) {
+  if (page_size < 0) return {ApiCode::kInvalidArgument, "page_size: must not be negative"};
+  int size = page_size == 0 ? 50 : std::min(page_size, 500);
+  int64_t before = 0;
+  if (!page_token.empty()) {
+    char* end = nullptr;
+    before = std::strtoll(page_token.c_str(), &end, 10);
+    if (*end != '\0' || before <= 0)
+      return {ApiCode::kInvalidArgument, "page_token: '" + page_token + "' is not a token this "
+                                         "server gave"};
+  }
+  std::lock_guard lock(mutex_);
+  Result<std::vector<JobRecord>> jobs = store_->list(state, before, size + 1);
+  if (!jobs.is_ok()) return store_failure(jobs.status());
+  page.jobs = std::move(*jobs);
+  page.next_page_token.clear();
+  if (static_cast<int>(page.jobs.size()) > size) {
+    page.jobs.resize(size);
+    page.next_page_token = std::to_string(page.jobs.back().seq);
+  }
+  for (JobRecord& job : page.jobs) overlay_progress(job);
+  return {};
+}
+
+ApiStatus JobManager::cancel(const std::string& id, JobRecord& job) {
+  std::lock_guard lock(mutex_);
+  Result<std::optional<JobRecord>> found = store_->get(id);
+  if (!found.is_ok()) return store_failure(found.status());
+  if (!*found) return not_found(id);
+  job = std::move(**found);
+  if (is_terminal(job.state))
+    return {ApiCode::kFailedPrecondition,
+            "job '" + id + "' has already ended (" + std::string(state_name(job.state)) + ")"};
+  if (auto it = running_.find(id); it != running_.end() && !it->second->done) {
+    // The job thread sees the request, stops the worker and writes CANCELLED.
+    it->second->stop = kStopCancel;
+    spdlog::info("job {}: cancel requested", id);
+    overlay_progress(job);
+    return {};
+  }
+  scheduler_.remove(id);
+  job.state = JobState::kCancelled;
+  job.end_ms = now_ms();
+  job.error = Status(Code::kCancelled, "cancelled by request before it started");
+  Status stored = store_->update(job);
+  if (!stored.is_ok()) return store_failure(stored);
+  spdlog::info("job {}: cancelled while queued", id);
+  publish(EventKind::kState, job);
+  return {};
+}
+
+ApiStatus JobManager::watch(const std::string& id, std::shared_ptr<JobWatcher> watcher) {
+  std::lock_guard lock(mutex_);
+  Result<std::optional<JobRecord>> found = store_->get(id);
+  if (!found.is_ok()) return store_failure(found.status());
+  if (!*found) return not_found(id);
+  JobRecord& job = **found;
+  overlay_progress(job);
+  // Under the lock: no event can slip in before the snapshot.
+  watcher->on_event(EventKind::kSnapshot, job);
+  watchers_.emplace(id, std::move(watcher));
+  return {};
+}
+
+void JobManager::unwatch(const std::string& id, const JobWatcher* watcher) {
+  std::lock_guard lock(mutex_);
+  auto [first, last] = watchers_.equal_range(id);
+  for (auto it = first; it != last; ++it)
+    if (it->second.get() == watcher) {
+      watchers_.erase(it);
+      return;
+    }
+}
+
+std::vector<SchedDevice> JobManager::devices() {
+  std::lock_guard lock(mutex_);
+  return scheduler_.devices();
+}
+
+void JobManager::publish(EventKind kind, const JobRecord& job) {
+  auto [first, last] = watchers_.equal_range(job.id);
+  for (auto it = first; it != last; ++it) it->second->on_event(kind, job);
+}
+
+void JobManager::overlay_progress(JobRecord& job) {
+  auto it = running_.find(job.id);
+  if (it != running_.end() && job.state == JobState::kRunning) job.progress = it->second->job.progress;
+}
+
+void JobManager::dispatch_loop() {
+  std::unique_lock lock(mutex_);
+  auto next_purge = Clock::now();
+  while (!stopping_) {
+    reap_finished_threads();
+    while (accepting_) {
+      std::optional<Assignment> assignment = scheduler_.next();
+      if (!assignment) break;
+      start_job(*assignment);
+    }
+    if (Clock::now() >= next_purge) {
+      lock.unlock();
+      purge_expired();
+      lock.lock();
+      next_purge = Clock::now() + std::chrono::minutes(1);
+    }
+    wake_.wait_for(lock, std::chrono::seconds(1));
+  }
+}
+
+void JobManager::start_job(const Assignment& assignment) {
+  const SchedDevice& device = scheduler_.devices()[assignment.device];
+  Result<std::optional<JobRecord>> found = store_->get(assignment.job.id);
+  if (!found.is_ok() || !*found || (*found)->state != JobState::kQueued) {
+    scheduler_.release(assignment.device);
+    return;
+  }
+  auto running = std::make_unique<Running>();
+  JobRecord& job = running->job;
+  job = std::move(**found);
+  job.state = JobState::kRunning;
+  job.attempt += 1;
+  job.start_ms = now_ms();
+  job.end_ms = 0;
+  job.device = device.name;
+  job.progress = {};
+  job.error = {};
+  log_store_error(store_->update(job));
+  running->device = assignment.device;
+  spdlog::info("job {}: running on {} (attempt {})", job.id, device.name, job.attempt);
+  publish(EventKind::kState, job);
+  Running* raw = running.get();
+  std::string spec_json = spec_for_device(job.spec_json, device);
+  running->thread = std::thread([this, spec_json, raw] { run_job_thread(spec_json, raw); });
+  running_[job.id] = std::move(running);
+}
+
+void JobManager::run_job_thread(std::string spec_json, Running* running) {
+  const std::string id = running->job.id;
+  WorkerOutcome outcome;
+  Result<std::unique_ptr<WorkerProcess>> worker = WorkerProcess::spawn(
+      {options_.worker_executable, std::move(spec_json), options_.worker_memory_mb});
+  if (!worker.is_ok()) {
+    outcome.status = worker.status();
+  } else {
+    outcome = supervise(**worker, options_.supervise, running->stop,
+                        [this, &id](const Progress& p) { on_progress(id, p); });
+  }
+  std::lock_guard lock(mutex_);
+  finish_job(*running, outcome);
+  running->done = true;
+  scheduler_.release(running->device);
+  wake_.notify_all();
+}
+
+void JobManager::finish_job(Running& running, const WorkerOutcome& outcome) {
+  JobRecord& job = running.job;
+  int stop = running.stop.load();
+  if (!outcome.status.is_ok()) remove_partial_outputs(job.spec_json);
+  if (stop == kStopShutdown && !outcome.status.is_ok()) {
+    // Not the job's fault: the next start runs it again without using up an attempt.
+    job.state = JobState::kQueued;
+    job.attempt -= 1;
+    job.start_ms = 0;
+    job.device.clear();
+    job.progress = {};
+    spdlog::info("job {}: stopped by shutdown, left queued", job.id);
+  } else if (outcome.status.is_ok()) {
+    job.state = JobState::kSucceeded;
+    job.report_json = outcome.report_json;
+    spdlog::info("job {}: succeeded", job.id);
+  } else if (stop == kStopCancel) {
+    job.state = JobState::kCancelled;
+    job.error = Status(Code::kCancelled, "cancelled by request");
+    spdlog::info("job {}: cancelled", job.id);
+  } else {
+    job.state = JobState::kFailed;
+    job.error = outcome.status;
+    spdlog::warn("job {}: failed: {}", job.id, outcome.status.to_string());
+  }
+  if (is_terminal(job.state)) job.end_ms = now_ms();
+  log_store_error(store_->update(job));
+  publish(EventKind::kState, job);
+}
+
+void JobManager::on_progress(const std::string& id, const Progress& progress) {
+  std::lock_guard lock(mutex_);
+  auto it = running_.find(id);
+  if (it == running_.end()) return;
+  Running& running = *it->second;
+  running.job.progress = progress;
+  // Workers report every half second; watchers get about one update a second.
+  if (Clock::now() - running.last_published < std::chrono::milliseconds(950)) return;
+  running.last_published = Clock::now();
+  publish(EventKind::kProgress, running.job);
+}
+
+void JobManager::reap_finished_threads() {
+  for (auto it = running_.begin(); it != running_.end();) {
+    if (!it->second->done) {
+      ++it;
+      continue;
+    }
+    if (it->second->thread.joinable()) it->second->thread.join();
+    it = running_.erase(it);
+  }
+}
+
+void JobManager::purge_expired() {
+  int64_t cutoff = now_ms() - static_cast<int64_t>(options_.retention_hours * 3600e3);
+  Result<int> purged = store_->purge_ended_before(cutoff);
+  if (!purged.is_ok()) log_store_error(purged.status());
+  else if (*purged > 0) spdlog::info("removed {} finished jobs past retention", *purged);
+}
+
+void JobManager::shutdown(double grace_s) {
+  std::unique_lock lock(mutex_);
+  accepting_ = false;
+  auto all_done = [this] {
+    for (auto& [id, running] : running_)
+      if (!running->done) return false;
+    return true;
+  };
+  if (!all_done()) spdlog::info("shutdown: waiting up to {} s for running jobs", grace_s);
+  wake_.wait_for(lock, std::chrono::duration<double>(grace_s), all_done);
+  for (auto& [id, running] : running_)
+    if (!running->done) running->stop = kStopShutdown;
+  wake_.wait(lock, all_done);
+  stopping_ = true;
+  wake_.notify_all();
+  lock.unlock();
+  if (dispatcher_.joinable()) dispatcher_.join();
+  lock.lock();
+  reap_finished_threads();
+}
+
+}  // namespace tc::daemon

@@ -1,0 +1,13 @@
+// transcoded: the daemon, or with --worker one job's worker process (the same binary, so a
+// deployed daemon never runs a worker of another version).
+#include <string>
+#include <vector>
+
+#include "service/daemon/daemon.h"
+#include "service/daemon/worker_main.h"
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (tc::daemon::is_worker_invocation(args)) return tc::daemon::worker_main(args);
+  return tc::daemon::run_daemon(args);
+}

@@ -1,0 +1,152 @@
+#include "service/daemon/proto_convert.h"
+
+#include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/time_util.h>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+}
+
+namespace tc::daemon {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+pb::ErrorCode error_code_to_proto(Code code) {
+  switch (code) {
+    case Code::kOk: return pb::ERROR_CODE_UNSPECIFIED;
+    case Code::kInvalidArgument: return pb::ERROR_CODE_INVALID_ARGUMENT;
+    case Code::kInput: return pb::ERROR_CODE_INPUT;
+    case Code::kUnsupported: return pb::ERROR_CODE_UNSUPPORTED;
+    case Code::kDevice: return pb::ERROR_CODE_DEVICE;
+    case Code::kOutput: return pb::ERROR_CODE_OUTPUT;
+    case Code::kCancelled: return pb::ERROR_CODE_CANCELLED;
+    case Code::kInternal: return pb::ERROR_CODE_INTERNAL;
+  }
+  return pb::ERROR_CODE_INTERNAL;
+}
+
+void progress_to_proto(const Progress& p, pb::Progress* out) {
+  out->set_frames_decoded(p.frames_decoded);
+  out->set_frames_encoded(p.frames_encoded);
+  out->set_media_time_s(p.media_time_s);
+  out->set_media_duration_s(p.media_duration_s);
+  out->set_elapsed_s(p.elapsed_s);
+  out->set_fps(p.fps);
+  out->set_speed(p.speed);
+}
+
+// The report's JSON keys are JobResult's field names (report_to_json writes them); fields
+// either side does not know are skipped rather than failing the whole result.
+void result_to_proto(const std::string& report_json, pb::JobResult* out) {
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  (void)google::protobuf::util::JsonStringToMessage(report_json, out, options);
+  out->set_report_json(report_json);
+}
+
+void set_time(int64_t ms, google::protobuf::Timestamp* out) {
+  *out = TimeUtil::MillisecondsToTimestamp(ms);
+}
+
+std::vector<std::string> codec_names(const std::map<AVCodecID, int>& codecs) {
+  std::vector<std::string> names;
+  for (const auto& [id, depth] : codecs) names.push_back(avcodec_get_name(id));
+  return names;
+}
+
+}  // namespace
+
+Result<JobSpec> spec_from_config(const pb::JobConfig& config) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  std::string json;
+  if (!google::protobuf::util::MessageToJsonString(config, &json, options).ok())
+    return Status(Code::kInvalidArgument, "config: cannot be written as JSON");
+  return job_spec_from_json(json);
+}
+
+void config_from_spec_json(const std::string& spec_json, pb::JobConfig* config) {
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  (void)google::protobuf::util::JsonStringToMessage(spec_json, config, options);
+}
+
+pb::JobState state_to_proto(JobState state) {
+  switch (state) {
+    case JobState::kQueued: return pb::JOB_STATE_QUEUED;
+    case JobState::kRunning: return pb::JOB_STATE_RUNNING;
+    case JobState::kSucceeded: return pb::JOB_STATE_SUCCEEDED;
+    case JobState::kFailed: return pb::JOB_STATE_FAILED;
+    case JobState::kCancelled: return pb::JOB_STATE_CANCELLED;
+  }
+  return pb::JOB_STATE_UNSPECIFIED;
+}
+
+std::optional<JobState> state_from_proto(pb::JobState state) {
+  for (JobState s : {JobState::kQueued, JobState::kRunning, JobState::kSucceeded,
+                     JobState::kFailed, JobState::kCancelled})
+    if (state_to_proto(s) == state) return s;
+  return std::nullopt;
+}
+
+void job_to_proto(const JobRecord& job, pb::Job* out) {
+  out->set_id(job.id);
+  config_from_spec_json(job.spec_json, out->mutable_config());
+  out->set_state(state_to_proto(job.state));
+  set_time(job.create_ms, out->mutable_create_time());
+  if (job.start_ms) set_time(job.start_ms, out->mutable_start_time());
+  if (job.end_ms) set_time(job.end_ms, out->mutable_end_time());
+  out->set_attempt(job.attempt);
+  progress_to_proto(job.progress, out->mutable_progress());
+  if (job.state == JobState::kSucceeded && !job.report_json.empty())
+    result_to_proto(job.report_json, out->mutable_result());
+  if (!job.error.is_ok()) {
+    out->mutable_error()->set_code(error_code_to_proto(job.error.code()));
+    out->mutable_error()->set_message(job.error.message());
+    out->mutable_error()->set_retryable(job.error.retryable());
+  }
+  for (const auto& [key, value] : job.labels) (*out->mutable_labels())[key] = value;
+  out->set_priority(job.priority);
+  out->set_device(job.device);
+  out->set_request_id(job.request_id);
+}
+
+void capabilities_to_proto(const HwInventory& inventory, const std::vector<SchedDevice>& devices,
+                           pb::Capabilities* out) {
+  for (const SchedDevice& d : devices) {
+    pb::Device* device = out->add_devices();
+    device->set_backend(std::string(name_of(d.backend)));
+    device->set_path(d.path);
+    device->set_usable(true);
+    device->set_slots(d.slots);
+    device->set_running(d.running);
+    const HwDevice* hw = d.backend == BackendKind::kSoftware ? nullptr : inventory.find(d.backend, d.path);
+    if (!hw) continue;
+    device->set_driver(hw->driver);
+    device->set_vendor(hw->vendor);
+    for (const std::string& name : codec_names(hw->decode)) device->add_decode_codecs(name);
+    std::map<AVCodecID, int> encoders;
+    for (const auto& [id, entry] : hw->encode) encoders[id] = 0;
+    for (const std::string& name : codec_names(encoders)) device->add_encode_codecs(name);
+    device->set_can_scale(hw->can_scale);
+  }
+  // Devices discovery found but cannot use, with the reason: what an operator needs to know.
+  for (const HwDevice& hw : inventory.devices) {
+    if (hw.usable()) continue;
+    pb::Device* device = out->add_devices();
+    device->set_backend(std::string(name_of(hw.backend)));
+    device->set_path(hw.path);
+    device->set_driver(hw.driver);
+    device->set_vendor(hw.vendor);
+    device->set_usable(false);
+    device->set_unusable_reason(hw.unusable_reason);
+  }
+  out->add_backends("auto");
+  out->add_backends("software");
+  for (const SchedDevice& d : devices)
+    if (d.backend != BackendKind::kSoftware) out->add_backends(std::string(name_of(d.backend)));
+  for (const std::string& note : inventory.notes) out->add_notes(note);
+}
+
+}  // namespace tc::daemon

@@ -1,0 +1,60 @@
+#include "service/daemon/server.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace tc::daemon {
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::shared_ptr<grpc::ServerCredentials> credentials(const DaemonConfig& config) {
+  if (config.tls_cert.empty()) return grpc::InsecureServerCredentials();
+  grpc::SslServerCredentialsOptions options(
+      config.tls_client_ca.empty()
+          ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+          : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  options.pem_root_certs = config.tls_client_ca.empty() ? "" : read_file(config.tls_client_ca);
+  options.pem_key_cert_pairs.push_back({read_file(config.tls_key), read_file(config.tls_cert)});
+  return grpc::SslServerCredentials(options);
+}
+
+// "127.0.0.1:0" bound to port 43121 -> "127.0.0.1:43121"; unix addresses stay as they are.
+std::string bound_address(const std::string& listen, int port) {
+  if (listen.rfind("unix:", 0) == 0 || port <= 0) return listen;
+  return listen.substr(0, listen.rfind(':')) + ":" + std::to_string(port);
+}
+
+}  // namespace
+
+Result<StartedServer> start_server(const DaemonConfig& config, grpc::Service* service) {
+  // Both must be set before the builder exists: they register as builder plugins.
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(config.listen, credentials(config), &port);
+  builder.RegisterService(service);
+  StartedServer started;
+  started.server = builder.BuildAndStart();
+  bool is_unix = config.listen.rfind("unix:", 0) == 0;
+  if (!started.server || (!is_unix && port == 0))
+    return Status(Code::kInternal, "listen: cannot listen on " + config.listen);
+  started.address = bound_address(config.listen, port);
+  return started;
+}
+
+void set_serving(grpc::Server& server, bool serving) {
+  if (grpc::HealthCheckServiceInterface* health = server.GetHealthCheckService())
+    health->SetServingStatus(serving);
+}
+
+}  // namespace tc::daemon

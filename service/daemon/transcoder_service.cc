@@ -1,0 +1,124 @@
+#include "service/daemon/transcoder_service.h"
+
+#include "service/daemon/grpc_status.h"
+#include "service/daemon/proto_convert.h"
+#include "service/daemon/watch_reactor.h"
+
+namespace tc::daemon {
+namespace {
+
+// Finishes a unary call with `status`; every unary handler ends here.
+grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* context, const ApiStatus& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(to_grpc_status(status));
+  return reactor;
+}
+
+// Compares in time independent of where the strings differ: the token is a secret.
+bool same_secret(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+}  // namespace
+
+ApiStatus TranscoderService::authorize(const grpc::CallbackServerContext& context) const {
+  if (token_.empty()) return {};
+  const auto& metadata = context.client_metadata();
+  auto it = metadata.find("authorization");
+  if (it == metadata.end())
+    return {ApiCode::kUnauthenticated, "authorization: bearer token required"};
+  std::string_view value(it->second.data(), it->second.size());
+  if (!same_secret(value, "Bearer " + token_))
+    return {ApiCode::kUnauthenticated, "authorization: wrong bearer token"};
+  return {};
+}
+
+ApiStatus TranscoderService::create(const pb::CreateJobRequest& request, pb::Job& response) {
+  Result<JobSpec> spec = spec_from_config(request.config());
+  if (!spec.is_ok()) return ApiStatus::from_spec(spec.status());
+  NewJob job{std::move(*spec), request.priority(),
+             {request.labels().begin(), request.labels().end()}, request.request_id()};
+  JobRecord record;
+  TC_API_RETURN_IF_ERROR(manager_.create(std::move(job), record));
+  job_to_proto(record, &response);
+  return {};
+}
+
+ApiStatus TranscoderService::list(const pb::ListJobsRequest& request,
+                                  pb::ListJobsResponse& response) {
+  std::optional<JobState> state;
+  if (request.state() != pb::JOB_STATE_UNSPECIFIED) {
+    state = state_from_proto(request.state());
+    if (!state) return {ApiCode::kInvalidArgument, "state: unknown value"};
+  }
+  JobPage page;
+  TC_API_RETURN_IF_ERROR(manager_.list(state, request.page_size(), request.page_token(), page));
+  for (const JobRecord& job : page.jobs) job_to_proto(job, response.add_jobs());
+  response.set_next_page_token(page.next_page_token);
+  return {};
+}
+
+grpc::ServerUnaryReactor* TranscoderService::CreateJob(grpc::CallbackServerContext* context,
+                                                       const pb::CreateJobRequest* request,
+                                                       pb::Job* response) {
+  ApiStatus status = authorize(*context);
+  if (status.is_ok()) status = create(*request, *response);
+  return finish(context, status);
+}
+
+grpc::ServerUnaryReactor* TranscoderService::GetJob(grpc::CallbackServerContext* context,
+                                                    const pb::GetJobRequest* request,
+                                                    pb::Job* response) {
+  ApiStatus status = authorize(*context);
+  JobRecord job;
+  if (status.is_ok()) status = manager_.get(request->id(), job);
+  if (status.is_ok()) job_to_proto(job, response);
+  return finish(context, status);
+}
+
+grpc::ServerUnaryReactor* TranscoderService::ListJobs(grpc::CallbackServerContext* context,
+                                                      const pb::ListJobsRequest* request,
+                                                      pb::ListJobsResponse* response) {
+  ApiStatus status = authorize(*context);
+  if (status.is_ok()) status = list(*request, *response);
+  return finish(context, status);
+}
+
+grpc::ServerUnaryReactor* TranscoderService::CancelJob(grpc::CallbackServerContext* context,
+                                                       const pb::CancelJobRequest* request,
+                                                       pb::Job* response) {
+  ApiStatus status = authorize(*context);
+  JobRecord job;
+  if (status.is_ok()) status = manager_.cancel(request->id(), job);
+  if (status.is_ok()) job_to_proto(job, response);
+  return finish(context, status);
+}
+
+grpc::ServerWriteReactor<pb::JobEvent>* TranscoderService::WatchJob(
+    grpc::CallbackServerContext* context, const pb::WatchJobRequest* request) {
+  ApiStatus status = authorize(*context);
+  if (!status.is_ok()) {
+    // A reactor that only finishes: the stream's error path.
+    class Refusal : public grpc::ServerWriteReactor<pb::JobEvent> {
+     public:
+      explicit Refusal(const grpc::Status& status) { Finish(status); }
+      void OnDone() override { delete this; }
+    };
+    return new Refusal(to_grpc_status(status));
+  }
+  return new WatchReactor(manager_, request->id());
+}
+
+grpc::ServerUnaryReactor* TranscoderService::GetCapabilities(
+    grpc::CallbackServerContext* context, const pb::GetCapabilitiesRequest* /*request*/,
+    pb::Capabilities* response) {
+  ApiStatus status = authorize(*context);
+  if (status.is_ok()) capabilities_to_proto(inventory_, manager_.devices(), response);
+  response->set_version(TC_VERSION);
+  return finish(context, status);
+}
+
+}  // namespace tc::daemon

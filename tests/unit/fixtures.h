@@ -1,0 +1,76 @@
+// Hand-made inputs and devices for plan tests: what probe() and discover_devices() would return.
+#pragma once
+
+#include "pipeline/hw/devices.h"
+#include "pipeline/probe/media_info.h"
+#include "pipeline/spec/job_spec.h"
+
+namespace tc::testing {
+
+inline MediaInfo media(AVCodecID codec = AV_CODEC_ID_H264, int width = 1920, int height = 1080,
+                       int bit_depth = 8) {
+  MediaInfo info;
+  info.path = "in.mp4";
+  info.format_name = "mov,mp4,m4a,3gp,3g2,mj2";
+  info.duration_s = 10;
+  VideoInfo video;
+  video.stream_index = 0;
+  video.codec = codec;
+  video.codec_name = avcodec_get_name(codec);
+  video.width = width;
+  video.height = height;
+  video.frame_rate = {30, 1};
+  video.time_base = {1, 15360};
+  video.bit_depth = bit_depth;
+  video.pix_fmt = bit_depth > 8 ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P;
+  info.video = video;
+  AudioInfo audio;
+  audio.stream_index = 1;
+  audio.codec = AV_CODEC_ID_AAC;
+  audio.codec_name = "aac";
+  audio.sample_rate = 48000;
+  audio.channels = 2;
+  info.audio = audio;
+  return info;
+}
+
+// A Tiger Lake-like iGPU: decodes H.264, HEVC 10-bit, VP9 and AV1; encodes H.264 and HEVC with
+// both entrypoints; no VP9 or AV1 encode.
+inline HwDevice intel_gpu(const std::string& path = "/dev/dri/renderD128") {
+  HwDevice device;
+  device.backend = BackendKind::kVaapi;
+  device.path = path;
+  device.driver = "i915";
+  device.vendor = "Intel iHD driver";
+  device.decode = {{AV_CODEC_ID_H264, 8}, {AV_CODEC_ID_HEVC, 10}, {AV_CODEC_ID_VP9, 10},
+                   {AV_CODEC_ID_AV1, 10}};
+  device.encode = {{AV_CODEC_ID_H264, {true, true}}, {AV_CODEC_ID_HEVC, {true, true}}};
+  device.can_scale = true;
+  return device;
+}
+
+inline HwInventory inventory(std::vector<HwDevice> devices) {
+  HwInventory inventory;
+  inventory.devices = std::move(devices);
+  return inventory;
+}
+
+inline JobSpec job(std::vector<OutputSpec> outputs, BackendKind backend = BackendKind::kAuto) {
+  JobSpec spec;
+  spec.input = "in.mp4";
+  spec.backend = backend;
+  spec.outputs = std::move(outputs);
+  return spec;
+}
+
+inline OutputSpec output(const std::string& path, int width = 0, int height = 0,
+                         VideoCodec codec = VideoCodec::kH264) {
+  OutputSpec spec;
+  spec.path = path;
+  spec.width = width;
+  spec.height = height;
+  spec.codec = codec;
+  return spec;
+}
+
+}  // namespace tc::testing

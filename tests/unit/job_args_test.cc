@@ -1,0 +1,80 @@
+#include "service/cli/job_args.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace tc::cli {
+namespace {
+
+Result<JobArgs> parse(std::vector<std::string> args) { return parse_job_args(args); }
+
+TEST(JobArgs, InputOutputAndOptions) {
+  Result<JobArgs> args = parse({"in.mp4", "out.mkv", "--size", "1280x720", "--codec", "hevc",
+                                "--crf", "28", "--audio", "none", "--json", "--start=2"});
+  ASSERT_TRUE(args.is_ok()) << args.status().to_string();
+  const JobSpec& spec = args->spec;
+  EXPECT_EQ(spec.input, "in.mp4");
+  ASSERT_EQ(spec.outputs.size(), 1u);
+  EXPECT_EQ(spec.outputs[0].path, "out.mkv");
+  EXPECT_EQ(spec.outputs[0].width, 1280);
+  EXPECT_EQ(spec.outputs[0].codec, VideoCodec::kHevc);
+  EXPECT_EQ(spec.outputs[0].quality, 28);
+  EXPECT_EQ(spec.outputs[0].rate_control, RateControl::kQuality);
+  EXPECT_EQ(spec.outputs[0].audio, AudioMode::kNone);
+  EXPECT_EQ(spec.start_s, 2);
+  EXPECT_TRUE(args->json);
+}
+
+TEST(JobArgs, OptionsBeforeTheFirstOutputApplyToAll) {
+  Result<JobArgs> args = parse({"in.mp4", "--preset", "fast", "--codec", "hevc", "-o", "a.mp4",
+                                "-o", "b.mp4", "--size", "640x360", "--codec", "h264", "-o",
+                                "c.ts", "--bitrate", "1M"});
+  ASSERT_TRUE(args.is_ok()) << args.status().to_string();
+  const auto& outputs = args->spec.outputs;
+  ASSERT_EQ(outputs.size(), 3u);
+  EXPECT_EQ(outputs[0].codec, VideoCodec::kHevc);
+  EXPECT_EQ(outputs[0].width, 0);
+  EXPECT_EQ(outputs[1].codec, VideoCodec::kH264);  // its own option wins
+  EXPECT_EQ(outputs[1].width, 640);
+  EXPECT_EQ(outputs[2].rate_control, RateControl::kVbr);
+  EXPECT_EQ(outputs[2].bitrate, 1'000'000);
+  for (const OutputSpec& output : outputs) EXPECT_EQ(output.preset, "fast");
+}
+
+TEST(JobArgs, ErrorsNameTheOption) {
+  for (auto [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"in.mp4", "out.mp4", "--codec", "mpeg9"}, "--codec"},
+           {{"in.mp4", "out.mp4", "--size", "big"}, "--size"},
+           {{"in.mp4", "out.mp4", "--crf", "x"}, "--crf"},
+           {{"in.mp4", "out.mp4", "--frobnicate"}, "--frobnicate"},
+           {{"in.mp4", "out.mp4", "--size"}, "needs a value"},
+           {{"in.mp4"}, "OUTPUT"},
+           {{}, "INPUT"},
+           {{"in.mp4", "a.mp4", "b.mp4"}, "b.mp4"},
+       }) {
+    Result<JobArgs> parsed = parse(args);
+    ASSERT_FALSE(parsed.is_ok()) << needle;
+    EXPECT_EQ(parsed.status().code(), Code::kInvalidArgument);
+    EXPECT_NE(parsed.status().message().find(needle), std::string::npos) << parsed.status().message();
+  }
+}
+
+TEST(JobArgs, JobFileGivesTheWholeSpec) {
+  std::string path = ::testing::TempDir() + "/job.json";
+  std::ofstream(path) << R"({"input": "in.mp4", "outputs": [{"path": "a.mp4", "width": 640},
+                             {"path": "b.mkv", "codec": "vp9"}]})";
+  Result<JobArgs> args = parse({"--job", path, "--backend", "software", "--dry-run"});
+  ASSERT_TRUE(args.is_ok()) << args.status().to_string();
+  EXPECT_EQ(args->spec.outputs.size(), 2u);
+  EXPECT_EQ(args->spec.outputs[1].codec, VideoCodec::kVp9);
+  EXPECT_EQ(args->spec.backend, BackendKind::kSoftware);
+  EXPECT_TRUE(args->dry_run);
+  EXPECT_FALSE(parse({"--job", path, "in.mp4"}).is_ok());
+  EXPECT_FALSE(parse({"--job", path + ".missing"}).is_ok());
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace tc::cli

@@ -1,0 +1,124 @@
+#include "pipeline/spec/job_spec.h"
+
+#include <gtest/gtest.h>
+
+namespace tc {
+namespace {
+
+JobSpec one_output(OutputSpec output) {
+  JobSpec spec;
+  spec.input = "in.mp4";
+  spec.outputs.push_back(std::move(output));
+  return spec;
+}
+
+OutputSpec at(const std::string& path) {
+  OutputSpec output;
+  output.path = path;
+  return output;
+}
+
+TEST(JobSpec, ValidSpecPasses) { EXPECT_TRUE(validate(one_output(at("out.mp4"))).is_ok()); }
+
+TEST(JobSpec, RejectsOddSizeNamingTheField) {
+  OutputSpec output = at("out.mp4");
+  output.width = 1281;
+  output.height = 720;
+  Status status = validate(one_output(output));
+  EXPECT_EQ(status.code(), Code::kInvalidArgument);
+  EXPECT_NE(status.message().find("outputs[0]"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("1281x720"), std::string::npos) << status.message();
+}
+
+TEST(JobSpec, RejectsNoOutputsAndTooMany) {
+  JobSpec spec = one_output(at("a.mp4"));
+  spec.outputs.clear();
+  EXPECT_EQ(validate(spec).code(), Code::kInvalidArgument);
+  for (int i = 0; i < 3; ++i) spec.outputs.push_back(at("o" + std::to_string(i) + ".mp4"));
+  EXPECT_EQ(validate(spec, SpecLimits{.max_outputs = 2}).code(), Code::kInvalidArgument);
+  EXPECT_TRUE(validate(spec, SpecLimits{.max_outputs = 3}).is_ok());
+}
+
+TEST(JobSpec, RejectsDuplicateOutputsAndOverwritingTheInput) {
+  JobSpec spec = one_output(at("a.mp4"));
+  spec.outputs.push_back(at("a.mp4"));
+  EXPECT_EQ(validate(spec).code(), Code::kInvalidArgument);
+  EXPECT_EQ(validate(one_output(at("in.mp4"))).code(), Code::kInvalidArgument);
+}
+
+TEST(JobSpec, BitrateModesNeedABitrate) {
+  OutputSpec output = at("out.mp4");
+  output.rate_control = RateControl::kCbr;
+  EXPECT_EQ(validate(one_output(output)).code(), Code::kInvalidArgument);
+  output.bitrate = 2'000'000;
+  EXPECT_TRUE(validate(one_output(output)).is_ok());
+}
+
+TEST(JobSpec, ContainerFromExtensionOrExplicit) {
+  EXPECT_EQ(*container_of(at("x.MP4")), "mp4");
+  EXPECT_EQ(*container_of(at("x.mkv")), "mkv");
+  EXPECT_EQ(*container_of(at("x.ts")), "mpegts");
+  EXPECT_FALSE(container_of(at("x.avi")).is_ok());
+  OutputSpec explicit_ts = at("x.bin");
+  explicit_ts.container = "mpegts";
+  EXPECT_EQ(*container_of(explicit_ts), "mpegts");
+}
+
+TEST(JobSpec, Vp9CannotGoInMpegts) {
+  OutputSpec output = at("x.ts");
+  output.codec = VideoCodec::kVp9;
+  EXPECT_EQ(validate(one_output(output)).code(), Code::kUnsupported);
+}
+
+TEST(JobSpec, ParsesNamesAndRejectsUnknownOnes) {
+  EXPECT_EQ(*parse_codec("hevc"), VideoCodec::kHevc);
+  Result<VideoCodec> bad = parse_codec("h265x");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("h265x"), std::string::npos);
+  EXPECT_EQ(*parse_backend("vaapi"), BackendKind::kVaapi);
+  EXPECT_EQ(*parse_bitrate("4M"), 4'000'000);
+  EXPECT_EQ(*parse_bitrate("800k"), 800'000);
+  EXPECT_EQ(*parse_bitrate("1.5M"), 1'500'000);
+  EXPECT_FALSE(parse_bitrate("fast").is_ok());
+  int width = -1, height = -1;
+  EXPECT_TRUE(parse_size("1280x0", width, height).is_ok());
+  EXPECT_EQ(width, 1280);
+  EXPECT_EQ(height, 0);
+  EXPECT_FALSE(parse_size("1280:720", width, height).is_ok());
+}
+
+TEST(JobSpec, JsonRoundTrip) {
+  JobSpec spec = one_output(at("out.mkv"));
+  spec.start_s = 1.5;
+  spec.backend = BackendKind::kVulkan;
+  spec.outputs[0].codec = VideoCodec::kVp9;
+  spec.outputs[0].width = 640;
+  spec.outputs[0].rate_control = RateControl::kVbr;
+  spec.outputs[0].bitrate = 1'000'000;
+  spec.outputs[0].audio = AudioMode::kNone;
+  Result<JobSpec> back = job_spec_from_json(job_spec_to_json(spec));
+  ASSERT_TRUE(back.is_ok()) << back.status().to_string();
+  EXPECT_EQ(job_spec_to_json(*back), job_spec_to_json(spec));
+}
+
+TEST(JobSpec, JsonAcceptsProtobufStyleInt64StringsAndMissingKeys) {
+  Result<JobSpec> spec = job_spec_from_json(
+      R"({"input": "a.mp4", "outputs": [{"path": "b.mp4", "bitrate": "3000000", "rate_control": "cbr"}]})");
+  ASSERT_TRUE(spec.is_ok()) << spec.status().to_string();
+  EXPECT_EQ(spec->outputs[0].bitrate, 3'000'000);
+  EXPECT_EQ(spec->outputs[0].codec, VideoCodec::kH264);
+  EXPECT_EQ(spec->outputs[0].b_frames, -1);
+}
+
+TEST(JobSpec, JsonErrorsNameTheField) {
+  Result<JobSpec> spec =
+      job_spec_from_json(R"({"input": "a.mp4", "outputs": [{"path": "b.mp4", "codec": "mpeg9"}]})");
+  ASSERT_FALSE(spec.is_ok());
+  EXPECT_NE(spec.status().message().find("outputs[0].codec"), std::string::npos)
+      << spec.status().message();
+  EXPECT_FALSE(job_spec_from_json("{not json").is_ok());
+  EXPECT_FALSE(job_spec_from_json(R"({"input": 5})").is_ok());
+}
+
+}  // namespace
+}  // namespace tc
