@@ -103,6 +103,7 @@ Result<OutputStage> OutputStage::open(const OutputPlan& plan, const InputStage& 
     output.audio_->codecpar->codec_tag = 0;
     output.audio_->time_base = input.audio->time_base;
   }
+  TC_RETURN_IF_ERROR(output.write_header_when_ready());  // an output that only copies is ready
   return output;
 }
 

@@ -38,6 +38,8 @@ void set_library_log_level(std::vector<std::string>& args) {
       ++it;
     }
   av_log_set_level(level);
+  // SVT-AV1 logs to stderr itself, bypassing av_log: keep it to errors likewise.
+  if (level < AV_LOG_INFO) setenv("SVT_LOG", "1", /*overwrite=*/0);
 }
 
 }  // namespace

@@ -1,0 +1,243 @@
+// `transcode watch|get|jobs|cancel|caps|health`: thin calls, printed for people or as JSON.
+#include <grpcpp/generic/generic_stub.h>
+
+#include <cstdio>
+#include <future>
+#include <iostream>
+
+#include "service/cli/progress_bar.h"
+#include "service/client/commands.h"
+#include "service/client/job_view.h"
+#include "service/common/exit_codes.h"
+#include "transcode/v1/transcoder.grpc.pb.h"
+
+namespace tc::client {
+namespace {
+
+// The flags and positional arguments of the small commands.
+struct Args {
+  std::vector<std::string> positional;
+  bool json = false;
+  bool quiet = false;
+  bool wait = false;
+  std::map<std::string, std::string> values;  // --state, --limit, --page-token, --service
+};
+
+Result<Args> parse_args(const std::vector<std::string>& args,
+                        const std::vector<std::string>& value_options) {
+  Args parsed;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--json") parsed.json = true;
+    else if (a == "--quiet" || a == "-q") parsed.quiet = true;
+    else if (a == "--wait") parsed.wait = true;
+    else if (std::find(value_options.begin(), value_options.end(), a) != value_options.end()) {
+      if (i + 1 >= args.size()) return Status(Code::kInvalidArgument, a + ": needs a value");
+      parsed.values[a] = args[++i];
+    } else if (a.size() > 1 && a[0] == '-') {
+      return Status(Code::kInvalidArgument, "unknown option " + a);
+    } else {
+      parsed.positional.push_back(a);
+    }
+  }
+  return parsed;
+}
+
+int usage(const std::string& message) {
+  std::fprintf(stderr, "transcode: %s (see transcode --help)\n", message.c_str());
+  return kExitUsage;
+}
+
+// Parses and requires exactly one positional ID.
+Result<Args> parse_id_args(const std::vector<std::string>& args) {
+  TC_ASSIGN_OR_RETURN(Args parsed, parse_args(args, {}));
+  if (parsed.positional.size() != 1) return Status(Code::kInvalidArgument, "expected one job ID");
+  return parsed;
+}
+
+std::unique_ptr<pb::Transcoder::Stub> stub_for(const Connection& connection) {
+  return pb::Transcoder::NewStub(make_channel(connection));
+}
+
+void announce_state(const pb::Job& job) {
+  std::string where = job.device().empty() ? "" : " on " + job.device();
+  std::fprintf(stderr, "job %s: %s%s\n", job.id().c_str(), state_label(job.state()).c_str(),
+               job.state() == pb::JOB_STATE_RUNNING ? where.c_str() : "");
+}
+
+int print_outcome(const pb::Job& job, bool json) {
+  if (json) {
+    std::cout << to_json(job);
+  } else if (job.state() == pb::JOB_STATE_SUCCEEDED) {
+    std::cout << cli::format_report(report_from_proto(job.result()));
+  } else {
+    std::fprintf(stderr, "transcode: job %s %s: %s\n", job.id().c_str(),
+                 state_label(job.state()).c_str(), job.error().message().c_str());
+  }
+  return exit_code_for_job(job);
+}
+
+}  // namespace
+
+int watch_job(const Connection& connection, const std::string& id, bool quiet, bool json) {
+  auto stub = stub_for(connection);
+  grpc::ClientContext context;
+  prepare_context(context, connection, std::chrono::seconds(0));
+  pb::WatchJobRequest request;
+  request.set_id(id);
+  std::unique_ptr<grpc::ClientReader<pb::JobEvent>> reader = stub->WatchJob(&context, request);
+  bool talk = !quiet && !json;
+  cli::ProgressBar bar(talk);
+  pb::JobEvent event;
+  pb::Job last;
+  pb::JobState shown = pb::JOB_STATE_UNSPECIFIED;
+  while (reader->Read(&event)) {
+    last = event.job();
+    if (last.state() != shown && talk && !is_terminal(last.state())) announce_state(last);
+    shown = last.state();
+    if (last.state() == pb::JOB_STATE_RUNNING && last.progress().elapsed_s() > 0)
+      bar.update(progress_from_proto(last.progress()));
+  }
+  bar.finish();
+  grpc::Status status = reader->Finish();
+  if (!status.ok()) return rpc_failure(status);
+  if (!is_terminal(last.state())) {
+    std::fprintf(stderr, "transcode: the watch of job %s ended before the job did\n", id.c_str());
+    return kExitUnavailable;
+  }
+  return print_outcome(last, json);
+}
+
+int watch_command(const std::vector<std::string>& args, const Connection& connection) {
+  Result<Args> parsed = parse_id_args(args);
+  if (!parsed.is_ok()) return usage("watch: " + parsed.status().message());
+  return watch_job(connection, parsed->positional[0], parsed->quiet, parsed->json);
+}
+
+int get_command(const std::vector<std::string>& args, const Connection& connection) {
+  Result<Args> parsed = parse_id_args(args);
+  if (!parsed.is_ok()) return usage("get: " + parsed.status().message());
+  grpc::ClientContext context;
+  prepare_context(context, connection);
+  pb::GetJobRequest request;
+  request.set_id(parsed->positional[0]);
+  pb::Job job;
+  grpc::Status status = stub_for(connection)->GetJob(&context, request, &job);
+  if (!status.ok()) return rpc_failure(status);
+  std::cout << (parsed->json ? to_json(job) : job_details(job));
+  return kExitOk;
+}
+
+int jobs_command(const std::vector<std::string>& args, const Connection& connection) {
+  Result<Args> parsed = parse_args(args, {"--state", "--limit", "--page-token"});
+  if (!parsed.is_ok()) return usage("jobs: " + parsed.status().message());
+  pb::ListJobsRequest request;
+  if (parsed->values.count("--state")) {
+    pb::JobState state;
+    std::string name = "JOB_STATE_" + parsed->values["--state"];
+    for (char& c : name) c = static_cast<char>(std::toupper(c));
+    if (!pb::JobState_Parse(name, &state))
+      return usage("jobs: --state: queued, running, succeeded, failed or cancelled");
+    request.set_state(state);
+  }
+  if (parsed->values.count("--limit")) request.set_page_size(std::atoi(parsed->values["--limit"].c_str()));
+  request.set_page_token(parsed->values["--page-token"]);
+  grpc::ClientContext context;
+  prepare_context(context, connection);
+  pb::ListJobsResponse response;
+  grpc::Status status = stub_for(connection)->ListJobs(&context, request, &response);
+  if (!status.ok()) return rpc_failure(status);
+  if (parsed->json) {
+    std::cout << to_json(response);
+    return kExitOk;
+  }
+  std::printf("%-20s %-10s %4s %7s %5s  %s\n", "ID", "STATE", "PRIO", "ATTEMPT", "DONE", "INPUT");
+  for (const pb::Job& job : response.jobs()) std::printf("%s\n", job_line(job).c_str());
+  if (!response.next_page_token().empty())
+    std::fprintf(stderr, "more: transcode jobs --page-token %s\n", response.next_page_token().c_str());
+  return kExitOk;
+}
+
+int cancel_command(const std::vector<std::string>& args, const Connection& connection) {
+  Result<Args> parsed = parse_id_args(args);
+  if (!parsed.is_ok()) return usage("cancel: " + parsed.status().message());
+  grpc::ClientContext context;
+  prepare_context(context, connection);
+  pb::CancelJobRequest request;
+  request.set_id(parsed->positional[0]);
+  pb::Job job;
+  grpc::Status status = stub_for(connection)->CancelJob(&context, request, &job);
+  if (!status.ok()) return rpc_failure(status);
+  if (!parsed->wait) {
+    if (parsed->json) std::cout << to_json(job);
+    else std::printf("job %s: %s\n", job.id().c_str(),
+                     job.state() == pb::JOB_STATE_CANCELLED ? "cancelled" : "cancel requested");
+    return kExitOk;
+  }
+  int code = watch_job(connection, job.id(), true, parsed->json);
+  return code == kExitCancelled ? kExitOk : code;  // the cancel did what was asked
+}
+
+int caps_command(const std::vector<std::string>& args, const Connection& connection) {
+  Result<Args> parsed = parse_args(args, {});
+  if (!parsed.is_ok()) return usage("caps: " + parsed.status().message());
+  grpc::ClientContext context;
+  prepare_context(context, connection);
+  pb::Capabilities caps;
+  grpc::Status status =
+      stub_for(connection)->GetCapabilities(&context, pb::GetCapabilitiesRequest(), &caps);
+  if (!status.ok()) return rpc_failure(status);
+  if (parsed->json) {
+    std::cout << to_json(caps);
+    return kExitOk;
+  }
+  std::printf("transcoded %s\n", caps.version().c_str());
+  for (const pb::Device& d : caps.devices()) {
+    std::printf("%s %s%s%s\n", d.backend().c_str(), d.path().c_str(),
+                d.driver().empty() ? "" : (" (" + d.driver() + ")").c_str(),
+                d.usable() ? "" : (": not used: " + d.unusable_reason()).c_str());
+    if (!d.usable()) continue;
+    std::printf("  slots %d, running %d\n", d.slots(), d.running());
+    auto join = [](const auto& list) {
+      std::string text;
+      for (const std::string& s : list) text += (text.empty() ? "" : " ") + s;
+      return text.empty() ? std::string("-") : text;
+    };
+    if (d.backend() != "software")
+      std::printf("  decode: %s\n  encode: %s\n", join(d.decode_codecs()).c_str(),
+                  join(d.encode_codecs()).c_str());
+  }
+  for (const std::string& note : caps.notes()) std::printf("note: %s\n", note.c_str());
+  return kExitOk;
+}
+
+// grpc.health.v1.Health/Check through the generic stub: the request and reply are one field
+// each, so hand encoding beats vendoring health.proto into the client.
+int health_command(const std::vector<std::string>& args, const Connection& connection) {
+  Result<Args> parsed = parse_args(args, {"--service"});
+  if (!parsed.is_ok()) return usage("health: " + parsed.status().message());
+  std::string service = parsed->values["--service"];
+  std::string request_bytes;
+  if (!service.empty() && service.size() < 128)
+    request_bytes = std::string("\x0a", 1) + static_cast<char>(service.size()) + service;
+  grpc::Slice slice(request_bytes);
+  grpc::ByteBuffer request(&slice, 1), response;
+  grpc::GenericStub stub(make_channel(connection));
+  grpc::ClientContext context;
+  prepare_context(context, connection, std::chrono::seconds(10));
+  std::promise<grpc::Status> done;
+  stub.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request,
+                 &response, [&done](grpc::Status s) { done.set_value(std::move(s)); });
+  grpc::Status status = done.get_future().get();
+  if (!status.ok()) return rpc_failure(status);
+  std::vector<grpc::Slice> slices;
+  (void)response.Dump(&slices);
+  std::string bytes;
+  for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  int value = bytes.size() == 2 && bytes[0] == 0x08 ? bytes[1] : 0;
+  const char* names[] = {"UNKNOWN", "SERVING", "NOT_SERVING", "SERVICE_UNKNOWN"};
+  std::printf("%s\n", names[value >= 0 && value <= 3 ? value : 0]);
+  return value == 1 ? kExitOk : kExitUnavailable;
+}
+
+}  // namespace tc::client

@@ -1,0 +1,193 @@
+#include "service/client/job_view.h"
+
+#include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/time_util.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include "service/cli/progress_bar.h"
+#include "service/common/exit_codes.h"
+
+namespace tc::client {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+std::string code_name(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::CANCELLED: return "CANCELLED";
+    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
+    case grpc::StatusCode::PERMISSION_DENIED: return "PERMISSION_DENIED";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::FAILED_PRECONDITION: return "FAILED_PRECONDITION";
+    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
+    case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
+    case grpc::StatusCode::INTERNAL: return "INTERNAL";
+    default: return "code " + std::to_string(static_cast<int>(code));
+  }
+}
+
+std::string error_code_name(pb::ErrorCode code) {
+  std::string name = pb::ErrorCode_Name(code);
+  const std::string prefix = "ERROR_CODE_";
+  if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
+  for (char& c : name) c = static_cast<char>(std::tolower(c));
+  return name;
+}
+
+std::string time_text(const google::protobuf::Timestamp& t) {
+  return t.seconds() == 0 && t.nanos() == 0 ? "-" : TimeUtil::ToString(t);
+}
+
+std::string percent(const pb::Job& job) {
+  const pb::Progress& p = job.progress();
+  if (job.state() == pb::JOB_STATE_SUCCEEDED) return "100%";
+  if (p.media_duration_s() <= 0) return "-";
+  int value = static_cast<int>(100 * p.media_time_s() / p.media_duration_s());
+  return std::to_string(std::min(std::max(value, 0), 100)) + "%";
+}
+
+// StageDevice::to_string's text back into its parts: "cpu", "vaapi /dev/dri/renderD128 (i915)".
+StageDevice stage_device(const std::string& text) {
+  StageDevice device;
+  size_t space = text.find(' ');
+  Result<BackendKind> backend = parse_backend(text.substr(0, space));
+  if (text == "cpu" || space == std::string::npos || !backend.is_ok()) return device;
+  device.backend = *backend;
+  std::string rest = text.substr(space + 1);
+  size_t paren = rest.find(" (");
+  device.path = rest.substr(0, paren);
+  if (paren != std::string::npos && rest.back() == ')')
+    device.driver = rest.substr(paren + 2, rest.size() - paren - 3);
+  return device;
+}
+
+}  // namespace
+
+JobReport report_from_proto(const pb::JobResult& r) {
+  JobReport report;
+  report.input = r.input();
+  report.backend = r.backend();
+  report.backend_reason = r.backend_reason();
+  for (const pb::Stage& s : r.stages()) {
+    Stage stage;
+    stage.name = s.name();
+    stage.what = s.what();
+    stage.device = stage_device(s.device());
+    report.stages.push_back(stage);
+  }
+  for (const pb::OutputResult& o : r.outputs())
+    report.outputs.push_back({o.path(), o.encoder(), o.device(), o.width(), o.height(),
+                              o.frames(), o.bytes(), o.duration_s(), o.bitrate()});
+  report.frames_decoded = r.frames_decoded();
+  report.media_duration_s = r.media_duration_s();
+  report.wall_s = r.wall_s();
+  report.cpu_s = r.cpu_s();
+  report.fps = r.fps();
+  report.speed = r.speed();
+  report.first_frame_s = r.first_frame_s();
+  return report;
+}
+
+Progress progress_from_proto(const pb::Progress& p) {
+  Progress progress;
+  progress.frames_decoded = p.frames_decoded();
+  progress.frames_encoded = p.frames_encoded();
+  progress.media_time_s = p.media_time_s();
+  progress.media_duration_s = p.media_duration_s();
+  progress.elapsed_s = p.elapsed_s();
+  progress.fps = p.fps();
+  progress.speed = p.speed();
+  return progress;
+}
+
+std::string state_label(pb::JobState state) {
+  switch (state) {
+    case pb::JOB_STATE_QUEUED: return "queued";
+    case pb::JOB_STATE_RUNNING: return "running";
+    case pb::JOB_STATE_SUCCEEDED: return "succeeded";
+    case pb::JOB_STATE_FAILED: return "failed";
+    case pb::JOB_STATE_CANCELLED: return "cancelled";
+    default: return "unknown";
+  }
+}
+
+bool is_terminal(pb::JobState state) {
+  return state == pb::JOB_STATE_SUCCEEDED || state == pb::JOB_STATE_FAILED ||
+         state == pb::JOB_STATE_CANCELLED;
+}
+
+std::string job_line(const pb::Job& job) {
+  char line[512];
+  std::snprintf(line, sizeof line, "%-20s %-10s %4d %7d %5s  %s", job.id().c_str(),
+                state_label(job.state()).c_str(), job.priority(), job.attempt(),
+                percent(job).c_str(), job.config().input().c_str());
+  return line;
+}
+
+std::string job_details(const pb::Job& job) {
+  std::ostringstream out;
+  out << "job      " << job.id() << "\n"
+      << "state    " << state_label(job.state()) << " (attempt " << job.attempt() << ")\n"
+      << "input    " << job.config().input() << "\n";
+  for (const pb::OutputConfig& o : job.config().outputs()) out << "output   " << o.path() << "\n";
+  out << "created  " << time_text(job.create_time()) << "\n"
+      << "started  " << time_text(job.start_time()) << "\n"
+      << "ended    " << time_text(job.end_time()) << "\n";
+  if (!job.device().empty()) out << "device   " << job.device() << "\n";
+  if (job.state() == pb::JOB_STATE_RUNNING) out << "progress " << percent(job) << "\n";
+  if (job.has_error())
+    out << "error    " << error_code_name(job.error().code()) << ": " << job.error().message()
+        << (job.error().retryable() ? " (retryable)" : "") << "\n";
+  if (job.state() == pb::JOB_STATE_SUCCEEDED && job.has_result())
+    out << cli::format_report(report_from_proto(job.result()));
+  return out.str();
+}
+
+std::string to_json(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.add_whitespace = true;
+  std::string json;
+  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
+  return json;
+}
+
+int exit_code_for_job(const pb::Job& job) {
+  switch (job.state()) {
+    case pb::JOB_STATE_SUCCEEDED: return kExitOk;
+    case pb::JOB_STATE_CANCELLED: return kExitCancelled;
+    case pb::JOB_STATE_FAILED: break;
+    default: return kExitFailed;
+  }
+  switch (job.error().code()) {
+    case pb::ERROR_CODE_INVALID_ARGUMENT: return kExitUsage;
+    case pb::ERROR_CODE_INPUT: return kExitInput;
+    case pb::ERROR_CODE_UNSUPPORTED: return kExitUnsupported;
+    case pb::ERROR_CODE_DEVICE: return kExitDevice;
+    case pb::ERROR_CODE_OUTPUT: return kExitOutput;
+    case pb::ERROR_CODE_CANCELLED: return kExitCancelled;
+    default: return kExitFailed;  // a crash, a stall, an internal error
+  }
+}
+
+int rpc_failure(const grpc::Status& status) {
+  std::fprintf(stderr, "transcode: %s: %s\n", code_name(status.error_code()).c_str(),
+               status.error_message().c_str());
+  switch (status.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::DEADLINE_EXCEEDED: return kExitUnavailable;
+    case grpc::StatusCode::INVALID_ARGUMENT:
+    case grpc::StatusCode::PERMISSION_DENIED:
+    case grpc::StatusCode::NOT_FOUND:
+    case grpc::StatusCode::FAILED_PRECONDITION:
+    case grpc::StatusCode::UNAUTHENTICATED: return kExitUsage;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED: return kExitFailed;
+    default: return kExitInternal;
+  }
+}
+
+}  // namespace tc::client

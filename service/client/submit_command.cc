@@ -1,0 +1,121 @@
+// `transcode submit`: the job options of `transcode run` (one parser), sent to the daemon.
+#include <google/protobuf/util/json_util.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <random>
+#include <thread>
+
+#include "service/cli/job_args.h"
+#include "service/client/commands.h"
+#include "service/client/job_view.h"
+#include "service/common/exit_codes.h"
+#include "transcode/v1/transcoder.grpc.pb.h"
+
+namespace tc::client {
+namespace {
+
+struct SubmitOptions {
+  int priority = 0;
+  std::map<std::string, std::string> labels;
+  std::string request_id;
+};
+
+int usage(const std::string& message) {
+  std::fprintf(stderr, "transcode submit: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+// Takes --priority, --label K=V and --request-id out of `args`: the rest is run's options.
+Status take_submit_options(std::vector<std::string>& args, SubmitOptions& options) {
+  for (size_t i = 0; i < args.size();) {
+    const std::string& arg = args[i];
+    if (arg != "--priority" && arg != "--label" && arg != "--request-id") {
+      ++i;
+      continue;
+    }
+    if (i + 1 >= args.size()) return {Code::kInvalidArgument, arg + ": needs a value"};
+    std::string value = args[i + 1];
+    if (arg == "--priority") {
+      char* end = nullptr;
+      options.priority = static_cast<int>(std::strtol(value.c_str(), &end, 10));
+      if (value.empty() || *end) return {Code::kInvalidArgument, "--priority: '" + value + "' is not an integer"};
+    } else if (arg == "--label") {
+      size_t eq = value.find('=');
+      if (eq == std::string::npos || eq == 0)
+        return {Code::kInvalidArgument, "--label: '" + value + "' is not KEY=VALUE"};
+      options.labels[value.substr(0, eq)] = value.substr(eq + 1);
+    } else {
+      options.request_id = value;
+    }
+    args.erase(args.begin() + static_cast<long>(i), args.begin() + static_cast<long>(i) + 2);
+  }
+  return {};
+}
+
+// The daemon runs elsewhere (another working directory): send absolute paths.
+std::string absolute(const std::string& path) {
+  if (path.find("://") != std::string::npos || path.empty() || path[0] == '/') return path;
+  return (std::filesystem::current_path() / path).lexically_normal().string();
+}
+
+std::string random_request_id() {
+  std::mt19937_64 random{std::random_device{}()};
+  char text[40];
+  std::snprintf(text, sizeof text, "cli-%016llx", static_cast<unsigned long long>(random()));
+  return text;
+}
+
+Status config_from_spec(const JobSpec& spec, pb::JobConfig* config) {
+  // The spec's JSON keys are JobConfig's fields; an unknown one means the API lags the spec.
+  if (!google::protobuf::util::JsonStringToMessage(job_spec_to_json(spec), config).ok())
+    return {Code::kInternal, "the job spec has a field the API does not know"};
+  return {};
+}
+
+// The request carries a request id, so retrying after a lost reply cannot make a second job.
+grpc::Status create_with_retry(pb::Transcoder::Stub& stub, const Connection& connection,
+                               const pb::CreateJobRequest& request, pb::Job& job) {
+  grpc::Status status;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(500 * attempt));
+    grpc::ClientContext context;
+    prepare_context(context, connection);
+    status = stub.CreateJob(&context, request, &job);
+    if (status.error_code() != grpc::StatusCode::UNAVAILABLE) break;
+  }
+  return status;
+}
+
+}  // namespace
+
+int submit_command(std::vector<std::string> args, const Connection& connection) {
+  SubmitOptions options;
+  if (Status s = take_submit_options(args, options); !s.is_ok()) return usage(s.message());
+  Result<cli::JobArgs> parsed = cli::parse_job_args(args);
+  if (!parsed.is_ok()) return usage(parsed.status().message());
+  if (parsed->dry_run) return usage("--dry-run: use `transcode run --dry-run`");
+  JobSpec spec = parsed->spec;
+  spec.input = absolute(spec.input);
+  for (OutputSpec& output : spec.outputs) output.path = absolute(output.path);
+
+  pb::CreateJobRequest request;
+  if (Status s = config_from_spec(spec, request.mutable_config()); !s.is_ok())
+    return usage(s.message());
+  request.set_priority(options.priority);
+  for (const auto& [k, v] : options.labels) (*request.mutable_labels())[k] = v;
+  request.set_request_id(options.request_id.empty() ? random_request_id() : options.request_id);
+
+  auto stub = pb::Transcoder::NewStub(make_channel(connection));
+  pb::Job job;
+  grpc::Status status = create_with_retry(*stub, connection, request, job);
+  if (!status.ok()) return rpc_failure(status);
+  if (parsed->wait) return watch_job(connection, job.id(), parsed->quiet, parsed->json);
+  std::cout << (parsed->json ? to_json(job) : job.id() + "\n");
+  return kExitOk;
+}
+
+}  // namespace tc::client

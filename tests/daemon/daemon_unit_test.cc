@@ -1,0 +1,274 @@
+// Daemon pieces without a server: settings, store, scheduler, request policy, worker protocol.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "service/daemon/config.h"
+#include "service/daemon/job_store.h"
+#include "service/daemon/request_policy.h"
+#include "service/daemon/scheduler.h"
+#include "service/daemon/worker_main.h"
+#include "service/daemon/worker_protocol.h"
+#include "service/daemon/worker_supervisor.h"
+
+namespace fs = std::filesystem;
+using namespace tc;
+using namespace tc::daemon;
+
+namespace {
+
+// A fresh directory per test, removed after.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "tcd-unit-XXXXXX").string();
+    path_ = mkdtemp(pattern.data());
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string path() const { return path_; }
+  std::string file(const std::string& name, const std::string& text = "x") const {
+    std::string p = path_ + "/" + name;
+    std::ofstream(p) << text;
+    return p;
+  }
+
+ private:
+  std::string path_;
+};
+
+Result<DaemonConfig> load(std::vector<std::string> args) {
+  bool help = false;
+  return load_config(args, help);
+}
+
+}  // namespace
+
+TEST(Config, FlagsOverrideTheFileAndListsRepeat) {
+  TempDir dir;
+  std::string yaml = dir.file("d.yaml",
+                              "listen: unix:/tmp/x.sock\nmax_queue: 7\nmedia_roots: [/a, /b]\n"
+                              "stall_timeout: 5\n");
+  Result<DaemonConfig> c = load({"--config", yaml, "--max-queue", "9", "--media-root", "/c"});
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  EXPECT_EQ(c->listen, "unix:/tmp/x.sock");
+  EXPECT_EQ(c->max_queue, 9);
+  EXPECT_EQ(c->media_roots, std::vector<std::string>{"/c"});
+  EXPECT_EQ(c->stall_timeout_s, 5);
+}
+
+TEST(Config, ErrorsNameTheSetting) {
+  TempDir dir;
+  Result<DaemonConfig> bad_flag = load({"--max-queue", "many"});
+  ASSERT_FALSE(bad_flag.is_ok());
+  EXPECT_NE(bad_flag.status().message().find("--max-queue"), std::string::npos);
+  Result<DaemonConfig> bad_key = load({"--config", dir.file("d.yaml", "slotz: 3\n")});
+  ASSERT_FALSE(bad_key.is_ok());
+  EXPECT_NE(bad_key.status().message().find("slotz"), std::string::npos);
+  Result<DaemonConfig> bad_value = load({"--config", dir.file("e.yaml", "slots: x\n")});
+  ASSERT_FALSE(bad_value.is_ok());
+  EXPECT_NE(bad_value.status().message().find("slots"), std::string::npos);
+  DaemonConfig remote;
+  remote.listen = "0.0.0.0:50051";
+  Status status = validate_config(remote);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_NE(status.message().find("listen"), std::string::npos);
+  remote.allow_insecure_remote = true;
+  EXPECT_TRUE(validate_config(remote).is_ok());
+  DaemonConfig zero_queue;
+  zero_queue.max_queue = 0;
+  EXPECT_NE(validate_config(zero_queue).message().find("max_queue"), std::string::npos);
+}
+
+TEST(JobStore, KeepsJobsAcrossReopenAndPages) {
+  TempDir dir;
+  {
+    auto store = JobStore::open(dir.path());
+    ASSERT_TRUE(store.is_ok()) << store.status().message();
+    for (int i = 0; i < 5; ++i) {
+      JobRecord job;
+      job.id = "j" + std::to_string(i);
+      job.spec_json = "{}";
+      job.labels = {{"k", "v"}};
+      job.create_ms = 1000 + i;
+      ASSERT_TRUE((*store)->insert(job).is_ok());
+    }
+    Result<std::optional<JobRecord>> j2 = (*store)->get("j2");
+    ASSERT_TRUE(j2.is_ok() && j2->has_value());
+    JobRecord job = **j2;
+    job.state = JobState::kFailed;
+    job.error = Status(Code::kInput, "bad input", true);
+    job.end_ms = 5;
+    ASSERT_TRUE((*store)->update(job).is_ok());
+  }
+  auto store = JobStore::open(dir.path());
+  ASSERT_TRUE(store.is_ok());
+  auto j2 = (*store)->get("j2");
+  ASSERT_TRUE(j2.is_ok() && j2->has_value());
+  EXPECT_EQ((**j2).state, JobState::kFailed);
+  EXPECT_EQ((**j2).error.code(), Code::kInput);
+  EXPECT_TRUE((**j2).error.retryable());
+  EXPECT_EQ((**j2).labels.at("k"), "v");
+  auto page = (*store)->list(std::nullopt, 0, 2);
+  ASSERT_TRUE(page.is_ok());
+  ASSERT_EQ(page->size(), 2u);
+  EXPECT_EQ((*page)[0].id, "j4");
+  auto next = (*store)->list(std::nullopt, (*page)[1].seq, 10);
+  ASSERT_EQ(next->size(), 3u);
+  EXPECT_EQ((*next)[0].id, "j2");
+  EXPECT_EQ(*(*store)->count_in_state(JobState::kQueued), 4);
+  EXPECT_EQ(*(*store)->purge_ended_before(10), 1);
+  EXPECT_FALSE((*store)->get("j2")->has_value());
+}
+
+TEST(JobStore, RequestIdReturnsTheFirstJob) {
+  TempDir dir;
+  auto store = JobStore::open(dir.path());
+  JobRecord first;
+  first.id = "a";
+  first.request_id = "req-1";
+  first.spec_json = "{}";
+  ASSERT_TRUE(*(*store)->insert(first));
+  JobRecord again;
+  again.id = "b";
+  again.request_id = "req-1";
+  again.spec_json = "{}";
+  Result<bool> inserted = (*store)->insert(again);
+  ASSERT_TRUE(inserted.is_ok());
+  EXPECT_FALSE(*inserted);
+  EXPECT_EQ(again.id, "a");
+}
+
+TEST(Scheduler, PriorityThenOrderAndSlots) {
+  Scheduler s({{BackendKind::kSoftware, "", "software", 2, 0}}, 3);
+  EXPECT_TRUE(s.enqueue({"low", 0, 1}));
+  EXPECT_TRUE(s.enqueue({"high", 5, 2}));
+  EXPECT_TRUE(s.enqueue({"low2", 0, 3}));
+  EXPECT_FALSE(s.enqueue({"full", 0, 4}));
+  EXPECT_EQ(s.next()->job.id, "high");
+  EXPECT_EQ(s.next()->job.id, "low");
+  EXPECT_FALSE(s.next().has_value());  // both slots taken
+  s.release(0);
+  EXPECT_EQ(s.next()->job.id, "low2");
+}
+
+TEST(Scheduler, LeastLoadedDeviceOfTheBackend) {
+  std::vector<SchedDevice> devices = {{BackendKind::kSoftware, "", "software", 1, 0},
+                                      {BackendKind::kVaapi, "/dev/dri/renderD128", "a", 4, 0},
+                                      {BackendKind::kVaapi, "/dev/dri/renderD129", "b", 4, 0}};
+  Scheduler s(devices, 10);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(s.enqueue({"j" + std::to_string(i), 0, i, BackendKind::kVaapi}));
+  std::vector<int> picked;
+  for (int i = 0; i < 4; ++i) picked.push_back(s.next()->device);
+  EXPECT_EQ(picked, (std::vector<int>{1, 2, 1, 2}));
+  ASSERT_TRUE(s.enqueue({"sw", 0, 9, BackendKind::kSoftware}));
+  EXPECT_EQ(s.next()->device, 0);
+  EXPECT_EQ(default_slots(BackendKind::kSoftware, 2), 1);
+  EXPECT_EQ(default_slots(BackendKind::kSoftware, 16), 8);
+  EXPECT_EQ(default_slots(BackendKind::kVaapi, 2), 4);
+}
+
+class Policy : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root = fs::path(dir.path()) / "root";
+    fs::create_directories(root / "sub");
+    input = dir.file("root/in.mp4");
+    dir.file("secret.mp4");
+    policy.roots = *canonical_roots({root.string()});
+    policy.max_outputs = 2;
+  }
+  JobSpec spec(const std::string& in, const std::string& out) {
+    JobSpec s;
+    s.input = in;
+    OutputSpec o;
+    o.path = out;
+    s.outputs.push_back(o);
+    return s;
+  }
+  ApiCode code(JobSpec s) { return apply_policy(s, policy).code(); }
+
+  TempDir dir;
+  fs::path root;
+  std::string input;
+  RequestPolicy policy;
+};
+
+TEST_F(Policy, ConfinesPathsToTheRoots) {
+  std::string out = (root / "out.mp4").string();
+  EXPECT_EQ(code(spec(input, out)), ApiCode::kOk);
+  EXPECT_EQ(code(spec(dir.path() + "/secret.mp4", out)), ApiCode::kPermissionDenied);
+  EXPECT_EQ(code(spec((root / "../secret.mp4").string(), out)), ApiCode::kPermissionDenied);
+  EXPECT_EQ(code(spec(input, (root / "../out.mp4").string())), ApiCode::kPermissionDenied);
+  fs::create_symlink(dir.path() + "/secret.mp4", root / "link.mp4");
+  EXPECT_EQ(code(spec((root / "link.mp4").string(), out)), ApiCode::kPermissionDenied);
+  fs::create_directory_symlink(dir.path(), root / "escape");
+  EXPECT_EQ(code(spec(input, (root / "escape/out.mp4").string())), ApiCode::kPermissionDenied);
+  EXPECT_EQ(code(spec((root / "missing.mp4").string(), out)), ApiCode::kInvalidArgument);
+  EXPECT_EQ(code(spec("/elsewhere/missing.mp4", out)), ApiCode::kPermissionDenied);
+  EXPECT_EQ(code(spec("in.mp4", out)), ApiCode::kInvalidArgument);
+  EXPECT_EQ(code(spec("http://example.com/a.mp4", out)), ApiCode::kPermissionDenied);
+  policy.protocols = {"http"};
+  EXPECT_EQ(code(spec("http://example.com/a.mp4", out)), ApiCode::kOk);
+}
+
+TEST_F(Policy, CapsOutputsPixelsAndDuration) {
+  std::string out = (root / "out.mp4").string();
+  JobSpec none = spec(input, out);
+  none.outputs.clear();
+  EXPECT_EQ(code(none), ApiCode::kInvalidArgument);
+  JobSpec many = spec(input, out);
+  for (int i = 0; i < 2; ++i) many.outputs.push_back(many.outputs[0]);
+  ApiStatus status = apply_policy(many, policy);
+  EXPECT_EQ(status.code(), ApiCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("max_outputs"), std::string::npos);
+  policy.max_pixels = 640 * 480;
+  JobSpec big = spec(input, out);
+  big.outputs[0].width = 1280;
+  big.outputs[0].height = 720;
+  EXPECT_EQ(code(big), ApiCode::kInvalidArgument);
+  policy.max_duration_s = 10;
+  JobSpec whole = spec(input, out);
+  EXPECT_TRUE(apply_policy(whole, policy).is_ok());
+  EXPECT_EQ(whole.duration_s, 10);
+}
+
+TEST(WorkerProtocol, LinesRoundTrip) {
+  Progress p;
+  p.frames_decoded = 42;
+  p.speed = 2.5;
+  Result<WorkerMessage> m = parse_worker_line(progress_line(p));
+  ASSERT_TRUE(m.is_ok());
+  EXPECT_EQ(m->kind, WorkerMessage::Kind::kProgress);
+  EXPECT_EQ(m->progress.frames_decoded, 42);
+  Result<WorkerMessage> e = parse_worker_line(error_line(Status(Code::kDevice, "hang", true)));
+  ASSERT_TRUE(e.is_ok());
+  EXPECT_EQ(e->error.code(), Code::kDevice);
+  EXPECT_TRUE(e->error.retryable());
+  EXPECT_FALSE(parse_worker_line("garbage").is_ok());
+}
+
+TEST(WorkerSupervisor, JudgesHowAWorkerEnded) {
+  EXPECT_TRUE(judge_exit(0, true, {}).is_ok());
+  int segv = 0;
+  pid_t pid = fork();
+  if (pid == 0) {
+    signal(SIGSEGV, SIG_DFL);
+    raise(SIGSEGV);
+    _exit(0);
+  }
+  waitpid(pid, &segv, 0);
+  Status crashed = judge_exit(segv, false, {});
+  EXPECT_NE(crashed.message().find("SIGSEGV"), std::string::npos) << crashed.message();
+  EXPECT_EQ(judge_exit(3 << 8, false, Status(Code::kInput, "x")).code(), Code::kInput);
+}
+
+TEST(WorkerFaults, OnlyMatchingInputs) {
+  EXPECT_EQ(fault_for(nullptr, "/a"), Fault::kNone);
+  EXPECT_EQ(fault_for("crash", "/a"), Fault::kCrash);
+  EXPECT_EQ(fault_for("stall:hang", "/x/hang.mp4"), Fault::kStall);
+  EXPECT_EQ(fault_for("stall:hang", "/x/ok.mp4"), Fault::kNone);
+}

@@ -1,0 +1,321 @@
+// `transcode run` end to end: real media made by ffmpeg, outputs checked by ffprobe and PSNR.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "service/common/exit_codes.h"
+#include "tests/support/media_tools.h"
+
+namespace tc::testing {
+namespace {
+
+constexpr double kMinPsnr = 30;
+
+class TranscodeRun : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    shared_ = new TempDir();
+    make_clip(*shared_ / "in.mp4", {.width = 640, .height = 360, .seconds = 2});
+  }
+  static void TearDownTestSuite() { delete shared_; }
+  static std::string input() { return *shared_ / "in.mp4"; }
+
+  // Checks one output as a user would: codec, size, frames, duration, audio, quality.
+  void expect_output(const std::string& path, const std::string& codec, int width, int height,
+                     int64_t frames, bool audio = true, const std::string& reference = "") {
+    std::optional<ProbeInfo> info = ffprobe(path);
+    ASSERT_TRUE(info.has_value()) << path << " is not readable media";
+    ASSERT_TRUE(info->video.has_value()) << path;
+    EXPECT_EQ(info->video->codec, codec) << path;
+    EXPECT_EQ(info->video->width, width) << path;
+    EXPECT_EQ(info->video->height, height) << path;
+    EXPECT_EQ(info->video->frames, frames) << path;
+    EXPECT_NEAR(info->video->duration_s, frames / 30.0, 0.1) << path;
+    EXPECT_EQ(info->audio.has_value(), audio) << path;
+    double quality = psnr(path, reference.empty() ? input() : reference);
+    EXPECT_GE(quality, kMinPsnr) << path;
+  }
+
+  TempDir dir_;
+  static TempDir* shared_;
+};
+
+TempDir* TranscodeRun::shared_ = nullptr;
+
+TEST_F(TranscodeRun, SingleOutputWithReport) {
+  ProcessResult run = transcode({"run", input(), dir_ / "out.mp4", "--size", "320x0", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  expect_output(dir_ / "out.mp4", "h264", 320, 180, 60);
+  nlohmann::json report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report["frames_decoded"], 60);
+  EXPECT_EQ(report["backend"], "software");
+  EXPECT_GT(report["wall_s"].get<double>(), 0);
+  EXPECT_GT(report["cpu_s"].get<double>(), 0);
+  EXPECT_GT(report["speed"].get<double>(), 0);
+  ASSERT_EQ(report["outputs"].size(), 1u);
+  EXPECT_EQ(report["outputs"][0]["frames"], 60);
+  struct stat info {};
+  ASSERT_EQ(stat((dir_ / "out.mp4").c_str(), &info), 0);
+  EXPECT_EQ(report["outputs"][0]["bytes"], info.st_size);
+  EXPECT_GT(report["outputs"][0]["bitrate"].get<int64_t>(), 0);
+  bool scale_on_cpu = false;
+  for (const auto& stage : report["stages"])
+    if (stage["name"] == "filter") scale_on_cpu = stage["device"] == "cpu";
+  EXPECT_TRUE(scale_on_cpu) << report["stages"].dump();
+  EXPECT_EQ(dir_.entries(), std::vector<std::string>{"out.mp4"});  // no partial file left
+}
+
+TEST_F(TranscodeRun, LadderOfThreeFromOneDecode) {
+  ProcessResult run =
+      transcode({"run", input(), "--json", "-o", dir_ / "a.mp4", "-o", dir_ / "b.mkv", "--size",
+                 "426x240", "--codec", "hevc", "-o", dir_ / "c.ts", "--size", "0x180"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  nlohmann::json report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report["frames_decoded"], 60);  // one decode fed all three
+  ASSERT_EQ(report["outputs"].size(), 3u);
+  expect_output(dir_ / "a.mp4", "h264", 640, 360, 60);
+  expect_output(dir_ / "b.mkv", "hevc", 426, 240, 60);
+  expect_output(dir_ / "c.ts", "h264", 320, 180, 60);
+  EXPECT_EQ(ffprobe(dir_ / "b.mkv")->format, "matroska,webm");
+  EXPECT_EQ(ffprobe(dir_ / "c.ts")->format, "mpegts");
+}
+
+TEST_F(TranscodeRun, OtherCodecsAndAudioModes) {
+  ProcessResult run = transcode({"run", input(), "--size", "320x180", "-o", dir_ / "v.mkv",
+                                 "--codec", "vp9", "--audio", "aac", "-o", dir_ / "a.mkv",
+                                 "--codec", "av1", "--audio", "none", "-o", dir_ / "c.mp4",
+                                 "--codec", "copy", "--size", "0x0"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  expect_output(dir_ / "v.mkv", "vp9", 320, 180, 60);
+  expect_output(dir_ / "a.mkv", "av1", 320, 180, 60, /*audio=*/false);
+  expect_output(dir_ / "c.mp4", "h264", 640, 360, 60);
+}
+
+TEST_F(TranscodeRun, BitrateModes) {
+  ProcessResult run = transcode({"run", input(), "--size", "320x180", "-o", dir_ / "cbr.mp4",
+                                 "--bitrate", "400k", "--rc", "cbr", "-o", dir_ / "vbr.mp4",
+                                 "--bitrate", "300k", "--json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  nlohmann::json report = nlohmann::json::parse(run.out);
+  for (int i = 0; i < 2; ++i) {
+    // Video bitrate near the target; the reported figure includes the audio (~128 kb/s) too.
+    double kbps = report["outputs"][i]["bitrate"].get<double>() / 1000;
+    double target = i == 0 ? 400 : 300;
+    EXPECT_GT(kbps, target * 0.5) << i;
+    EXPECT_LT(kbps, target * 1.6 + 140) << i;
+  }
+}
+
+TEST_F(TranscodeRun, TrimsStartAndDuration) {
+  ProcessResult run = transcode({"run", input(), dir_ / "cut.mp4", "--start", "0.5", "--duration",
+                                 "1", "--size", "320x180", "--audio", "aac"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::optional<ProbeInfo> info = ffprobe(dir_ / "cut.mp4");
+  ASSERT_TRUE(info && info->video && info->audio);
+  EXPECT_EQ(info->video->frames, 30);
+  EXPECT_NEAR(info->video->duration_s, 1.0, 0.05);
+  EXPECT_NEAR(info->audio->duration_s, 1.0, 0.1);
+}
+
+TEST_F(TranscodeRun, JobFileMatchesTheCommandLine) {
+  std::string job = dir_ / "job.json";
+  std::ofstream(job) << nlohmann::json{
+      {"input", input()},
+      {"outputs",
+       {{{"path", dir_ / "j.mp4"}, {"width", 320}, {"height", 180}, {"audio", "none"}}}}}
+                            .dump();
+  ProcessResult run = transcode({"run", "--job", job});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  expect_output(dir_ / "j.mp4", "h264", 320, 180, 60, /*audio=*/false);
+}
+
+TEST_F(TranscodeRun, DryRunPrintsPlanAndFfmpegCommandAndWritesNothing) {
+  ProcessResult run = transcode({"run", input(), "-o", dir_ / "a.mp4", "-o", dir_ / "b.mp4",
+                                 "--size", "320x180", "--dry-run"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("backend: software"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("video graph: [in]split=2"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("ffmpeg -hide_banner"), std::string::npos) << run.out;
+  EXPECT_TRUE(dir_.entries().empty());
+}
+
+TEST_F(TranscodeRun, DryRunCommandIsARealFfmpegCommand) {
+  ProcessResult plan = transcode({"run", input(), dir_ / "ff.mp4", "--size", "320x180", "--dry-run"});
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  std::string command = plan.out.substr(plan.out.find("ffmpeg -hide_banner"));
+  command = command.substr(0, command.find('\n'));
+  ProcessResult ran = run_process({"sh", "-c", command + " -loglevel error"});
+  ASSERT_EQ(ran.exit_code, 0) << command << "\n" << ran.err;
+  // ffmpeg's options follow the output: the -loglevel went last, ffmpeg takes it as trailing.
+  expect_output(dir_ / "ff.mp4", "h264", 320, 180, 60);
+}
+
+TEST_F(TranscodeRun, VulkanScalesOnTheDevice) {
+  ProcessResult probe = transcode({"run", input(), dir_ / "vk.mp4", "--backend", "vulkan",
+                                   "--size", "320x180", "--dry-run"});
+  if (probe.exit_code == kExitDevice) GTEST_SKIP() << "no Vulkan device here: " << probe.err;
+  ASSERT_EQ(probe.exit_code, 0) << probe.err;
+  EXPECT_NE(probe.out.find("scale_vulkan=w=320:h=180"), std::string::npos) << probe.out;
+  ProcessResult run = transcode({"run", input(), "--backend", "vulkan", "--json", "-o",
+                                 dir_ / "vk.mp4", "--size", "320x180", "-o", dir_ / "vk2.mp4",
+                                 "--size", "160x90"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  expect_output(dir_ / "vk.mp4", "h264", 320, 180, 60);
+  expect_output(dir_ / "vk2.mp4", "h264", 160, 90, 60);
+  nlohmann::json report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report["backend"], "vulkan");
+  std::string filter_device;
+  for (const auto& stage : report["stages"])
+    if (stage["name"] == "filter") filter_device = stage["device"];
+  EXPECT_EQ(filter_device.rfind("vulkan", 0), 0u) << report["stages"].dump();
+}
+
+TEST_F(TranscodeRun, VaapiRunsWhereAnIntelGpuExists) {
+  ProcessResult probe =
+      transcode({"run", input(), dir_ / "va.mp4", "--backend", "vaapi", "--dry-run"});
+  if (probe.exit_code == kExitDevice) GTEST_SKIP() << "no Intel render node: " << probe.err;
+  ASSERT_EQ(probe.exit_code, 0) << probe.err;
+  EXPECT_NE(probe.out.find("frames copied between device and memory: none"), std::string::npos);
+  ProcessResult run = transcode({"run", input(), "--backend", "vaapi", "-o", dir_ / "a.mp4",
+                                 "--size", "320x180", "-o", dir_ / "b.mp4", "--size", "160x90"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  expect_output(dir_ / "a.mp4", "h264", 320, 180, 60);
+  expect_output(dir_ / "b.mp4", "h264", 160, 90, 60);
+}
+
+TEST_F(TranscodeRun, CancelLeavesNothingBehind) {
+  make_clip(dir_ / "long.mp4", {.width = 640, .height = 360, .seconds = 20, .audio = false});
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    execl(transcode_binary().c_str(), "transcode", "run", (dir_ / "long.mp4").c_str(),
+          (dir_ / "out.mp4").c_str(), "--preset", "veryslow", nullptr);
+    _exit(127);
+  }
+  // Wait until it is writing, then interrupt it as Ctrl-C would.
+  std::string partial = dir_ / ".out.mp4.partial";
+  for (int i = 0; i < 600 && !file_exists(partial); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(file_exists(partial)) << "the transcode never started writing";
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), kExitCancelled);
+  EXPECT_EQ(dir_.entries(), std::vector<std::string>{"long.mp4"});
+}
+
+// Bad input: one clear line naming the file and the problem, a distinct exit code, nothing written.
+struct BadCase {
+  std::string name;
+  std::function<std::vector<std::string>(const TempDir&, const std::string& input)> args;
+  int exit_code;
+  std::vector<std::string> says;
+};
+
+class BadInput : public TranscodeRun, public ::testing::WithParamInterface<BadCase> {};
+
+TEST_P(BadInput, ClearErrorDistinctCodeNothingWritten) {
+  const BadCase& bad = GetParam();
+  std::vector<std::string> args = bad.args(dir_, input());
+  std::vector<std::string> before = dir_.entries();
+  args.insert(args.begin(), "run");
+  ProcessResult run = transcode(args);
+  EXPECT_EQ(run.exit_code, bad.exit_code) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << "not one line: " << run.err;
+  for (const std::string& text : bad.says) EXPECT_NE(run.err.find(text), std::string::npos) << run.err;
+  EXPECT_EQ(dir_.entries(), before) << "something was written";
+}
+
+std::string write_file(const TempDir& dir, const std::string& name, const std::string& content) {
+  std::ofstream(dir / name) << content;
+  return dir / name;
+}
+
+std::string truncated_copy(const TempDir& dir, const std::string& input) {
+  std::ifstream in(input, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return write_file(dir, "cut.mp4", bytes.substr(0, bytes.size() / 2));
+}
+
+std::string audio_only(const TempDir& dir) {
+  std::string path = dir / "sound.m4a";
+  run_process({"ffmpeg", "-loglevel", "error", "-f", "lavfi", "-i", "sine", "-t", "1", path});
+  return path;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, BadInput,
+    ::testing::Values(
+        BadCase{"MissingFile",
+                [](const TempDir& d, const std::string&) {
+                  return std::vector<std::string>{d / "nope.mp4", d / "o.mp4"};
+                },
+                kExitInput, {"nope.mp4", "no such file"}},
+        BadCase{"Directory",
+                [](const TempDir& d, const std::string&) {
+                  return std::vector<std::string>{d.path(), d / "o.mp4"};
+                },
+                kExitInput, {"is a directory"}},
+        BadCase{"EmptyFile",
+                [](const TempDir& d, const std::string&) {
+                  return std::vector<std::string>{write_file(d, "empty.mp4", ""), d / "o.mp4"};
+                },
+                kExitInput, {"empty.mp4", "empty (0 bytes)"}},
+        BadCase{"TextNamedMp4",
+                [](const TempDir& d, const std::string&) {
+                  return std::vector<std::string>{write_file(d, "notes.mp4", "just some text\n"),
+                                                  d / "o.mp4"};
+                },
+                kExitInput, {"notes.mp4", "not a media file"}},
+        BadCase{"TruncatedFile",
+                [](const TempDir& d, const std::string& in) {
+                  return std::vector<std::string>{truncated_copy(d, in), d / "o.mp4"};
+                },
+                kExitInput, {"cut.mp4", "truncated"}},
+        BadCase{"NoVideoStream",
+                [](const TempDir& d, const std::string&) {
+                  return std::vector<std::string>{audio_only(d), d / "o.mp4"};
+                },
+                kExitInput, {"sound.m4a", "no video stream"}},
+        BadCase{"UnknownCodec",
+                [](const TempDir& d, const std::string& in) {
+                  return std::vector<std::string>{in, d / "o.mp4", "--codec", "mpeg9"};
+                },
+                kExitUsage, {"--codec", "mpeg9"}},
+        BadCase{"OddSize",
+                [](const TempDir& d, const std::string& in) {
+                  return std::vector<std::string>{in, d / "o.mp4", "--size", "321x240"};
+                },
+                kExitUsage, {"321x240", "even"}},
+        BadCase{"UnwritableOutput",
+                [](const TempDir& d, const std::string& in) {
+                  return std::vector<std::string>{in, d / "missing-dir/o.mp4"};
+                },
+                kExitOutput, {"missing-dir", "does not exist"}},
+        BadCase{"VaapiWithoutIntelGpu",
+                [](const TempDir& d, const std::string& in) {
+                  return std::vector<std::string>{in, d / "o.mp4", "--backend", "vaapi",
+                                                  "--device", "/nonexistent/renderD128"};
+                },
+                kExitDevice, {"Intel GPU", "--backend auto would fall back to software"}},
+        BadCase{"SecondOutputUnwritable",
+                [](const TempDir& d, const std::string& in) {
+                  return std::vector<std::string>{in, "-o", d / "fine.mp4", "-o",
+                                                  d / "no/such/dir.mp4"};
+                },
+                kExitOutput, {"no/such"}}),
+    [](const ::testing::TestParamInfo<BadCase>& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace tc::testing

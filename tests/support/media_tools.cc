@@ -1,0 +1,153 @@
+#include "tests/support/media_tools.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <thread>
+
+extern char** environ;
+
+namespace tc::testing {
+namespace {
+
+std::string read_all(int fd) {
+  std::string text;
+  char buffer[65536];
+  for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;) text.append(buffer, n);
+  return text;
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv) {
+  int out[2], err[2];
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) return {};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+  close(err[1]);
+  ProcessResult result;
+  if (spawned != 0) {
+    close(out[0]);
+    close(err[0]);
+    result.err = "cannot start " + argv[0];
+    return result;
+  }
+  std::thread err_reader([&] { result.err = read_all(err[0]); });
+  result.out = read_all(out[0]);
+  err_reader.join();
+  close(out[0]);
+  close(err[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+std::string transcode_binary() {
+  const char* path = std::getenv("TC_TRANSCODE");
+  return path ? path : "transcode";
+}
+
+ProcessResult transcode(std::vector<std::string> args) {
+  args.insert(args.begin(), transcode_binary());
+  return run_process(args);
+}
+
+TempDir::TempDir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "tc-test-XXXXXX").string();
+  path_ = mkdtemp(pattern.data()) ? pattern : "";
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+}
+
+std::vector<std::string> TempDir::entries() const {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(path_))
+    names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void make_clip(const std::string& path, const ClipOptions& options) {
+  std::vector<std::string> argv{"ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
+                                "-i",
+                                "testsrc2=size=" + std::to_string(options.width) + "x" +
+                                    std::to_string(options.height) +
+                                    ":rate=" + std::to_string(options.fps)};
+  if (options.audio)
+    argv.insert(argv.end(), {"-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"});
+  argv.insert(argv.end(), {"-t", std::to_string(options.seconds), "-pix_fmt", "yuv420p", "-c:v",
+                           options.video_codec});
+  if (options.video_codec == "libx264") argv.insert(argv.end(), {"-preset", "ultrafast"});
+  if (options.audio) argv.insert(argv.end(), {"-c:a", options.audio_codec});
+  argv.push_back(path);
+  ProcessResult made = run_process(argv);
+  ASSERT_EQ(made.exit_code, 0) << "ffmpeg could not make " << path << ": " << made.err;
+}
+
+std::optional<ProbeInfo> ffprobe(const std::string& path) {
+  ProcessResult probed = run_process({"ffprobe", "-v", "error", "-count_frames", "-show_format",
+                                      "-show_streams", "-of", "json", path});
+  if (probed.exit_code != 0) return std::nullopt;
+  nlohmann::json root = nlohmann::json::parse(probed.out, nullptr, false);
+  if (root.is_discarded()) return std::nullopt;
+  ProbeInfo info;
+  info.format = root["format"].value("format_name", "");
+  double format_duration = std::atof(root["format"].value("duration", "0").c_str());
+  for (const auto& stream : root["streams"]) {
+    StreamInfo parsed;
+    parsed.codec = stream.value("codec_name", "");
+    parsed.width = stream.value("width", 0);
+    parsed.height = stream.value("height", 0);
+    parsed.frames = std::atoll(stream.value("nb_read_frames", "0").c_str());
+    parsed.duration_s = std::atof(stream.value("duration", "0").c_str());
+    if (parsed.duration_s == 0) parsed.duration_s = format_duration;
+    std::string type = stream.value("codec_type", "");
+    if (type == "video" && !info.video) info.video = parsed;
+    if (type == "audio" && !info.audio) info.audio = parsed;
+  }
+  return info;
+}
+
+double psnr(const std::string& output, const std::string& reference) {
+  std::optional<ProbeInfo> info = ffprobe(output);
+  if (!info || !info->video) return -1;
+  std::string size = std::to_string(info->video->width) + ":" + std::to_string(info->video->height);
+  ProcessResult measured = run_process(
+      {"ffmpeg", "-hide_banner", "-nostats", "-i", output, "-i", reference, "-lavfi",
+       "[1:v]scale=" + size + ",format=yuv420p[ref];[0:v]format=yuv420p[out];[out][ref]psnr",
+       "-f", "null", "-"});
+  std::smatch match;
+  static const std::regex average("average:([0-9.]+|inf)");
+  if (!std::regex_search(measured.err, match, average)) return -1;
+  return match[1] == "inf" ? 100.0 : std::atof(match[1].str().c_str());
+}
+
+bool file_exists(const std::string& path) {
+  struct stat info {};
+  return stat(path.c_str(), &info) == 0;
+}
+
+}  // namespace tc::testing

@@ -1,0 +1,72 @@
+// What integration tests check media with: the ffmpeg and ffprobe CLIs (an oracle we did not
+// write), and the binaries under test run as a user would run them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tc::testing {
+
+struct ProcessResult {
+  int exit_code = -1;  // the signal number + 128 when killed
+  std::string out;
+  std::string err;
+};
+
+// Runs argv (no shell) and waits; stdout and stderr are captured.
+ProcessResult run_process(const std::vector<std::string>& argv);
+
+// The transcode binary under test (from $TC_TRANSCODE).
+std::string transcode_binary();
+ProcessResult transcode(std::vector<std::string> args);
+
+// A fresh temporary directory, removed with its contents on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+  std::vector<std::string> entries() const;  // names in it, sorted
+
+ private:
+  std::string path_;
+};
+
+struct ClipOptions {
+  int width = 320;
+  int height = 240;
+  int fps = 30;
+  double seconds = 2;
+  bool audio = true;
+  std::string video_codec = "libx264";
+  std::string audio_codec = "aac";
+};
+// Makes a test clip with lavfi testsrc2 (+ sine). Fails the test on error.
+void make_clip(const std::string& path, const ClipOptions& options = {});
+
+struct StreamInfo {
+  std::string codec;
+  int width = 0;
+  int height = 0;
+  int64_t frames = 0;  // counted by decoding
+  double duration_s = 0;
+};
+struct ProbeInfo {
+  std::string format;
+  std::optional<StreamInfo> video;
+  std::optional<StreamInfo> audio;
+};
+// ffprobe with -count_frames; nullopt when ffprobe cannot read the file.
+std::optional<ProbeInfo> ffprobe(const std::string& path);
+
+// PSNR (dB, average over frames) of `output` against `reference` scaled to the output's size by
+// ffmpeg. -1 when it could not be measured.
+double psnr(const std::string& output, const std::string& reference);
+
+bool file_exists(const std::string& path);
+
+}  // namespace tc::testing
