@@ -92,7 +92,7 @@ class Transcode {
   Status open_audio_graph() {
     if (plan_.audio_graph.empty() || !input_.audio_decoder) return Status::ok();
     std::vector<std::string> sinks;
-    for (size_t k : outputs_encoding(AudioPlan::Mode::kEncode)) sinks.push_back("aout" + std::to_string(k));
+    for (size_t k : outputs_encoding(AudioPlan::Mode::kEncode)) sinks.push_back(audio_sink_label(k));
     TC_ASSIGN_OR_RETURN(audio_graph_, FilterGraph::create(plan_.audio_graph, "ain",
                                                           audio_source(*input_.audio_decoder),
                                                           sinks, nullptr));
@@ -199,7 +199,7 @@ class Transcode {
       std::vector<std::string> sinks;
       for (size_t k = 0; k < plan_.outputs.size(); ++k)
         if (!plan_.outputs[k].video_copy) {
-          sinks.push_back("out" + std::to_string(k));
+          sinks.push_back(video_sink_label(k));
           video_sink_outputs_.push_back(k);
         }
       AVRational rate = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);

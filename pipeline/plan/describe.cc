@@ -81,17 +81,16 @@ std::string ffmpeg_command(const Plan& plan, const JobSpec& spec) {
   if (!graph.empty()) args.insert(args.end(), {"-filter_complex", graph});
   for (size_t k = 0; k < plan.outputs.size(); ++k) {
     const OutputPlan& output = plan.outputs[k];
-    std::string index = std::to_string(k);
     if (output.video_copy) {
       args.insert(args.end(), {"-map", "0:v:0", "-c:v", "copy"});
     } else {
-      args.insert(args.end(), {"-map", "[out" + index + "]"});
+      args.insert(args.end(), {"-map", "[" + video_sink_label(k) + "]"});
       add_encoder_args(output, args);
     }
     if (output.audio.mode == AudioPlan::Mode::kCopy)
       args.insert(args.end(), {"-map", "0:a:0", "-c:a", "copy"});
     if (output.audio.mode == AudioPlan::Mode::kEncode)
-      args.insert(args.end(), {"-map", "[aout" + index + "]", "-c:a", output.audio.encoder, "-b:a",
+      args.insert(args.end(), {"-map", "[" + audio_sink_label(k) + "]", "-c:a", output.audio.encoder, "-b:a",
                                std::to_string(output.audio.bit_rate)});
     for (const auto& [key, value] : output.mux_options) args.insert(args.end(), {"-" + key, value});
     args.insert(args.end(), {"-f", output.format, output.path});

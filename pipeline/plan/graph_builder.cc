@@ -17,7 +17,10 @@ std::vector<Tap> GraphBuilder::fan_out(const Tap& in, const std::string& filters
   std::string text = in.label + join(chain, split_ + "=" + std::to_string(count));
   std::vector<Tap> taps;
   for (int i = 0; i < count; ++i) {
-    taps.push_back({(split_ == "asplit" ? "[a" : "[v") + std::to_string(labels_++) + "]", ""});
+    taps.push_back({std::string(split_ == "asplit" ? "[a" : "[v")
+                        .append(std::to_string(labels_++))
+                        .append("]"),
+                    ""});
     text += taps.back().label;
   }
   chains_.push_back(std::move(text));
@@ -27,7 +30,7 @@ std::vector<Tap> GraphBuilder::fan_out(const Tap& in, const std::string& filters
 void GraphBuilder::terminate(const Tap& tap, const std::string& filters, const std::string& label) {
   std::string chain = join(tap.filters, filters);
   bool audio = split_ == "asplit";
-  chains_.push_back(tap.label + (chain.empty() ? (audio ? "anull" : "null") : chain) + label);
+  chains_.push_back(tap.label + (chain.empty() ? (audio ? "anull" : "null") : chain) + "[" + label + "]");
 }
 
 std::string GraphBuilder::text() const {

@@ -20,7 +20,7 @@ class GraphBuilder {
 
   // `count` taps that each see `in` after `filters`; a split when count > 1.
   std::vector<Tap> fan_out(const Tap& in, const std::string& filters, int count);
-  // Ends a tap at an output label, after `filters` (a pass-through when there are none).
+  // Ends a tap at output `label` ("out0"), after `filters` (a pass-through when there are none).
   void terminate(const Tap& tap, const std::string& filters, const std::string& label);
   std::string text() const;
 

@@ -259,12 +259,15 @@ std::string build_video_graph(const BackendDesc& backend, const VideoDecision& d
     }
     taps[i + 1] = graph.fan_out(in, scale, 1 + children_of(int(i)));
     next_tap[i + 1] = 1;  // tap 0 is this branch's own; the rest feed its children
-    graph.terminate(taps[i + 1][0], branch.tail, "[out" + std::to_string(branch.output_index) + "]");
+    graph.terminate(taps[i + 1][0], branch.tail, video_sink_label(branch.output_index));
   }
   return graph.text();
 }
 
 }  // namespace
+
+std::string video_sink_label(size_t output) { return std::string("out").append(std::to_string(output)); }
+std::string audio_sink_label(size_t output) { return std::string("aout").append(std::to_string(output)); }
 
 int Plan::transfers() const {
   int count = 0;
@@ -349,7 +352,7 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
     output.format = muxer_of(container);
     if (container == "mp4") output.mux_options.emplace_back("movflags", "+faststart");
     TC_RETURN_IF_ERROR(plan_audio(output_spec, container, media, output));
-    std::string label = "out" + std::to_string(k);
+    std::string label = video_sink_label(k);
     if (output_spec.codec == VideoCodec::kCopy) {
       output.video_copy = true;
       output.width = video.width;
@@ -441,7 +444,7 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
     auto taps = audio_graph.fan_out({"[ain]", ""}, "aformat=sample_fmts=fltp",
                                     int(audio_outputs.size()));
     for (size_t i = 0; i < audio_outputs.size(); ++i)
-      audio_graph.terminate(taps[i], "", "[aout" + std::to_string(audio_outputs[i]) + "]");
+      audio_graph.terminate(taps[i], "", audio_sink_label(audio_outputs[i]));
     plan.audio_graph = audio_graph.text();
   }
   return plan;

@@ -93,6 +93,10 @@ struct Plan {
 
 Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInventory& devices);
 
+// The graph labels of output K's sinks, shared by the planner and the executor: "out2", "aout2".
+std::string video_sink_label(size_t output);
+std::string audio_sink_label(size_t output);
+
 // Human-readable plan, one stage a line.
 std::string describe(const Plan& plan);
 // The ffmpeg command line that runs the same pipeline (for --dry-run and the benchmarks).

@@ -1,0 +1,170 @@
+#include "daemon_fixture.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+extern char** environ;
+
+namespace tc::test {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string capture(const std::string& command) {
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return out;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+  pclose(pipe);
+  return out;
+}
+
+}  // namespace
+
+std::string env_or_die(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value || !*value) {
+    std::fprintf(stderr, "%s is not set (run the tests through ctest)\n", name);
+    std::abort();
+  }
+  return value;
+}
+
+TempDir::TempDir() {
+  std::string pattern = (fs::temp_directory_path() / "tcd-test-XXXXXX").string();
+  path_ = mkdtemp(pattern.data());
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+Daemon::~Daemon() {
+  if (pid_ > 0) stop(SIGKILL);
+}
+
+bool Daemon::start(const std::vector<std::string>& extra_args, const std::string& fault,
+                   const std::string& listen) {
+  int out[2];
+  if (pipe(out) != 0) return false;
+  std::vector<std::string> args = {env_or_die("TRANSCODED"), "--listen", listen, "--state-dir",
+                                   state_dir_, "--media-root", media_root_, "--log-level", "warn"};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e)
+    if (std::string(*e).rfind("TC_TEST_FAULT=", 0) != 0) env_strings.push_back(*e);
+  if (!fault.empty()) env_strings.push_back("TC_TEST_FAULT=" + fault);
+  std::vector<char*> envp;
+  for (std::string& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, out[0]);
+  int rc = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+  if (rc != 0) {
+    close(out[0]);
+    pid_ = -1;
+    return false;
+  }
+  // The daemon's one stdout line: "listening ADDR".
+  std::string line;
+  char c;
+  while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
+  close(out[0]);
+  if (line.rfind("listening ", 0) != 0) return false;
+  address_ = line.substr(10);
+  return true;
+}
+
+int Daemon::stop(int signal_number) {
+  if (pid_ <= 0) return -1;
+  kill(pid_, signal_number);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return status;
+}
+
+CommandResult run_client(const std::vector<std::string>& args) {
+  TempDir dir;
+  std::string command = quote(env_or_die("TC_TRANSCODE"));
+  for (const std::string& a : args) command += " " + quote(a);
+  command += " >" + dir.path() + "/out 2>" + dir.path() + "/err";
+  CommandResult result;
+  int status = std::system(command.c_str());
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = slurp(dir.path() + "/out");
+  result.err = slurp(dir.path() + "/err");
+  return result;
+}
+
+int shell(const std::string& command) {
+  int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+bool make_clip(const std::string& path, double seconds) {
+  std::string t = std::to_string(seconds);
+  return shell("ffmpeg -v error -y -f lavfi -i testsrc2=size=320x240:rate=30 -f lavfi -i sine -t " +
+               t + " -c:v libx264 -preset ultrafast -c:a aac " + quote(path)) == 0;
+}
+
+int video_frames(const std::string& path) {
+  std::string out = capture("ffprobe -v error -select_streams v:0 -count_packets -show_entries "
+                            "stream=nb_read_packets -of csv=p=0 " + quote(path) + " 2>/dev/null");
+  return std::atoi(out.c_str());
+}
+
+std::vector<std::string> partial_files(const std::string& dir) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& entry : fs::recursive_directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.size() > 8 && name.compare(name.size() - 8, 8, ".partial") == 0)
+      found.push_back(entry.path().string());
+  }
+  return found;
+}
+
+bool wait_until(const std::function<bool()>& done, std::chrono::seconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return done();
+}
+
+}  // namespace tc::test

@@ -333,7 +333,7 @@ TEST(CudaPlan, NvencKeepsFramesOnTheGpu) {
 TEST(GraphBuilder, SingleConsumerExtendsTheChain) {
   GraphBuilder graph("split");
   auto taps = graph.fan_out({"[in]", "hwupload"}, "scale=2:2", 1);
-  graph.terminate(taps[0], "format=nv12", "[out0]");
+  graph.terminate(taps[0], "format=nv12", "out0");
   EXPECT_EQ(graph.text(), "[in]hwupload,scale=2:2,format=nv12[out0]");
   EXPECT_EQ(GraphBuilder::substitute("scale_vaapi=w=%W:h=%H", 640, 360), "scale_vaapi=w=640:h=360");
 }

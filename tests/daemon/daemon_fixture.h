@@ -1,0 +1,73 @@
+// Test support for the daemon: a real `transcoded` process (loopback port or unix socket), the
+// real `transcode` client run as a process, media made by the ffmpeg CLI and checked by ffprobe.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tc::test {
+
+std::string env_or_die(const char* name);
+
+// A temporary directory, removed with everything in it.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A daemon process. start() waits for its "listening ADDR" line.
+class Daemon {
+ public:
+  Daemon(std::string state_dir, std::string media_root)
+      : state_dir_(std::move(state_dir)), media_root_(std::move(media_root)) {}
+  ~Daemon();
+  // `listen`: "127.0.0.1:0" or "unix:PATH". `fault`: TC_TEST_FAULT for it ("" = none).
+  bool start(const std::vector<std::string>& extra_args = {}, const std::string& fault = "",
+             const std::string& listen = "127.0.0.1:0");
+  // SIGTERM (graceful) or SIGKILL; returns the wait status.
+  int stop(int signal_number);
+  const std::string& address() const { return address_; }
+  pid_t pid() const { return pid_; }
+
+ private:
+  std::string state_dir_;
+  std::string media_root_;
+  std::string address_;
+  pid_t pid_ = -1;
+};
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `transcode ARGS...` and captures its output.
+CommandResult run_client(const std::vector<std::string>& args);
+// Runs a shell command; its exit status.
+int shell(const std::string& command);
+
+// A small clip: 320x240 testsrc2 with a sine tone, H.264/AAC in MP4.
+bool make_clip(const std::string& path, double seconds = 1);
+// The number of video frames ffprobe reads from `path`; 0 when it is not valid media.
+int video_frames(const std::string& path);
+// Files in `dir` whose names end in ".partial".
+std::vector<std::string> partial_files(const std::string& dir);
+
+// Polls `done` until it holds or `timeout` passes (tests never assert on time; they wait).
+bool wait_until(const std::function<bool()>& done,
+                std::chrono::seconds timeout = std::chrono::seconds(120));
+
+}  // namespace tc::test
