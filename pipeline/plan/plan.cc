@@ -400,7 +400,7 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
           why = hw_name.empty() || !encoder_exists(hw_name)
                     ? " (" + std::string(backend.name) + " has no " +
                           std::string(name_of(output_spec.codec)) + " encoder here)"
-                    : " (" + choice.device->path + " cannot encode " +
+                    : " (" + gpu.to_string() + " cannot encode " +
                           std::string(name_of(output_spec.codec)) + ")";
         if (on_device) plan.stages.push_back({"download " + label, "hwdownload", gpu});
         plan.stages.push_back({"encode " + label, encode.encoder + why, {}});

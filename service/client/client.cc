@@ -52,7 +52,8 @@ int client_main(const std::string& command, const std::vector<std::string>& args
   std::vector<std::string> rest = args;
   Result<Connection> connection = take_connection_options(rest);
   if (!connection.is_ok()) {
-    std::fprintf(stderr, "transcode %s: %s\n", command.c_str(), connection.status().message().c_str());
+    std::fprintf(stderr, "transcode %s: %s\n", command.c_str(),
+                 connection.status().message().c_str());
     return kExitUsage;
   }
   if (command == "submit") return submit_command(rest, *connection);

@@ -38,9 +38,11 @@ Result<Connection> take_connection_options(std::vector<std::string>& args) {
   if (const char* env = std::getenv("TC_SERVER"); env && *env) c.server = env;
   if (const char* env = std::getenv("TC_TOKEN"); env && *env) c.token = env;
   std::string token_file;
-  const std::pair<const char*, std::string*> options[] = {
-      {"--server", &c.server}, {"--tls-ca", &c.tls_ca}, {"--tls-cert", &c.tls_cert},
-      {"--tls-key", &c.tls_key}, {"--token-file", &token_file}};
+  const std::pair<const char*, std::string*> options[] = {{"--server", &c.server},
+                                                          {"--tls-ca", &c.tls_ca},
+                                                          {"--tls-cert", &c.tls_cert},
+                                                          {"--tls-key", &c.tls_key},
+                                                          {"--token-file", &token_file}};
   for (size_t i = 0; i < args.size();) {
     if (args[i] == "--tls") {
       c.tls = true;

@@ -28,9 +28,12 @@ Result<Args> parse_args(const std::vector<std::string>& args,
   Args parsed;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--json") parsed.json = true;
-    else if (a == "--quiet" || a == "-q") parsed.quiet = true;
-    else if (a == "--wait") parsed.wait = true;
+    if (a == "--json")
+      parsed.json = true;
+    else if (a == "--quiet" || a == "-q")
+      parsed.quiet = true;
+    else if (a == "--wait")
+      parsed.wait = true;
     else if (std::find(value_options.begin(), value_options.end(), a) != value_options.end()) {
       if (i + 1 >= args.size()) return Status(Code::kInvalidArgument, a + ": needs a value");
       parsed.values[a] = args[++i];
@@ -140,7 +143,8 @@ int jobs_command(const std::vector<std::string>& args, const Connection& connect
       return usage("jobs: --state: queued, running, succeeded, failed or cancelled");
     request.set_state(state);
   }
-  if (parsed->values.count("--limit")) request.set_page_size(std::atoi(parsed->values["--limit"].c_str()));
+  if (parsed->values.count("--limit"))
+    request.set_page_size(std::atoi(parsed->values["--limit"].c_str()));
   request.set_page_token(parsed->values["--page-token"]);
   grpc::ClientContext context;
   prepare_context(context, connection);
@@ -154,7 +158,8 @@ int jobs_command(const std::vector<std::string>& args, const Connection& connect
   std::printf("%-20s %-10s %4s %7s %5s  %s\n", "ID", "STATE", "PRIO", "ATTEMPT", "DONE", "INPUT");
   for (const pb::Job& job : response.jobs()) std::printf("%s\n", job_line(job).c_str());
   if (!response.next_page_token().empty())
-    std::fprintf(stderr, "more: transcode jobs --page-token %s\n", response.next_page_token().c_str());
+    std::fprintf(stderr, "more: transcode jobs --page-token %s\n",
+                 response.next_page_token().c_str());
   return kExitOk;
 }
 
@@ -169,9 +174,11 @@ int cancel_command(const std::vector<std::string>& args, const Connection& conne
   grpc::Status status = stub_for(connection)->CancelJob(&context, request, &job);
   if (!status.ok()) return rpc_failure(status);
   if (!parsed->wait) {
-    if (parsed->json) std::cout << to_json(job);
-    else std::printf("job %s: %s\n", job.id().c_str(),
-                     job.state() == pb::JOB_STATE_CANCELLED ? "cancelled" : "cancel requested");
+    if (parsed->json)
+      std::cout << to_json(job);
+    else
+      std::printf("job %s: %s\n", job.id().c_str(),
+                  job.state() == pb::JOB_STATE_CANCELLED ? "cancelled" : "cancel requested");
     return kExitOk;
   }
   int code = watch_job(connection, job.id(), true, parsed->json);
@@ -226,14 +233,15 @@ int health_command(const std::vector<std::string>& args, const Connection& conne
   grpc::ClientContext context;
   prepare_context(context, connection, std::chrono::seconds(10));
   std::promise<grpc::Status> done;
-  stub.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request,
-                 &response, [&done](grpc::Status s) { done.set_value(std::move(s)); });
+  stub.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request, &response,
+                 [&done](grpc::Status s) { done.set_value(std::move(s)); });
   grpc::Status status = done.get_future().get();
   if (!status.ok()) return rpc_failure(status);
   std::vector<grpc::Slice> slices;
   (void)response.Dump(&slices);
   std::string bytes;
-  for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  for (const grpc::Slice& s : slices)
+    bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
   int value = bytes.size() == 2 && bytes[0] == 0x08 ? bytes[1] : 0;
   const char* names[] = {"UNKNOWN", "SERVING", "NOT_SERVING", "SERVICE_UNKNOWN"};
   std::printf("%s\n", names[value >= 0 && value <= 3 ? value : 0]);

@@ -16,17 +16,28 @@ using google::protobuf::util::TimeUtil;
 
 std::string code_name(grpc::StatusCode code) {
   switch (code) {
-    case grpc::StatusCode::CANCELLED: return "CANCELLED";
-    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::NOT_FOUND: return "NOT_FOUND";
-    case grpc::StatusCode::PERMISSION_DENIED: return "PERMISSION_DENIED";
-    case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
-    case grpc::StatusCode::FAILED_PRECONDITION: return "FAILED_PRECONDITION";
-    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
-    case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
-    case grpc::StatusCode::INTERNAL: return "INTERNAL";
-    default: return "code " + std::to_string(static_cast<int>(code));
+    case grpc::StatusCode::CANCELLED:
+      return "CANCELLED";
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND:
+      return "NOT_FOUND";
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return "PERMISSION_DENIED";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case grpc::StatusCode::UNAVAILABLE:
+      return "UNAVAILABLE";
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return "UNAUTHENTICATED";
+    case grpc::StatusCode::INTERNAL:
+      return "INTERNAL";
+    default:
+      return "code " + std::to_string(static_cast<int>(code));
   }
 }
 
@@ -80,8 +91,8 @@ JobReport report_from_proto(const pb::JobResult& r) {
     report.stages.push_back(stage);
   }
   for (const pb::OutputResult& o : r.outputs())
-    report.outputs.push_back({o.path(), o.encoder(), o.device(), o.width(), o.height(),
-                              o.frames(), o.bytes(), o.duration_s(), o.bitrate()});
+    report.outputs.push_back({o.path(), o.encoder(), o.device(), o.width(), o.height(), o.frames(),
+                              o.bytes(), o.duration_s(), o.bitrate()});
   report.frames_decoded = r.frames_decoded();
   report.media_duration_s = r.media_duration_s();
   report.wall_s = r.wall_s();
@@ -106,12 +117,18 @@ Progress progress_from_proto(const pb::Progress& p) {
 
 std::string state_label(pb::JobState state) {
   switch (state) {
-    case pb::JOB_STATE_QUEUED: return "queued";
-    case pb::JOB_STATE_RUNNING: return "running";
-    case pb::JOB_STATE_SUCCEEDED: return "succeeded";
-    case pb::JOB_STATE_FAILED: return "failed";
-    case pb::JOB_STATE_CANCELLED: return "cancelled";
-    default: return "unknown";
+    case pb::JOB_STATE_QUEUED:
+      return "queued";
+    case pb::JOB_STATE_RUNNING:
+      return "running";
+    case pb::JOB_STATE_SUCCEEDED:
+      return "succeeded";
+    case pb::JOB_STATE_FAILED:
+      return "failed";
+    case pb::JOB_STATE_CANCELLED:
+      return "cancelled";
+    default:
+      return "unknown";
   }
 }
 
@@ -158,19 +175,30 @@ std::string to_json(const google::protobuf::Message& message) {
 
 int exit_code_for_job(const pb::Job& job) {
   switch (job.state()) {
-    case pb::JOB_STATE_SUCCEEDED: return kExitOk;
-    case pb::JOB_STATE_CANCELLED: return kExitCancelled;
-    case pb::JOB_STATE_FAILED: break;
-    default: return kExitFailed;
+    case pb::JOB_STATE_SUCCEEDED:
+      return kExitOk;
+    case pb::JOB_STATE_CANCELLED:
+      return kExitCancelled;
+    case pb::JOB_STATE_FAILED:
+      break;
+    default:
+      return kExitFailed;
   }
   switch (job.error().code()) {
-    case pb::ERROR_CODE_INVALID_ARGUMENT: return kExitUsage;
-    case pb::ERROR_CODE_INPUT: return kExitInput;
-    case pb::ERROR_CODE_UNSUPPORTED: return kExitUnsupported;
-    case pb::ERROR_CODE_DEVICE: return kExitDevice;
-    case pb::ERROR_CODE_OUTPUT: return kExitOutput;
-    case pb::ERROR_CODE_CANCELLED: return kExitCancelled;
-    default: return kExitFailed;  // a crash, a stall, an internal error
+    case pb::ERROR_CODE_INVALID_ARGUMENT:
+      return kExitUsage;
+    case pb::ERROR_CODE_INPUT:
+      return kExitInput;
+    case pb::ERROR_CODE_UNSUPPORTED:
+      return kExitUnsupported;
+    case pb::ERROR_CODE_DEVICE:
+      return kExitDevice;
+    case pb::ERROR_CODE_OUTPUT:
+      return kExitOutput;
+    case pb::ERROR_CODE_CANCELLED:
+      return kExitCancelled;
+    default:
+      return kExitFailed;  // a crash, a stall, an internal error
   }
 }
 
@@ -179,14 +207,18 @@ int rpc_failure(const grpc::Status& status) {
                status.error_message().c_str());
   switch (status.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
-    case grpc::StatusCode::DEADLINE_EXCEEDED: return kExitUnavailable;
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return kExitUnavailable;
     case grpc::StatusCode::INVALID_ARGUMENT:
     case grpc::StatusCode::PERMISSION_DENIED:
     case grpc::StatusCode::NOT_FOUND:
     case grpc::StatusCode::FAILED_PRECONDITION:
-    case grpc::StatusCode::UNAUTHENTICATED: return kExitUsage;
-    case grpc::StatusCode::RESOURCE_EXHAUSTED: return kExitFailed;
-    default: return kExitInternal;
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return kExitUsage;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return kExitFailed;
+    default:
+      return kExitInternal;
   }
 }
 

@@ -42,7 +42,8 @@ Status take_submit_options(std::vector<std::string>& args, SubmitOptions& option
     if (arg == "--priority") {
       char* end = nullptr;
       options.priority = static_cast<int>(std::strtol(value.c_str(), &end, 10));
-      if (value.empty() || *end) return {Code::kInvalidArgument, "--priority: '" + value + "' is not an integer"};
+      if (value.empty() || *end)
+        return {Code::kInvalidArgument, "--priority: '" + value + "' is not an integer"};
     } else if (arg == "--label") {
       size_t eq = value.find('=');
       if (eq == std::string::npos || eq == 0)

@@ -43,8 +43,8 @@ class [[nodiscard]] ApiStatus {
 
 }  // namespace tc::daemon
 
-#define TC_API_RETURN_IF_ERROR(expr)                   \
-  do {                                                 \
-    ::tc::daemon::ApiStatus tc_api_status_ = (expr);   \
+#define TC_API_RETURN_IF_ERROR(expr)                    \
+  do {                                                  \
+    ::tc::daemon::ApiStatus tc_api_status_ = (expr);    \
     if (!tc_api_status_.is_ok()) return tc_api_status_; \
   } while (0)

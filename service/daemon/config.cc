@@ -175,7 +175,8 @@ Status apply_yaml(DaemonConfig& config, const std::string& path) {
   for (const auto& entry : root) {
     std::string key = entry.first.as<std::string>();
     const Setting* setting = find_by_key(key);
-    if (!setting && !key.empty() && key.back() == 's') setting = find_by_key(key.substr(0, key.size() - 1));
+    if (!setting && !key.empty() && key.back() == 's')
+      setting = find_by_key(key.substr(0, key.size() - 1));
     if (!setting) return {Code::kInvalidArgument, path + ": unknown setting '" + key + "'"};
     Status status;
     try {
@@ -253,12 +254,14 @@ bool is_loopback_address(const std::string& listen) {
 
 Status validate_config(const DaemonConfig& c) {
   TC_RETURN_IF_ERROR(require(!c.listen.empty(), "listen", "must not be empty"));
-  TC_RETURN_IF_ERROR(require(c.listen.rfind("unix:", 0) == 0 || c.listen.find(':') != std::string::npos,
-                             "listen", "'" + c.listen + "' is not host:port or unix:PATH"));
+  TC_RETURN_IF_ERROR(
+      require(c.listen.rfind("unix:", 0) == 0 || c.listen.find(':') != std::string::npos, "listen",
+              "'" + c.listen + "' is not host:port or unix:PATH"));
   TC_RETURN_IF_ERROR(require(!c.state_dir.empty(), "state_dir", "must not be empty"));
   TC_RETURN_IF_ERROR(require(c.max_queue >= 1, "max_queue", "must be at least 1"));
   TC_RETURN_IF_ERROR(require(c.slots >= 0 && c.slots <= 256, "slots", "must be 0..256"));
-  TC_RETURN_IF_ERROR(require(c.max_outputs >= 1 && c.max_outputs <= 64, "max_outputs", "must be 1..64"));
+  TC_RETURN_IF_ERROR(
+      require(c.max_outputs >= 1 && c.max_outputs <= 64, "max_outputs", "must be 1..64"));
   TC_RETURN_IF_ERROR(require(c.max_pixels >= 0, "max_pixels", "must not be negative"));
   TC_RETURN_IF_ERROR(require(c.max_duration_s >= 0, "max_duration", "must not be negative"));
   TC_RETURN_IF_ERROR(require(c.stall_timeout_s > 0, "stall_timeout", "must be positive"));
@@ -281,8 +284,9 @@ Status validate_config(const DaemonConfig& c) {
   bool secure = !c.tls_cert.empty();
   TC_RETURN_IF_ERROR(require(secure || c.allow_insecure_remote || is_loopback_address(c.listen),
                              "listen",
-                             "'" + c.listen + "' is not loopback: set tls_cert and tls_key, "
-                             "or allow_insecure_remote"));
+                             "'" + c.listen +
+                                 "' is not loopback: set tls_cert and tls_key, "
+                                 "or allow_insecure_remote"));
   return {};
 }
 
@@ -290,14 +294,16 @@ Status finish_config(DaemonConfig& config) {
   if (!config.auth_token_file.empty()) {
     bool ok = false;
     std::string text = read_whole_file(config.auth_token_file, ok);
-    if (!ok) return {Code::kInvalidArgument, "auth_token_file: cannot read " + config.auth_token_file};
+    if (!ok)
+      return {Code::kInvalidArgument, "auth_token_file: cannot read " + config.auth_token_file};
     config.auth_token = text.substr(0, text.find_first_of("\r\n"));
     if (config.auth_token.empty())
       return {Code::kInvalidArgument, "auth_token_file: " + config.auth_token_file + " is empty"};
   }
   // Fail at start-up, naming the setting, rather than at the first TLS handshake.
   const std::pair<const char*, const std::string*> files[] = {
-      {"tls_cert", &config.tls_cert}, {"tls_key", &config.tls_key},
+      {"tls_cert", &config.tls_cert},
+      {"tls_key", &config.tls_key},
       {"tls_client_ca", &config.tls_client_ca}};
   for (const auto& [key, path] : files) {
     bool ok = true;
@@ -314,7 +320,9 @@ std::string config_help() {
       "Every option is also a key of the YAML file (the option without --, '-' as '_').\n\n";
   for (const Setting& s : settings()) {
     std::string flag = flag_of(s.key);
-    std::string arg = s.kind == Kind::kBool ? "" : s.kind == Kind::kString || s.kind == Kind::kList ? " VALUE" : " N";
+    std::string arg = s.kind == Kind::kBool                              ? ""
+                      : s.kind == Kind::kString || s.kind == Kind::kList ? " VALUE"
+                                                                         : " N";
     std::string line = "  " + flag + arg;
     line.resize(std::max<size_t>(line.size() + 1, 30), ' ');
     text += line + s.help + "\n";

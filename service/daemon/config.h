@@ -15,8 +15,8 @@ struct DaemonConfig {
   std::string listen = "127.0.0.1:50051";  // host:port or unix:PATH
   std::string tls_cert;                    // PEM files; TLS is on when cert and key are set
   std::string tls_key;
-  std::string tls_client_ca;    // set: clients must present a certificate it signed (mTLS)
-  std::string auth_token_file;  // set: RPCs need "authorization: Bearer <its first line>"
+  std::string tls_client_ca;           // set: clients must present a certificate it signed (mTLS)
+  std::string auth_token_file;         // set: RPCs need "authorization: Bearer <its first line>"
   bool allow_insecure_remote = false;  // listen beyond loopback without TLS
 
   // Storage
@@ -25,8 +25,8 @@ struct DaemonConfig {
   int max_attempts = 3;          // runs of a job interrupted by daemon restarts
 
   // Requests
-  std::vector<std::string> media_roots;         // empty = the daemon's working directory
-  std::vector<std::string> allowed_protocols;   // beyond plain files: "http", "rtmp", ...
+  std::vector<std::string> media_roots;        // empty = the daemon's working directory
+  std::vector<std::string> allowed_protocols;  // beyond plain files: "http", "rtmp", ...
   int max_outputs = 8;
   long long max_pixels = 3840LL * 2160;  // per output frame; 0 = no cap
   double max_duration_s = 0;             // of media per job; 0 = no cap
@@ -34,9 +34,9 @@ struct DaemonConfig {
   // Scheduling and workers
   int max_queue = 100;
   int slots = 0;  // jobs at once per device; 0 = per backend (software: cores/2, GPU: 4)
-  double stall_timeout_s = 60;    // no progress for this long: the watchdog kills the worker
-  double cancel_grace_s = 10;     // SIGTERM to SIGKILL
-  double shutdown_grace_s = 30;   // running jobs may finish for this long on SIGTERM
+  double stall_timeout_s = 60;        // no progress for this long: the watchdog kills the worker
+  double cancel_grace_s = 10;         // SIGTERM to SIGKILL
+  double shutdown_grace_s = 30;       // running jobs may finish for this long on SIGTERM
   long long worker_memory_mb = 8192;  // RLIMIT_AS of a worker; 0 = unlimited (CUDA needs it)
 
   std::string log_level = "info";  // trace, debug, info, warn, error

@@ -83,9 +83,9 @@ int serve(const DaemonConfig& config) {
   Result<std::unique_ptr<JobStore>> store = JobStore::open(config.state_dir);
   if (!store.is_ok()) return usage_error(store.status());
   HwInventory inventory = discover_devices();
-  Scheduler scheduler(devices_from_inventory(inventory, config.slots,
-                                             std::thread::hardware_concurrency()),
-                      config.max_queue);
+  Scheduler scheduler(
+      devices_from_inventory(inventory, config.slots, std::thread::hardware_concurrency()),
+      config.max_queue);
   log_devices(scheduler.devices(), inventory);
   JobManager manager(manager_options(config), std::move(*store), std::move(scheduler));
   if (Status started = manager.start(); !started.is_ok()) {

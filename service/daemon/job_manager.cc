@@ -26,7 +26,9 @@ ApiStatus not_found(const std::string& id) {
   return {ApiCode::kNotFound, "job '" + id + "' not found"};
 }
 
-ApiStatus store_failure(const Status& status) { return {ApiCode::kInternal, status.message()}; }
+ApiStatus store_failure(const Status& status) {
+  return {ApiCode::kInternal, status.message()};
+}
 
 QueuedJob queued_job(const JobRecord& job) {
   QueuedJob queued{job.id, job.priority, job.seq};
@@ -62,8 +64,7 @@ void remove_partial_outputs(const std::string& spec_json) {
   }
 }
 
-JobManager::JobManager(ManagerOptions options, std::unique_ptr<JobStore> store,
-                       Scheduler scheduler)
+JobManager::JobManager(ManagerOptions options, std::unique_ptr<JobStore> store, Scheduler scheduler)
     : options_(std::move(options)), store_(std::move(store)), scheduler_(std::move(scheduler)) {}
 
 JobManager::~JobManager() {
@@ -71,8 +72,8 @@ JobManager::~JobManager() {
     std::lock_guard lock(mutex_);
     stopping_ = true;
     for (auto& [id, running] : running_) running->stop = kStopShutdown;
+    wake_dispatcher();
   }
-  wake_.notify_all();
   if (dispatcher_.joinable()) dispatcher_.join();
   for (auto& [id, running] : running_)
     if (running->thread.joinable()) running->thread.join();
@@ -95,9 +96,9 @@ Status JobManager::recover() {
     if (job.attempt >= options_.max_attempts) {
       job.state = JobState::kFailed;
       job.end_ms = now_ms();
-      job.error = Status(Code::kInternal, "the daemon stopped during each of " +
-                                              std::to_string(job.attempt) +
-                                              " attempts (max_attempts)");
+      job.error =
+          Status(Code::kInternal, "the daemon stopped during each of " +
+                                      std::to_string(job.attempt) + " attempts (max_attempts)");
       spdlog::warn("job {}: failed after {} interrupted attempts", job.id, job.attempt);
     } else {
       job.state = JobState::kQueued;
@@ -129,9 +130,9 @@ ApiStatus JobManager::create(NewJob request, JobRecord& job) {
     }
   }
   if (static_cast<int>(scheduler_.queued()) >= scheduler_.max_queue())
-    return {ApiCode::kResourceExhausted, "the queue is full: " +
-                                             std::to_string(scheduler_.queued()) +
-                                             " jobs waiting (max_queue)"};
+    return {
+        ApiCode::kResourceExhausted,
+        "the queue is full: " + std::to_string(scheduler_.queued()) + " jobs waiting (max_queue)"};
   job = JobRecord{};
   job.id = new_job_id();
   job.request_id = request.request_id;
@@ -143,7 +144,7 @@ ApiStatus JobManager::create(NewJob request, JobRecord& job) {
   if (!inserted.is_ok()) return store_failure(inserted.status());
   (void)scheduler_.enqueue(queued_job(job), /*force=*/true);
   spdlog::info("job {}: queued ({})", job.id, request.spec.input);
-  wake_.notify_all();
+  wake_dispatcher();
   return {};
 }
 
@@ -166,8 +167,9 @@ ApiStatus JobManager::list(std::optional<JobState> state, int page_size,
     char* end = nullptr;
     before = std::strtoll(page_token.c_str(), &end, 10);
     if (*end != '\0' || before <= 0)
-      return {ApiCode::kInvalidArgument, "page_token: '" + page_token + "' is not a token this "
-                                         "server gave"};
+      return {ApiCode::kInvalidArgument, "page_token: '" + page_token +
+                                             "' is not a token this "
+                                             "server gave"};
   }
   std::lock_guard lock(mutex_);
   Result<std::vector<JobRecord>> jobs = store_->list(state, before, size + 1);
@@ -244,13 +246,20 @@ void JobManager::publish(EventKind kind, const JobRecord& job) {
 
 void JobManager::overlay_progress(JobRecord& job) {
   auto it = running_.find(job.id);
-  if (it != running_.end() && job.state == JobState::kRunning) job.progress = it->second->job.progress;
+  if (it != running_.end() && job.state == JobState::kRunning)
+    job.progress = it->second->job.progress;
+}
+
+void JobManager::wake_dispatcher() {
+  changed_ = true;
+  wake_.notify_all();
 }
 
 void JobManager::dispatch_loop() {
   std::unique_lock lock(mutex_);
   auto next_purge = Clock::now();
   while (!stopping_) {
+    changed_ = false;
     reap_finished_threads();
     while (accepting_) {
       std::optional<Assignment> assignment = scheduler_.next();
@@ -263,7 +272,8 @@ void JobManager::dispatch_loop() {
       lock.lock();
       next_purge = Clock::now() + std::chrono::minutes(1);
     }
-    wake_.wait_for(lock, std::chrono::seconds(1));
+    // changed_ catches a wake-up that came while the lock was released for the purge.
+    wake_.wait_until(lock, next_purge, [this] { return changed_ || stopping_; });
   }
 }
 
@@ -297,8 +307,9 @@ void JobManager::start_job(const Assignment& assignment) {
 void JobManager::run_job_thread(std::string spec_json, Running* running) {
   const std::string id = running->job.id;
   WorkerOutcome outcome;
-  Result<std::unique_ptr<WorkerProcess>> worker = WorkerProcess::spawn(
-      {options_.worker_executable, std::move(spec_json), options_.worker_memory_mb});
+  Result<std::unique_ptr<WorkerProcess>> worker =
+      WorkerProcess::spawn({options_.worker_executable, std::move(spec_json),
+                            options_.worker_memory_mb, options_.policy.max_pixels});
   if (!worker.is_ok()) {
     outcome.status = worker.status();
   } else {
@@ -309,7 +320,7 @@ void JobManager::run_job_thread(std::string spec_json, Running* running) {
   finish_job(*running, outcome);
   running->done = true;
   scheduler_.release(running->device);
-  wake_.notify_all();
+  wake_dispatcher();
 }
 
 void JobManager::finish_job(Running& running, const WorkerOutcome& outcome) {
@@ -368,8 +379,10 @@ void JobManager::reap_finished_threads() {
 void JobManager::purge_expired() {
   int64_t cutoff = now_ms() - static_cast<int64_t>(options_.retention_hours * 3600e3);
   Result<int> purged = store_->purge_ended_before(cutoff);
-  if (!purged.is_ok()) log_store_error(purged.status());
-  else if (*purged > 0) spdlog::info("removed {} finished jobs past retention", *purged);
+  if (!purged.is_ok())
+    log_store_error(purged.status());
+  else if (*purged > 0)
+    spdlog::info("removed {} finished jobs past retention", *purged);
 }
 
 void JobManager::shutdown(double grace_s) {
@@ -386,7 +399,7 @@ void JobManager::shutdown(double grace_s) {
     if (!running->done) running->stop = kStopShutdown;
   wake_.wait(lock, all_done);
   stopping_ = true;
-  wake_.notify_all();
+  wake_dispatcher();
   lock.unlock();
   if (dispatcher_.joinable()) dispatcher_.join();
   lock.lock();

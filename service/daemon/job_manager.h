@@ -100,8 +100,8 @@ class JobManager {
   void finish_job(Running& running, const WorkerOutcome& outcome);
   void on_progress(const std::string& id, const Progress& progress);
   void publish(EventKind kind, const JobRecord& job);  // mutex_ held
-  void overlay_progress(JobRecord& job);                // mutex_ held
-  void reap_finished_threads();                         // mutex_ held
+  void overlay_progress(JobRecord& job);               // mutex_ held
+  void reap_finished_threads();                        // mutex_ held
   void purge_expired();
 
   ManagerOptions options_;
@@ -114,6 +114,8 @@ class JobManager {
   std::multimap<std::string, std::shared_ptr<JobWatcher>> watchers_;
   bool accepting_ = true;  // false once shutdown began
   bool stopping_ = false;  // the dispatcher ends
+  bool changed_ = false;   // a slot or a job appeared since the dispatcher last looked
+  void wake_dispatcher();  // mutex_ held
   std::thread dispatcher_;
 };
 

@@ -6,18 +6,23 @@ namespace tc::daemon {
 
 std::string_view state_name(JobState state) {
   switch (state) {
-    case JobState::kQueued: return "queued";
-    case JobState::kRunning: return "running";
-    case JobState::kSucceeded: return "succeeded";
-    case JobState::kFailed: return "failed";
-    case JobState::kCancelled: return "cancelled";
+    case JobState::kQueued:
+      return "queued";
+    case JobState::kRunning:
+      return "running";
+    case JobState::kSucceeded:
+      return "succeeded";
+    case JobState::kFailed:
+      return "failed";
+    case JobState::kCancelled:
+      return "cancelled";
   }
   return "unknown";
 }
 
 std::optional<JobState> parse_state(std::string_view name) {
-  for (JobState s : {JobState::kQueued, JobState::kRunning, JobState::kSucceeded,
-                     JobState::kFailed, JobState::kCancelled})
+  for (JobState s : {JobState::kQueued, JobState::kRunning, JobState::kSucceeded, JobState::kFailed,
+                     JobState::kCancelled})
     if (state_name(s) == name) return s;
   return std::nullopt;
 }

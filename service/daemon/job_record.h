@@ -17,7 +17,9 @@ enum class JobState { kQueued = 1, kRunning, kSucceeded, kFailed, kCancelled };
 
 std::string_view state_name(JobState state);  // "queued", ...
 std::optional<JobState> parse_state(std::string_view name);
-inline bool is_terminal(JobState state) { return state >= JobState::kSucceeded; }
+inline bool is_terminal(JobState state) {
+  return state >= JobState::kSucceeded;
+}
 
 struct JobRecord {
   std::string id;
@@ -30,8 +32,8 @@ struct JobRecord {
   int64_t create_ms = 0;  // unix milliseconds; 0 = not yet
   int64_t start_ms = 0;
   int64_t end_ms = 0;
-  int attempt = 0;        // runs started, this one included
-  std::string device;     // the scheduler's choice: "software", "vaapi /dev/dri/renderD128"
+  int attempt = 0;     // runs started, this one included
+  std::string device;  // the scheduler's choice: "software", "vaapi /dev/dri/renderD128"
   Progress progress;
   std::string report_json;  // tc::report_to_json of a SUCCEEDED job
   Status error;             // why a FAILED or CANCELLED job ended; ok otherwise

@@ -105,8 +105,10 @@ JobRecord row_to_job(Statement& s) {
 
 // Binds the columns after seq and id, from index `first`, in kColumns order.
 void bind_fields(Statement& s, int first, const JobRecord& job) {
-  if (job.request_id.empty()) s.bind_null(first);
-  else s.bind(first, job.request_id);
+  if (job.request_id.empty())
+    s.bind_null(first);
+  else
+    s.bind(first, job.request_id);
   s.bind(first + 1, static_cast<int64_t>(job.state));
   s.bind(first + 2, int64_t{job.priority});
   s.bind(first + 3, labels_json(job.labels));
@@ -136,7 +138,8 @@ Result<std::vector<JobRecord>> collect(sqlite3* db, Statement& s) {
 Result<std::unique_ptr<JobStore>> JobStore::open(const std::string& state_dir) {
   std::error_code ec;
   std::filesystem::create_directories(state_dir, ec);
-  if (ec) return Status(Code::kInternal, "state_dir: cannot create " + state_dir + ": " + ec.message());
+  if (ec)
+    return Status(Code::kInternal, "state_dir: cannot create " + state_dir + ": " + ec.message());
   std::string path = state_dir + "/jobs.sqlite3";
   sqlite3* db = nullptr;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
@@ -154,7 +157,9 @@ Result<std::unique_ptr<JobStore>> JobStore::open(const std::string& state_dir) {
   return store;
 }
 
-JobStore::~JobStore() { sqlite3_close(db_); }
+JobStore::~JobStore() {
+  sqlite3_close(db_);
+}
 
 Status JobStore::exec(const char* sql) {
   char* error = nullptr;

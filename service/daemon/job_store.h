@@ -32,8 +32,7 @@ class JobStore {
   // Writes every field of an existing job.
   Status update(const JobRecord& job);
   // Newest first: jobs with seq < before_seq (0 = from the newest), of `state` when set.
-  Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq,
-                                      int limit);
+  Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq, int limit);
   // Oldest first: every job in `state` (start-up recovery).
   Result<std::vector<JobRecord>> all_in_state(JobState state);
   Result<int> count_in_state(JobState state);

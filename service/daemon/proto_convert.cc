@@ -3,6 +3,8 @@
 #include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/time_util.h>
 
+#include <algorithm>
+
 extern "C" {
 #include <libavcodec/avcodec.h>
 }
@@ -14,14 +16,22 @@ using google::protobuf::util::TimeUtil;
 
 pb::ErrorCode error_code_to_proto(Code code) {
   switch (code) {
-    case Code::kOk: return pb::ERROR_CODE_UNSPECIFIED;
-    case Code::kInvalidArgument: return pb::ERROR_CODE_INVALID_ARGUMENT;
-    case Code::kInput: return pb::ERROR_CODE_INPUT;
-    case Code::kUnsupported: return pb::ERROR_CODE_UNSUPPORTED;
-    case Code::kDevice: return pb::ERROR_CODE_DEVICE;
-    case Code::kOutput: return pb::ERROR_CODE_OUTPUT;
-    case Code::kCancelled: return pb::ERROR_CODE_CANCELLED;
-    case Code::kInternal: return pb::ERROR_CODE_INTERNAL;
+    case Code::kOk:
+      return pb::ERROR_CODE_UNSPECIFIED;
+    case Code::kInvalidArgument:
+      return pb::ERROR_CODE_INVALID_ARGUMENT;
+    case Code::kInput:
+      return pb::ERROR_CODE_INPUT;
+    case Code::kUnsupported:
+      return pb::ERROR_CODE_UNSUPPORTED;
+    case Code::kDevice:
+      return pb::ERROR_CODE_DEVICE;
+    case Code::kOutput:
+      return pb::ERROR_CODE_OUTPUT;
+    case Code::kCancelled:
+      return pb::ERROR_CODE_CANCELLED;
+    case Code::kInternal:
+      return pb::ERROR_CODE_INTERNAL;
   }
   return pb::ERROR_CODE_INTERNAL;
 }
@@ -74,18 +84,23 @@ void config_from_spec_json(const std::string& spec_json, pb::JobConfig* config) 
 
 pb::JobState state_to_proto(JobState state) {
   switch (state) {
-    case JobState::kQueued: return pb::JOB_STATE_QUEUED;
-    case JobState::kRunning: return pb::JOB_STATE_RUNNING;
-    case JobState::kSucceeded: return pb::JOB_STATE_SUCCEEDED;
-    case JobState::kFailed: return pb::JOB_STATE_FAILED;
-    case JobState::kCancelled: return pb::JOB_STATE_CANCELLED;
+    case JobState::kQueued:
+      return pb::JOB_STATE_QUEUED;
+    case JobState::kRunning:
+      return pb::JOB_STATE_RUNNING;
+    case JobState::kSucceeded:
+      return pb::JOB_STATE_SUCCEEDED;
+    case JobState::kFailed:
+      return pb::JOB_STATE_FAILED;
+    case JobState::kCancelled:
+      return pb::JOB_STATE_CANCELLED;
   }
   return pb::JOB_STATE_UNSPECIFIED;
 }
 
 std::optional<JobState> state_from_proto(pb::JobState state) {
-  for (JobState s : {JobState::kQueued, JobState::kRunning, JobState::kSucceeded,
-                     JobState::kFailed, JobState::kCancelled})
+  for (JobState s : {JobState::kQueued, JobState::kRunning, JobState::kSucceeded, JobState::kFailed,
+                     JobState::kCancelled})
     if (state_to_proto(s) == state) return s;
   return std::nullopt;
 }
@@ -121,7 +136,8 @@ void capabilities_to_proto(const HwInventory& inventory, const std::vector<Sched
     device->set_usable(true);
     device->set_slots(d.slots);
     device->set_running(d.running);
-    const HwDevice* hw = d.backend == BackendKind::kSoftware ? nullptr : inventory.find(d.backend, d.path);
+    const HwDevice* hw =
+        d.backend == BackendKind::kSoftware ? nullptr : inventory.find(d.backend, d.path);
     if (!hw) continue;
     device->set_driver(hw->driver);
     device->set_vendor(hw->vendor);
@@ -142,10 +158,13 @@ void capabilities_to_proto(const HwInventory& inventory, const std::vector<Sched
     device->set_usable(false);
     device->set_unusable_reason(hw.unusable_reason);
   }
-  out->add_backends("auto");
-  out->add_backends("software");
-  for (const SchedDevice& d : devices)
-    if (d.backend != BackendKind::kSoftware) out->add_backends(std::string(name_of(d.backend)));
+  std::vector<std::string> backends = {"auto", "software"};
+  for (const SchedDevice& d : devices) {
+    std::string name(name_of(d.backend));
+    if (std::find(backends.begin(), backends.end(), name) == backends.end())
+      backends.push_back(name);
+  }
+  for (const std::string& name : backends) out->add_backends(name);
   for (const std::string& note : inventory.notes) out->add_notes(note);
 }
 

@@ -120,7 +120,31 @@ ApiStatus check_caps(JobSpec& spec, const RequestPolicy& policy) {
   return {};
 }
 
+std::string size_text(long long w, long long h) {
+  return std::to_string(w) + "x" + std::to_string(h);
+}
+
 }  // namespace
+
+Status check_source_pixels(const JobSpec& spec, int source_width, int source_height,
+                           long long max_pixels) {
+  auto over = [max_pixels](long long w, long long h) {
+    return max_pixels > 0 && w * h > max_pixels;
+  };
+  std::string cap = " is more than max_pixels (" + std::to_string(max_pixels) + ")";
+  if (over(source_width, source_height))
+    return {Code::kInvalidArgument, "input: " + size_text(source_width, source_height) + cap};
+  for (size_t i = 0; i < spec.outputs.size(); ++i) {
+    long long w = spec.outputs[i].width, h = spec.outputs[i].height;
+    if (w == 0 && h == 0) continue;  // the source's size, checked above
+    if (w == 0 && source_height > 0) w = h * source_width / source_height;
+    if (h == 0 && source_width > 0) h = w * source_height / source_width;
+    if (over(w, h))
+      return {Code::kInvalidArgument,
+              "outputs[" + std::to_string(i) + "]: " + size_text(w, h) + cap};
+  }
+  return {};
+}
 
 bool is_inside(const std::string& path, const std::string& root) {
   if (root == "/") return !path.empty() && path[0] == '/';

@@ -27,6 +27,12 @@ Result<std::vector<std::string>> canonical_roots(const std::vector<std::string>&
 // was checked. May also set duration_s to the cap when the spec asks for the whole input.
 ApiStatus apply_policy(JobSpec& spec, const RequestPolicy& policy);
 
+// The part of the pixel cap only a worker can check, once it knows the source's size: the
+// source frame and every output frame (a side of 0 follows the source's aspect) must be at
+// most `max_pixels`. kInvalidArgument names max_pixels.
+Status check_source_pixels(const JobSpec& spec, int source_width, int source_height,
+                           long long max_pixels);
+
 // True when `path` (canonical) is `root` or below it.
 bool is_inside(const std::string& path, const std::string& root);
 

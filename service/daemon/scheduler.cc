@@ -17,7 +17,8 @@ std::vector<SchedDevice> devices_from_inventory(const HwInventory& inventory, in
   for (const HwDevice& hw : inventory.devices) {
     if (!hw.usable()) continue;
     std::string name = std::string(name_of(hw.backend)) + " " + hw.path;
-    devices.push_back({hw.backend, hw.path, name, slots > 0 ? slots : default_slots(hw.backend, cores), 0});
+    devices.push_back(
+        {hw.backend, hw.path, name, slots > 0 ? slots : default_slots(hw.backend, cores), 0});
   }
   return devices;
 }
@@ -29,7 +30,8 @@ bool Scheduler::enqueue(const QueuedJob& job, bool force) {
 }
 
 bool Scheduler::remove(const std::string& id) {
-  auto it = std::find_if(queue_.begin(), queue_.end(), [&](const QueuedJob& j) { return j.id == id; });
+  auto it =
+      std::find_if(queue_.begin(), queue_.end(), [&](const QueuedJob& j) { return j.id == id; });
   if (it == queue_.end()) return false;
   queue_.erase(it);
   return true;
@@ -41,7 +43,8 @@ bool Scheduler::remove(const std::string& id) {
 bool Scheduler::can_run(const QueuedJob& job, const SchedDevice& device) const {
   if (job.backend == BackendKind::kAuto) {
     bool any_hw = devices_.size() > 1;
-    return any_hw ? device.backend == devices_[1].backend : device.backend == BackendKind::kSoftware;
+    return any_hw ? device.backend == devices_[1].backend
+                  : device.backend == BackendKind::kSoftware;
   }
   if (device.backend != job.backend) return false;
   return job.device_path.empty() || job.device_path == device.path;

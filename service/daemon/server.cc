@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "transcode/v1/transcoder.grpc.pb.h"
+
 namespace tc::daemon {
 namespace {
 
@@ -19,9 +21,8 @@ std::string read_file(const std::string& path) {
 std::shared_ptr<grpc::ServerCredentials> credentials(const DaemonConfig& config) {
   if (config.tls_cert.empty()) return grpc::InsecureServerCredentials();
   grpc::SslServerCredentialsOptions options(
-      config.tls_client_ca.empty()
-          ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
-          : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+      config.tls_client_ca.empty() ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                                   : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
   options.pem_root_certs = config.tls_client_ca.empty() ? "" : read_file(config.tls_client_ca);
   options.pem_key_cert_pairs.push_back({read_file(config.tls_key), read_file(config.tls_cert)});
   return grpc::SslServerCredentials(options);
@@ -53,8 +54,11 @@ Result<StartedServer> start_server(const DaemonConfig& config, grpc::Service* se
 }
 
 void set_serving(grpc::Server& server, bool serving) {
-  if (grpc::HealthCheckServiceInterface* health = server.GetHealthCheckService())
-    health->SetServingStatus(serving);
+  grpc::HealthCheckServiceInterface* health = server.GetHealthCheckService();
+  if (!health) return;
+  // By name too: the default service knows only the names it was told (and "").
+  health->SetServingStatus(transcode::v1::Transcoder::service_full_name(), serving);
+  health->SetServingStatus(serving);
 }
 
 }  // namespace tc::daemon

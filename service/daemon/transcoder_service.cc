@@ -39,8 +39,10 @@ ApiStatus TranscoderService::authorize(const grpc::CallbackServerContext& contex
 ApiStatus TranscoderService::create(const pb::CreateJobRequest& request, pb::Job& response) {
   Result<JobSpec> spec = spec_from_config(request.config());
   if (!spec.is_ok()) return ApiStatus::from_spec(spec.status());
-  NewJob job{std::move(*spec), request.priority(),
-             {request.labels().begin(), request.labels().end()}, request.request_id()};
+  NewJob job{std::move(*spec),
+             request.priority(),
+             {request.labels().begin(), request.labels().end()},
+             request.request_id()};
   JobRecord record;
   TC_API_RETURN_IF_ERROR(manager_.create(std::move(job), record));
   job_to_proto(record, &response);

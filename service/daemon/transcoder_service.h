@@ -32,8 +32,7 @@ class TranscoderService final : public transcode::v1::Transcoder::CallbackServic
                                       const transcode::v1::CancelJobRequest* request,
                                       transcode::v1::Job* response) override;
   grpc::ServerWriteReactor<transcode::v1::JobEvent>* WatchJob(
-      grpc::CallbackServerContext* context,
-      const transcode::v1::WatchJobRequest* request) override;
+      grpc::CallbackServerContext* context, const transcode::v1::WatchJobRequest* request) override;
   grpc::ServerUnaryReactor* GetCapabilities(grpc::CallbackServerContext* context,
                                             const transcode::v1::GetCapabilitiesRequest* request,
                                             transcode::v1::Capabilities* response) override;

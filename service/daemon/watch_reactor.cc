@@ -8,9 +8,12 @@ namespace {
 
 pb::JobEvent::Kind kind_to_proto(EventKind kind) {
   switch (kind) {
-    case EventKind::kSnapshot: return pb::JobEvent::KIND_SNAPSHOT;
-    case EventKind::kState: return pb::JobEvent::KIND_STATE;
-    case EventKind::kProgress: return pb::JobEvent::KIND_PROGRESS;
+    case EventKind::kSnapshot:
+      return pb::JobEvent::KIND_SNAPSHOT;
+    case EventKind::kState:
+      return pb::JobEvent::KIND_STATE;
+    case EventKind::kProgress:
+      return pb::JobEvent::KIND_PROGRESS;
   }
   return pb::JobEvent::KIND_UNSPECIFIED;
 }
@@ -23,9 +26,13 @@ WatchReactor::WatchReactor(JobManager& manager, const std::string& id)
   if (!status.is_ok()) Finish(to_grpc_status(status));
 }
 
-void WatchReactor::OnWriteDone(bool ok) { sink_->write_done(ok); }
+void WatchReactor::OnWriteDone(bool ok) {
+  sink_->write_done(ok);
+}
 
-void WatchReactor::OnCancel() { sink_->cancel(); }
+void WatchReactor::OnCancel() {
+  sink_->cancel();
+}
 
 void WatchReactor::OnDone() {
   // Detach first: after this the manager may still hold the sink, but it writes nowhere.

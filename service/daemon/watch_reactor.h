@@ -33,7 +33,7 @@ class WatchReactor : public grpc::ServerWriteReactor<transcode::v1::JobEvent> {
     void detach();
 
    private:
-    void start_next();  // mutex_ held
+    void start_next();                 // mutex_ held
     void finish(grpc::Status status);  // mutex_ held
 
     std::mutex mutex_;

@@ -13,8 +13,14 @@
 #include <iterator>
 #include <thread>
 
+extern "C" {
+#include <libavutil/log.h>
+}
+
 #include "pipeline/exec/executor.h"
+#include "pipeline/probe/media_info.h"
 #include "service/common/exit_codes.h"
+#include "service/daemon/request_policy.h"
 #include "service/daemon/worker_protocol.h"
 
 namespace tc::daemon {
@@ -23,13 +29,16 @@ namespace {
 std::atomic<bool> g_cancel{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
 
-extern "C" void on_terminate(int) { g_cancel.store(true); }
+extern "C" void on_terminate(int) {
+  g_cancel.store(true);
+}
 
 WorkerOptions parse_worker_args(const std::vector<std::string>& args) {
   WorkerOptions options;
   for (size_t i = 0; i + 1 < args.size(); ++i) {
     if (args[i] == "--parent-pid") options.parent_pid = std::atoi(args[i + 1].c_str());
     if (args[i] == "--memory-mb") options.memory_mb = std::atoll(args[i + 1].c_str());
+    if (args[i] == "--max-pixels") options.max_pixels = std::atoll(args[i + 1].c_str());
   }
   return options;
 }
@@ -84,7 +93,8 @@ RunOptions run_options(Fault fault) {
   // The executor calls on_progress for each frame when the interval is 0: sleeping there slows
   // the real pipeline down, so a tiny test clip stays mid-run long enough to cancel or kill.
   options.progress_interval_s = 0;
-  options.on_progress = [last = std::chrono::steady_clock::time_point{}](const Progress& p) mutable {
+  options.on_progress = [last =
+                             std::chrono::steady_clock::time_point{}](const Progress& p) mutable {
     std::this_thread::sleep_for(std::chrono::milliseconds(40));
     auto now = std::chrono::steady_clock::now();
     if (now - last < std::chrono::milliseconds(500)) return;
@@ -100,7 +110,8 @@ Fault fault_for(const char* env_value, const std::string& input) {
   if (!env_value || !*env_value) return Fault::kNone;
   std::string value = env_value;
   std::string kind = value.substr(0, value.find(':'));
-  std::string pattern = value.find(':') == std::string::npos ? "" : value.substr(value.find(':') + 1);
+  std::string pattern =
+      value.find(':') == std::string::npos ? "" : value.substr(value.find(':') + 1);
   if (!pattern.empty() && input.find(pattern) == std::string::npos) return Fault::kNone;
   if (kind == "crash") return Fault::kCrash;
   if (kind == "stall") return Fault::kStall;
@@ -112,14 +123,27 @@ bool is_worker_invocation(const std::vector<std::string>& args) {
   return !args.empty() && args[0] == "--worker";
 }
 
+// The daemon checked the sizes a request names; the source's size is known only here. A probe
+// costs one open of the input, and keeps a 16K upload from ever reaching a decoder.
+Status check_pixels(const JobSpec& spec, long long max_pixels) {
+  if (max_pixels <= 0) return {};
+  TC_ASSIGN_OR_RETURN(MediaInfo media, probe(spec.input));
+  if (!media.video) return {};  // run_job says what is wrong with it
+  return check_source_pixels(spec, media.video->width, media.video->height, max_pixels);
+}
+
 int worker_main(const std::vector<std::string>& args) {
-  limit_process(parse_worker_args(args));
+  WorkerOptions options = parse_worker_args(args);
+  limit_process(options);
+  // The daemon's log is for jobs, not for every encoder's statistics: errors only.
+  av_log_set_level(AV_LOG_ERROR);
   std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
   Result<JobSpec> spec = job_spec_from_json(text);
   if (!spec.is_ok()) return fail(spec.status());
   Fault fault = fault_for(std::getenv("TC_TEST_FAULT"), spec->input);
   apply_fault(fault);
   if (g_cancel.load()) return fail(Status(Code::kCancelled, "cancelled before start"));
+  if (Status pixels = check_pixels(*spec, options.max_pixels); !pixels.is_ok()) return fail(pixels);
   Result<JobReport> report = run_job(*spec, run_options(fault));
   if (!report.is_ok()) return fail(report.status());
   emit(result_line(*report));

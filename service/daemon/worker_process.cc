@@ -51,8 +51,8 @@ Status spawn_attributes(posix_spawnattr_t& attr) {
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-                                       POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
   return {};
 }
 
@@ -60,9 +60,11 @@ Status spawn_attributes(posix_spawnattr_t& attr) {
 
 Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const WorkerLaunch& launch) {
   int in[2], out[2];
-  if (::pipe2(in, O_CLOEXEC) != 0) return Status(Code::kInternal, "pipe: " + std::string(strerror(errno)), true);
+  if (::pipe2(in, O_CLOEXEC) != 0)
+    return Status(Code::kInternal, "pipe: " + std::string(strerror(errno)), true);
   Fd in_read(in[0]), in_write(in[1]);
-  if (::pipe2(out, O_CLOEXEC) != 0) return Status(Code::kInternal, "pipe: " + std::string(strerror(errno)), true);
+  if (::pipe2(out, O_CLOEXEC) != 0)
+    return Status(Code::kInternal, "pipe: " + std::string(strerror(errno)), true);
   Fd out_read(out[0]), out_write(out[1]);
 
   posix_spawn_file_actions_t actions;
@@ -72,9 +74,10 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const WorkerLaunch& 
   posix_spawnattr_t attr;
   (void)spawn_attributes(attr);
 
-  std::vector<std::string> args = {launch.executable, "--worker", "--parent-pid",
-                                   std::to_string(::getpid()), "--memory-mb",
-                                   std::to_string(launch.memory_mb)};
+  std::vector<std::string> args = {launch.executable, "--worker",
+                                   "--parent-pid",    std::to_string(::getpid()),
+                                   "--memory-mb",     std::to_string(launch.memory_mb),
+                                   "--max-pixels",    std::to_string(launch.max_pixels)};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -83,7 +86,8 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const WorkerLaunch& 
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0)
-    return Status(Code::kInternal, "cannot start worker " + launch.executable + ": " + strerror(rc), true);
+    return Status(Code::kInternal, "cannot start worker " + launch.executable + ": " + strerror(rc),
+                  true);
 
   std::unique_ptr<WorkerProcess> worker(new WorkerProcess(pid, out_read.release()));
   // The child holds its ends now; ours must close, or the stdout pipe never reaches its end.
@@ -142,7 +146,8 @@ int WorkerProcess::wait() {
 
 std::string describe_signal(int signal_number) {
   const char* abbrev = sigabbrev_np(signal_number);
-  return "signal " + std::to_string(signal_number) + (abbrev ? std::string(" (SIG") + abbrev + ")" : "");
+  return "signal " + std::to_string(signal_number) +
+         (abbrev ? std::string(" (SIG") + abbrev + ")" : "");
 }
 
 }  // namespace tc::daemon

@@ -16,6 +16,7 @@ struct WorkerLaunch {
   std::string executable;  // this daemon's binary
   std::string spec_json;
   long long memory_mb = 0;
+  long long max_pixels = 0;
 };
 
 class WorkerProcess {

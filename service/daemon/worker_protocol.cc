@@ -7,8 +7,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr Code kAllCodes[] = {Code::kOk,     Code::kInvalidArgument, Code::kInput,
-                              Code::kUnsupported, Code::kDevice, Code::kOutput,
+constexpr Code kAllCodes[] = {Code::kOk,          Code::kInvalidArgument, Code::kInput,
+                              Code::kUnsupported, Code::kDevice,          Code::kOutput,
                               Code::kCancelled,   Code::kInternal};
 
 Progress progress_from(const json& j) {
@@ -35,14 +35,22 @@ json progress_to(const Progress& progress) {
 
 std::string_view code_key(Code code) {
   switch (code) {
-    case Code::kOk: return "ok";
-    case Code::kInvalidArgument: return "invalid_argument";
-    case Code::kInput: return "input";
-    case Code::kUnsupported: return "unsupported";
-    case Code::kDevice: return "device";
-    case Code::kOutput: return "output";
-    case Code::kCancelled: return "cancelled";
-    case Code::kInternal: return "internal";
+    case Code::kOk:
+      return "ok";
+    case Code::kInvalidArgument:
+      return "invalid_argument";
+    case Code::kInput:
+      return "input";
+    case Code::kUnsupported:
+      return "unsupported";
+    case Code::kDevice:
+      return "device";
+    case Code::kOutput:
+      return "output";
+    case Code::kCancelled:
+      return "cancelled";
+    case Code::kInternal:
+      return "internal";
   }
   return "internal";
 }
@@ -92,10 +100,13 @@ Result<WorkerMessage> parse_worker_line(std::string_view line) {
     message.error = Status(code, e.value("message", ""), e.value("retryable", false));
     return message;
   }
-  return Status(Code::kInternal, "worker wrote an unknown line: " + std::string(line.substr(0, 200)));
+  return Status(Code::kInternal,
+                "worker wrote an unknown line: " + std::string(line.substr(0, 200)));
 }
 
-std::string progress_json(const Progress& progress) { return progress_to(progress).dump(); }
+std::string progress_json(const Progress& progress) {
+  return progress_to(progress).dump();
+}
 
 Progress progress_from_json(std::string_view text) {
   return progress_from(json::parse(text, nullptr, false));

@@ -45,7 +45,9 @@ void handle_line(const std::string& line, Watch& watch,
       watch.got_result = true;
       watch.report_json = std::move(message->report_json);
       break;
-    case WorkerMessage::Kind::kError: watch.said = message->error; break;
+    case WorkerMessage::Kind::kError:
+      watch.said = message->error;
+      break;
   }
 }
 

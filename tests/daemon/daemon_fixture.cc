@@ -48,6 +48,8 @@ std::string capture(const std::string& command) {
 
 std::string env_or_die(const char* name) {
   const char* value = std::getenv(name);
+  if ((!value || !*value) && std::string(name) == "TC_TRANSCODE") value = TC_DEFAULT_TRANSCODE;
+  if ((!value || !*value) && std::string(name) == "TRANSCODED") value = TC_DEFAULT_TRANSCODED;
   if (!value || !*value) {
     std::fprintf(stderr, "%s is not set (run the tests through ctest)\n", name);
     std::abort();
@@ -73,8 +75,9 @@ bool Daemon::start(const std::vector<std::string>& extra_args, const std::string
                    const std::string& listen) {
   int out[2];
   if (pipe(out) != 0) return false;
-  std::vector<std::string> args = {env_or_die("TRANSCODED"), "--listen", listen, "--state-dir",
-                                   state_dir_, "--media-root", media_root_, "--log-level", "warn"};
+  std::vector<std::string> args = {
+      env_or_die("TRANSCODED"), "--listen",  listen,        "--state-dir", state_dir_,
+      "--media-root",           media_root_, "--log-level", "warn"};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -142,8 +145,10 @@ bool make_clip(const std::string& path, double seconds) {
 }
 
 int video_frames(const std::string& path) {
-  std::string out = capture("ffprobe -v error -select_streams v:0 -count_packets -show_entries "
-                            "stream=nb_read_packets -of csv=p=0 " + quote(path) + " 2>/dev/null");
+  std::string out = capture(
+      "ffprobe -v error -select_streams v:0 -count_packets -show_entries "
+      "stream=nb_read_packets -of csv=p=0 " +
+      quote(path) + " 2>/dev/null");
   return std::atoi(out.c_str());
 }
 

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -233,8 +234,8 @@ TEST_F(DaemonTest, BadRequestsGetExactCodes) {
   fs::copy_file(input, outside);
   fs::create_symlink(outside, media + "/link.mp4");
   fs::create_directory_symlink(dir.path() + "/outside", media + "/escape");
-  ASSERT_TRUE(daemon.start({"--max-outputs", "2", "--max-queue", "1", "--slots", "1"},
-                           "slow:slow_"));
+  ASSERT_TRUE(
+      daemon.start({"--max-outputs", "2", "--max-queue", "1", "--slots", "1"}, "slow:slow_"));
   auto s = stub();
   auto create = [&](const std::string& in, std::vector<std::string> outs,
                     const std::string& codec = "") {
@@ -264,8 +265,8 @@ TEST_F(DaemonTest, BadRequestsGetExactCodes) {
       {create(input, {out}, "h266"), grpc::StatusCode::INVALID_ARGUMENT, "codec"},
       {create(media + "/missing.mp4", {out}), grpc::StatusCode::INVALID_ARGUMENT, "input"},
       {create(input, {}), grpc::StatusCode::INVALID_ARGUMENT, "outputs"},
-      {create(input, {out, media + "/b.mp4", media + "/c.mp4"}),
-       grpc::StatusCode::INVALID_ARGUMENT, "max_outputs"},
+      {create(input, {out, media + "/b.mp4", media + "/c.mp4"}), grpc::StatusCode::INVALID_ARGUMENT,
+       "max_outputs"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     EXPECT_EQ(cases[i].status.error_code(), cases[i].code)
@@ -296,6 +297,14 @@ TEST_F(DaemonTest, BadRequestsGetExactCodes) {
   EXPECT_EQ(client({"cancel", running}).exit_code, 0);
 }
 
+TEST_F(DaemonTest, SourceLargerThanThePixelCapFailsItsJob) {
+  ASSERT_TRUE(daemon.start({"--max-pixels", std::to_string(160 * 120)}));
+  CommandResult r = client({"submit", input, media + "/big.mp4", "--wait", "--quiet"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;  // the job failed: invalid argument
+  EXPECT_NE(r.err.find("max_pixels"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(media + "/big.mp4"));
+}
+
 TEST_F(DaemonTest, RetriedCreateWithRequestIdReturnsTheSameJob) {
   ASSERT_TRUE(daemon.start());
   std::string first = submit(input, media + "/r.mp4", {"--request-id", "retry-1"});
@@ -306,8 +315,8 @@ TEST_F(DaemonTest, RetriedCreateWithRequestIdReturnsTheSameJob) {
 
 TEST_F(DaemonTest, BadSettingsExitTwoNamingTheSetting) {
   CommandResult r;
-  int status = shell(env_or_die("TRANSCODED") + " --max-queue 0 --state-dir " + state +
-                     " 2>" + dir.path() + "/err");
+  int status = shell(env_or_die("TRANSCODED") + " --max-queue 0 --state-dir " + state + " 2>" +
+                     dir.path() + "/err");
   EXPECT_EQ(status, 2);
   status = shell(env_or_die("TRANSCODED") + " --media-root /no/such/dir --state-dir " + state +
                  " 2>>" + dir.path() + "/err");
@@ -316,6 +325,53 @@ TEST_F(DaemonTest, BadSettingsExitTwoNamingTheSetting) {
   std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("max_queue"), std::string::npos) << text;
   EXPECT_NE(text.find("media_root"), std::string::npos) << text;
+}
+
+}  // namespace
+
+namespace {
+
+// A self-signed certificate for 127.0.0.1, made by the openssl CLI.
+bool make_certificate(const std::string& dir, const std::string& name) {
+  return shell("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=" + name +
+               " -addext subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " + dir + "/" + name +
+               ".key -out " + dir + "/" + name + ".crt 2>/dev/null") == 0;
+}
+
+TEST_F(DaemonTest, TlsAndBearerToken) {
+  ASSERT_TRUE(make_certificate(dir.path(), "server"));
+  ASSERT_TRUE(make_certificate(dir.path(), "client"));
+  std::string token_file = dir.path() + "/token";
+  std::ofstream(token_file) << "s3cret\n";
+  ASSERT_TRUE(daemon.start({"--tls-cert", dir.path() + "/server.crt", "--tls-key",
+                            dir.path() + "/server.key", "--tls-client-ca",
+                            dir.path() + "/client.crt", "--auth-token-file", token_file}));
+  std::vector<std::string> tls = {"--tls-ca",   dir.path() + "/server.crt",
+                                  "--tls-cert", dir.path() + "/client.crt",
+                                  "--tls-key",  dir.path() + "/client.key"};
+  auto with = [&](std::vector<std::string> args, std::vector<std::string> extra) {
+    args.insert(args.end(), extra.begin(), extra.end());
+    return client(args);
+  };
+  // Plain text to a TLS port: unreachable.
+  EXPECT_EQ(client({"jobs"}).exit_code, 7);
+  // TLS without a client certificate: the mTLS handshake fails.
+  EXPECT_EQ(with({"jobs"}, {"--tls-ca", dir.path() + "/server.crt"}).exit_code, 7);
+  // TLS and mTLS, no token.
+  CommandResult no_token = with({"jobs"}, tls);
+  EXPECT_EQ(no_token.exit_code, 2);
+  EXPECT_NE(no_token.err.find("UNAUTHENTICATED"), std::string::npos) << no_token.err;
+  std::string wrong_file = dir.path() + "/wrong";
+  std::ofstream(wrong_file) << "guess\n";
+  std::vector<std::string> wrong = tls;
+  wrong.insert(wrong.end(), {"--token-file", wrong_file});
+  EXPECT_EQ(with({"jobs"}, wrong).exit_code, 2);
+  std::vector<std::string> good = tls;
+  good.insert(good.end(), {"--token-file", token_file});
+  EXPECT_EQ(with({"health"}, good).exit_code, 0);
+  CommandResult done = with({"submit", input, media + "/tls.mp4", "--wait", "--quiet"}, good);
+  EXPECT_EQ(done.exit_code, 0) << done.err;
+  EXPECT_GT(video_frames(media + "/tls.mp4"), 0);
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "pipeline/exec/executor.h"
 #include "service/daemon/config.h"
+#include "service/daemon/job_manager.h"
 #include "service/daemon/job_store.h"
 #include "service/daemon/request_policy.h"
 #include "service/daemon/scheduler.h"
@@ -81,6 +83,16 @@ TEST(Config, ErrorsNameTheSetting) {
   DaemonConfig zero_queue;
   zero_queue.max_queue = 0;
   EXPECT_NE(validate_config(zero_queue).message().find("max_queue"), std::string::npos);
+}
+
+TEST(Config, TheDocumentedExampleLoads) {
+  Result<DaemonConfig> c =
+      load({"--config", std::string(TC_SOURCE_DIR) + "/config/transcoded.yaml"});
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  EXPECT_TRUE(validate_config(*c).is_ok());
+  EXPECT_EQ(c->listen, "127.0.0.1:50051");
+  EXPECT_EQ(c->media_roots, std::vector<std::string>{"/srv/media"});
+  EXPECT_TRUE(c->allowed_protocols.empty());
 }
 
 TEST(JobStore, KeepsJobsAcrossReopenAndPages) {
@@ -160,7 +172,8 @@ TEST(Scheduler, LeastLoadedDeviceOfTheBackend) {
                                       {BackendKind::kVaapi, "/dev/dri/renderD128", "a", 4, 0},
                                       {BackendKind::kVaapi, "/dev/dri/renderD129", "b", 4, 0}};
   Scheduler s(devices, 10);
-  for (int i = 0; i < 4; ++i) ASSERT_TRUE(s.enqueue({"j" + std::to_string(i), 0, i, BackendKind::kVaapi}));
+  for (int i = 0; i < 4; ++i)
+    ASSERT_TRUE(s.enqueue({"j" + std::to_string(i), 0, i, BackendKind::kVaapi}));
   std::vector<int> picked;
   for (int i = 0; i < 4; ++i) picked.push_back(s.next()->device);
   EXPECT_EQ(picked, (std::vector<int>{1, 2, 1, 2}));
@@ -236,6 +249,20 @@ TEST_F(Policy, CapsOutputsPixelsAndDuration) {
   EXPECT_EQ(whole.duration_s, 10);
 }
 
+TEST(PixelCap, SourceAndDerivedOutputSizes) {
+  JobSpec spec;
+  spec.outputs.resize(2);
+  spec.outputs[1].width = 640;  // height follows the source's aspect: 640x360 from 16:9
+  EXPECT_TRUE(check_source_pixels(spec, 1280, 720, 1280 * 720).is_ok());
+  Status source = check_source_pixels(spec, 3840, 2160, 1280 * 720);
+  EXPECT_NE(source.message().find("max_pixels"), std::string::npos);
+  EXPECT_NE(source.message().find("input"), std::string::npos);
+  spec.outputs[1].width = 1920;
+  Status output = check_source_pixels(spec, 1280, 720, 1280 * 720);
+  EXPECT_NE(output.message().find("outputs[1]: 1920x1080"), std::string::npos) << output.message();
+  EXPECT_TRUE(check_source_pixels(spec, 7680, 4320, 0).is_ok());
+}
+
 TEST(WorkerProtocol, LinesRoundTrip) {
   Progress p;
   p.frames_decoded = 42;
@@ -271,4 +298,53 @@ TEST(WorkerFaults, OnlyMatchingInputs) {
   EXPECT_EQ(fault_for("crash", "/a"), Fault::kCrash);
   EXPECT_EQ(fault_for("stall:hang", "/x/hang.mp4"), Fault::kStall);
   EXPECT_EQ(fault_for("stall:hang", "/x/ok.mp4"), Fault::kNone);
+}
+
+TEST(JobManager, RecoveryRequeuesOrFailsInterruptedJobsAndRemovesPartials) {
+  TempDir dir;
+  std::string out = dir.path() + "/out.mp4";
+  std::ofstream(partial_path(out)) << "half a file";
+  JobSpec spec;
+  spec.input = dir.file("in.mp4");
+  spec.outputs.push_back(OutputSpec{});
+  spec.outputs[0].path = out;
+  {
+    auto store = JobStore::open(dir.path());
+    ASSERT_TRUE(store.is_ok());
+    for (auto [id, attempt] : {std::pair{"again", 1}, std::pair{"spent", 3}}) {
+      JobRecord job;
+      job.id = id;
+      job.state = JobState::kRunning;
+      job.attempt = attempt;
+      job.spec_json = job_spec_to_json(spec);
+      ASSERT_TRUE((*store)->insert(job).is_ok());
+    }
+  }
+  auto store = JobStore::open(dir.path());
+  ASSERT_TRUE(store.is_ok());
+  ManagerOptions options;
+  options.max_attempts = 3;
+  // No slots: recovery only, nothing starts.
+  JobManager manager(options, std::move(*store),
+                     Scheduler({{BackendKind::kSoftware, "", "software", 0, 0}}, 10));
+  ASSERT_TRUE(manager.start().is_ok());
+  JobRecord again, spent;
+  ASSERT_TRUE(manager.get("again", again).is_ok());
+  ASSERT_TRUE(manager.get("spent", spent).is_ok());
+  EXPECT_EQ(again.state, JobState::kQueued);
+  EXPECT_EQ(again.attempt, 1);  // the next start makes it 2
+  EXPECT_EQ(spent.state, JobState::kFailed);
+  EXPECT_NE(spent.error.message().find("max_attempts"), std::string::npos);
+  EXPECT_FALSE(fs::exists(partial_path(out)));
+  // A queued job cancels at once; a finished one cannot be cancelled.
+  JobRecord cancelled;
+  ASSERT_TRUE(manager.cancel("again", cancelled).is_ok());
+  EXPECT_EQ(cancelled.state, JobState::kCancelled);
+  EXPECT_EQ(manager.cancel("spent", cancelled).code(), ApiCode::kFailedPrecondition);
+  EXPECT_EQ(manager.cancel("nope", cancelled).code(), ApiCode::kNotFound);
+  manager.shutdown(0);
+  JobRecord refused;
+  NewJob late;
+  late.spec = spec;
+  EXPECT_EQ(manager.create(late, refused).code(), ApiCode::kUnavailable);
 }

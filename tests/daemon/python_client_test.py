@@ -3,8 +3,8 @@
 test time. Runs one job end to end against a real daemon, and checks health and reflection.
 
 Stubs come from Debian's protoc and grpc_python_plugin (protobuf-compiler,
-protobuf-compiler-grpc): python3-grpc-tools bundles protoc 3.5, which predates proto3
-`optional` and writes code the installed protobuf 4.21 runtime rejects.
+protobuf-compiler-grpc): Debian 12's python3-grpc-tools bundles protoc 3.5.1, which rejects
+proto3 `optional` ("Explicit 'optional' labels are disallowed"), and JobConfig needs it.
 """
 import json
 import os
@@ -22,10 +22,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def generate_stubs(out):
+    os.makedirs(out)
     protos = [
         (os.path.join(SOURCE, "proto"), ["transcode/v1/job.proto", "transcode/v1/transcoder.proto"]),
         (os.path.join(HERE, "protos"),
-         ["grpc/health/v1/health.proto", "grpc/reflection/v1alpha/reflection.proto"]),
+         ["grpc_std/health.proto", "grpc_std/reflection.proto"]),
     ]
     for include, files in protos:
         subprocess.run(["protoc", "-I", include, "-I", "/usr/include", "--python_out", out,
@@ -39,6 +40,14 @@ class PythonClientTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="tcd-py-")
+        try:
+            cls.start_daemon()
+        except BaseException:
+            shutil.rmtree(cls.tmp, ignore_errors=True)  # tearDownClass does not run
+            raise
+
+    @classmethod
+    def start_daemon(cls):
         generate_stubs(os.path.join(cls.tmp, "stubs"))
         cls.media = os.path.join(cls.tmp, "media")
         os.makedirs(cls.media)
@@ -70,7 +79,7 @@ class PythonClientTest(unittest.TestCase):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def test_health_is_serving(self):
-        from grpc.health.v1 import health_pb2, health_pb2_grpc
+        from grpc_std import health_pb2, health_pb2_grpc
         stub = health_pb2_grpc.HealthStub(self.channel)
         reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=30)
         self.assertEqual(reply.status, health_pb2.HealthCheckResponse.SERVING)
@@ -79,7 +88,7 @@ class PythonClientTest(unittest.TestCase):
         self.assertEqual(reply.status, health_pb2.HealthCheckResponse.SERVING)
 
     def test_reflection_lists_the_services(self):
-        from grpc.reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+        from grpc_std import reflection_pb2, reflection_pb2_grpc
         stub = reflection_pb2_grpc.ServerReflectionStub(self.channel)
         request = reflection_pb2.ServerReflectionRequest(list_services="")
         replies = list(stub.ServerReflectionInfo(iter([request]), timeout=30))
