@@ -14,6 +14,7 @@ extern "C" {
 }
 
 #include "pipeline/exec/stages.h"
+#include "pipeline/hw/device_cache.h"
 
 namespace tc {
 namespace {
@@ -69,11 +70,7 @@ class Transcode {
   Status open() {
     interrupt_ = {interrupt_requested, const_cast<std::atomic<bool>*>(options_.cancel)};
     if (plan_.device_type != AV_HWDEVICE_TYPE_NONE) {
-      AVBufferRef* device = nullptr;
-      const char* path = plan_.device.path.empty() ? nullptr : plan_.device.path.c_str();
-      if (int err = av_hwdevice_ctx_create(&device, plan_.device_type, path, nullptr, 0); err < 0)
-        return av_status(err, Code::kDevice, "opening " + plan_.device.to_string());
-      device_.reset(device);
+      TC_ASSIGN_OR_RETURN(device_, open_hw_device(plan_.device_type, plan_.device.path));
     }
     TC_ASSIGN_OR_RETURN(input_, open_input(spec_.input, plan_, device_.get(), interrupt_));
     TC_RETURN_IF_ERROR(seek_input(input_, spec_.start_s));

@@ -24,6 +24,7 @@ extern "C" {
 }
 
 #include "pipeline/core/av.h"
+#include "pipeline/hw/device_cache.h"
 #include "pipeline/hw/va_caps.h"
 
 namespace tc {
@@ -340,11 +341,7 @@ Result<av::BufferRefPtr> create_hw_device(AVHWDeviceType type, const char* name,
                                           const char* runtime_library) {
   std::string load_error = library_load_error(runtime_library);
   if (!load_error.empty()) return Status(Code::kDevice, load_error);
-  AVBufferRef* raw = nullptr;
-  int ret = av_hwdevice_ctx_create(&raw, type, name, nullptr, 0);
-  av::BufferRefPtr device(raw);
-  if (ret < 0) return Status(Code::kDevice, av_error_text(ret));
-  return device;
+  return open_hw_device(type, name ? name : "");
 }
 
 bool has_cuda_hw_config(const AVCodec* codec) {
@@ -436,7 +433,7 @@ void discover_cuda(HwInventory& inventory) {
 
 void discover_vulkan(HwInventory& inventory) {
   Result<av::BufferRefPtr> vulkan_device =
-      create_hw_device(AV_HWDEVICE_TYPE_VULKAN, nullptr, "libvulkan.so.1");
+      create_hw_device(AV_HWDEVICE_TYPE_VULKAN, "0", "libvulkan.so.1");
   if (!vulkan_device.is_ok()) {
     inventory.notes.push_back("vulkan: " + vulkan_device.status().message());
     return;
