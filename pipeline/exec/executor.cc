@@ -392,6 +392,7 @@ Result<JobReport> execute(const Plan& plan, const JobSpec& spec, const MediaInfo
 }
 
 Result<JobReport> run_job(const JobSpec& spec, const RunOptions& options) {
+  Clock::time_point setup_start = Clock::now();
   TC_RETURN_IF_ERROR(validate(spec));
   TC_ASSIGN_OR_RETURN(MediaInfo media, probe(spec.input));
   DiscoveryOptions discovery = options.discovery;
@@ -399,7 +400,10 @@ Result<JobReport> run_job(const JobSpec& spec, const RunOptions& options) {
   discovery.vulkan = discovery.vulkan || spec.backend == BackendKind::kVulkan;
   HwInventory devices = discover_devices(discovery);
   TC_ASSIGN_OR_RETURN(Plan plan, make_plan(spec, media, devices));
-  return execute(plan, spec, media, options);
+  double setup_s = std::chrono::duration<double>(Clock::now() - setup_start).count();
+  TC_ASSIGN_OR_RETURN(JobReport report, execute(plan, spec, media, options));
+  report.setup_s = setup_s;
+  return report;
 }
 
 }  // namespace tc

@@ -46,7 +46,8 @@ struct JobReport {
   std::vector<OutputReport> outputs;
   int64_t frames_decoded = 0;
   double media_duration_s = 0;
-  double wall_s = 0;
+  double setup_s = 0;             // probe + device discovery + plan, before wall_s starts
+  double wall_s = 0;              // the pipeline itself: open to last output renamed
   double cpu_s = 0;               // user + system CPU time of this process
   double fps = 0;                 // frames decoded per wall second
   double speed = 0;               // media seconds per wall second

@@ -10,6 +10,7 @@ extern "C" {
 #include <libavutil/opt.h>
 }
 
+#include "pipeline/core/compat.h"
 #include "pipeline/exec/executor.h"
 #include "pipeline/exec/stages.h"
 
@@ -93,10 +94,7 @@ Result<OutputStage> OutputStage::open(const OutputPlan& plan, const InputStage& 
     output.video_->time_base = input.video->time_base;
   }
   // Keep the source's display rotation: players rotate; the pixels are not touched.
-  size_t matrix_size = 0;
-  if (const uint8_t* matrix = av_stream_get_side_data(input.video, AV_PKT_DATA_DISPLAYMATRIX, &matrix_size))
-    if (uint8_t* copy = av_stream_new_side_data(output.video_, AV_PKT_DATA_DISPLAYMATRIX, matrix_size))
-      std::memcpy(copy, matrix, matrix_size);
+  av::copy_stream_side_data(input.video, output.video_, AV_PKT_DATA_DISPLAYMATRIX);
   if (plan.audio.mode != AudioPlan::Mode::kNone) output.audio_ = avformat_new_stream(raw, nullptr);
   if (plan.audio.mode == AudioPlan::Mode::kCopy) {
     avcodec_parameters_copy(output.audio_->codecpar, input.audio->codecpar);

@@ -38,6 +38,7 @@ std::string report_to_json(const JobReport& report, int indent) {
             {"backend_reason", report.backend_reason},
             {"frames_decoded", report.frames_decoded},
             {"media_duration_s", report.media_duration_s},
+            {"setup_s", report.setup_s},
             {"wall_s", report.wall_s},
             {"cpu_s", report.cpu_s},
             {"fps", report.fps},

@@ -9,6 +9,7 @@ extern "C" {
 #include <libavutil/pixdesc.h>
 }
 
+#include "pipeline/core/compat.h"
 #include "pipeline/hw/backends.h"
 #include "pipeline/plan/graph_builder.h"
 
@@ -30,6 +31,13 @@ struct Size {
   bool fits_in(const Size& other) const { return width <= other.width && height <= other.height; }
   int64_t area() const { return int64_t(width) * height; }
 };
+
+int occurrences(std::string_view text, std::string_view needle) {
+  int count = 0;
+  for (size_t at = text.find(needle); at != std::string_view::npos; at = text.find(needle, at + 1))
+    ++count;
+  return count;
+}
 
 int even(double value) { return std::max(2, 2 * int(std::lround(value / 2))); }
 
@@ -64,8 +72,9 @@ bool decoder_outputs_device_frames(AVCodecID codec, AVHWDeviceType type) {
 
 bool encoder_takes(std::string_view encoder, AVPixelFormat format) {
   const AVCodec* codec = avcodec_find_encoder_by_name(std::string(encoder).c_str());
-  if (!codec || !codec->pix_fmts) return false;
-  for (const AVPixelFormat* f = codec->pix_fmts; *f != AV_PIX_FMT_NONE; ++f)
+  const AVPixelFormat* formats = av::encoder_pixel_formats(codec);
+  if (!formats) return false;
+  for (const AVPixelFormat* f = formats; *f != AV_PIX_FMT_NONE; ++f)
     if (*f == format) return true;
   return false;
 }
@@ -270,12 +279,7 @@ std::string video_sink_label(size_t output) { return std::string("out").append(s
 std::string audio_sink_label(size_t output) { return std::string("aout").append(std::to_string(output)); }
 
 int Plan::transfers() const {
-  int count = 0;
-  for (std::string_view filter : {"hwupload", "hwdownload"})
-    for (size_t at = video_graph.find(filter); at != std::string::npos;
-         at = video_graph.find(filter, at + 1))
-      ++count;
-  return count;
+  return occurrences(video_graph, "hwupload") + occurrences(video_graph, "hwdownload");
 }
 
 std::string StageDevice::to_string() const {
@@ -428,12 +432,16 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
     position = plan.stages.insert(position, {"decode", decode_what, decision.hw_decode ? gpu : StageDevice{}}) + 1;
     if (on_device && !decision.hw_decode)
       position = plan.stages.insert(position, {"upload", "hwupload", gpu}) + 1;
-    std::string scaler(backend.scale.substr(0, backend.scale.find('=')));
-    plan.stages.insert(position, {"filter", scaler + " x" + std::to_string(branches.size()), gpu});
     if (!fixed_pools) std::fill(hold_frames.begin(), hold_frames.end(), 0);
     plan.video_graph = build_video_graph(backend, decision, video, branches,
                                          fixed_pools && !decision.hw_decode ? in_flight : 0,
                                          hold_frames);
+    std::string_view scaler = backend.scale.substr(0, backend.scale.find('=') + 1);  // "scale="
+    int scalers = occurrences(plan.video_graph, scaler);
+    std::string filter_what = scalers ? std::string(scaler.substr(0, scaler.size() - 1)) + " x" +
+                                            std::to_string(scalers)
+                                      : "format conversion only";
+    plan.stages.insert(position, {"filter", filter_what, gpu});
   }
 
   GraphBuilder audio_graph("asplit");

@@ -10,6 +10,7 @@ extern "C" {
 }
 
 #include "pipeline/core/av.h"
+#include "pipeline/core/compat.h"
 #include "pipeline/probe/media_info.h"
 
 namespace tc {
@@ -39,7 +40,7 @@ Status open_error(const std::string& path, int averror) {
 }
 
 double rotation_of(const AVStream* stream) {
-  const uint8_t* matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, nullptr);
+  const uint8_t* matrix = av::stream_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX);
   if (!matrix) return 0;
   double degrees = av_display_rotation_get(reinterpret_cast<const int32_t*>(matrix));
   return std::isnan(degrees) ? 0 : degrees;
