@@ -57,8 +57,12 @@ using FilterInOutPtr = std::unique_ptr<AVFilterInOut, FilterInOutDeleter>;
 using BufferRefPtr = std::unique_ptr<AVBufferRef, BufferRefDeleter>;
 using DictionaryPtr = std::unique_ptr<AVDictionary, DictionaryDeleter>;
 
-inline FramePtr make_frame() { return FramePtr(av_frame_alloc()); }
-inline PacketPtr make_packet() { return PacketPtr(av_packet_alloc()); }
+inline FramePtr make_frame() {
+  return FramePtr(av_frame_alloc());
+}
+inline PacketPtr make_packet() {
+  return PacketPtr(av_packet_alloc());
+}
 // A new reference to a buffer (hw device or frames context); null stays null.
 inline BufferRefPtr ref(const AVBufferRef* buffer) {
   return BufferRefPtr(buffer ? av_buffer_ref(buffer) : nullptr);

@@ -10,14 +10,22 @@ namespace tc {
 
 std::string_view code_name(Code code) {
   switch (code) {
-    case Code::kOk: return "ok";
-    case Code::kInvalidArgument: return "invalid argument";
-    case Code::kInput: return "input";
-    case Code::kUnsupported: return "unsupported";
-    case Code::kDevice: return "device";
-    case Code::kOutput: return "output";
-    case Code::kCancelled: return "cancelled";
-    case Code::kInternal: return "internal";
+    case Code::kOk:
+      return "ok";
+    case Code::kInvalidArgument:
+      return "invalid argument";
+    case Code::kInput:
+      return "input";
+    case Code::kUnsupported:
+      return "unsupported";
+    case Code::kDevice:
+      return "device";
+    case Code::kOutput:
+      return "output";
+    case Code::kCancelled:
+      return "cancelled";
+    case Code::kInternal:
+      return "internal";
   }
   return "unknown";
 }

@@ -47,7 +47,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {}  // NOLINT
   bool is_ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
@@ -75,9 +75,9 @@ std::string av_error_text(int averror);
 #define TC_CONCAT_INNER(a, b) a##b
 #define TC_CONCAT(a, b) TC_CONCAT_INNER(a, b)
 
-#define TC_RETURN_IF_ERROR(expr)           \
-  do {                                     \
-    ::tc::Status tc_status_ = (expr);      \
+#define TC_RETURN_IF_ERROR(expr)                \
+  do {                                          \
+    ::tc::Status tc_status_ = (expr);           \
     if (!tc_status_.is_ok()) return tc_status_; \
   } while (0)
 

@@ -54,7 +54,8 @@ struct Window {
 
 class Transcode {
  public:
-  Transcode(const Plan& plan, const JobSpec& spec, const MediaInfo& media, const RunOptions& options)
+  Transcode(const Plan& plan, const JobSpec& spec, const MediaInfo& media,
+            const RunOptions& options)
       : plan_(plan), spec_(spec), media_(media), options_(options) {}
 
   Result<JobReport> run() {
@@ -89,10 +90,11 @@ class Transcode {
   Status open_audio_graph() {
     if (plan_.audio_graph.empty() || !input_.audio_decoder) return Status::ok();
     std::vector<std::string> sinks;
-    for (size_t k : outputs_encoding(AudioPlan::Mode::kEncode)) sinks.push_back(audio_sink_label(k));
-    TC_ASSIGN_OR_RETURN(audio_graph_, FilterGraph::create(plan_.audio_graph, "ain",
-                                                          audio_source(*input_.audio_decoder),
-                                                          sinks, nullptr));
+    for (size_t k : outputs_encoding(AudioPlan::Mode::kEncode))
+      sinks.push_back(audio_sink_label(k));
+    TC_ASSIGN_OR_RETURN(audio_graph_,
+                        FilterGraph::create(plan_.audio_graph, "ain",
+                                            audio_source(*input_.audio_decoder), sinks, nullptr));
     std::vector<size_t> encoding = outputs_encoding(AudioPlan::Mode::kEncode);
     for (size_t i = 0; i < encoding.size(); ++i)
       TC_RETURN_IF_ERROR(outputs_[encoding[i]].open_audio_encoder(audio_graph_->sink(i)));
@@ -134,7 +136,8 @@ class Transcode {
       if (output.plan().video_copy && !video_window_.past(packet.pts))
         TC_RETURN_IF_ERROR(output.copy_packet(packet, *input_.video, video_window_.start));
     if (!input_.video_decoder) {
-      last_media_pts_s_ = std::max(last_media_pts_s_, seconds(packet.pts, input_.video, video_window_));
+      last_media_pts_s_ =
+          std::max(last_media_pts_s_, seconds(packet.pts, input_.video, video_window_));
       return Status::ok();
     }
     return decode_video(&packet);
@@ -184,7 +187,8 @@ class Transcode {
       video_done_ = true;
       return filter_video(nullptr);
     }
-    last_media_pts_s_ = std::max(last_media_pts_s_, seconds(frame->pts, input_.video, video_window_));
+    last_media_pts_s_ =
+        std::max(last_media_pts_s_, seconds(frame->pts, input_.video, video_window_));
     if (frame->pts != AV_NOPTS_VALUE) frame->pts -= video_window_.start;
     ++frames_decoded_;
     return filter_video(frame);
@@ -200,9 +204,10 @@ class Transcode {
           video_sink_outputs_.push_back(k);
         }
       AVRational rate = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
-      TC_ASSIGN_OR_RETURN(video_graph_, FilterGraph::create(plan_.video_graph, "in",
-                                                            video_source(*frame, input_.video->time_base, rate),
-                                                            sinks, device_.get()));
+      TC_ASSIGN_OR_RETURN(video_graph_,
+                          FilterGraph::create(plan_.video_graph, "in",
+                                              video_source(*frame, input_.video->time_base, rate),
+                                              sinks, device_.get()));
     }
     if (!frame) video_flushed_ = true;
     TC_RETURN_IF_ERROR(video_graph_->push(frame));
@@ -289,9 +294,7 @@ class Transcode {
     return Status::ok();
   }
 
-  double elapsed() const {
-    return std::chrono::duration<double>(Clock::now() - started_).count();
-  }
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
 
   Progress progress() const {
     Progress now;

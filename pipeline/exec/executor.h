@@ -18,9 +18,9 @@ namespace tc {
 
 struct Progress {
   int64_t frames_decoded = 0;
-  int64_t frames_encoded = 0;  // video frames, summed over outputs
-  double media_time_s = 0;     // how far into the (trimmed) input the job is
-  double media_duration_s = 0; // the (trimmed) input's length; 0 when unknown
+  int64_t frames_encoded = 0;   // video frames, summed over outputs
+  double media_time_s = 0;      // how far into the (trimmed) input the job is
+  double media_duration_s = 0;  // the (trimmed) input's length; 0 when unknown
   double elapsed_s = 0;
   double fps = 0;    // decoded frames per wall second
   double speed = 0;  // media time per wall time
@@ -46,18 +46,18 @@ struct JobReport {
   std::vector<OutputReport> outputs;
   int64_t frames_decoded = 0;
   double media_duration_s = 0;
-  double setup_s = 0;             // probe + device discovery + plan, before wall_s starts
-  double wall_s = 0;              // the pipeline itself: open to last output renamed
-  double cpu_s = 0;               // user + system CPU time of this process
-  double fps = 0;                 // frames decoded per wall second
-  double speed = 0;               // media seconds per wall second
-  double first_frame_s = 0;       // wall time to the first encoded video packet
+  double setup_s = 0;        // probe + device discovery + plan, before wall_s starts
+  double wall_s = 0;         // the pipeline itself: open to last output renamed
+  double cpu_s = 0;          // user + system CPU time of this process
+  double fps = 0;            // frames decoded per wall second
+  double speed = 0;          // media seconds per wall second
+  double first_frame_s = 0;  // wall time to the first encoded video packet
 };
 
 using ProgressFn = std::function<void(const Progress&)>;
 
 struct RunOptions {
-  ProgressFn on_progress;                     // called about every progress_interval_s
+  ProgressFn on_progress;  // called about every progress_interval_s
   double progress_interval_s = 0.5;
   const std::atomic<bool>* cancel = nullptr;  // set to stop; the job ends kCancelled
   DiscoveryOptions discovery;

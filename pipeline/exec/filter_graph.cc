@@ -75,8 +75,7 @@ FilterGraph::Source audio_source(const AVCodecContext& decoder) {
 }
 
 Result<FilterGraph> FilterGraph::create(const std::string& text, const std::string& source_label,
-                                        const Source& source,
-                                        const std::vector<std::string>& sinks,
+                                        const Source& source, const std::vector<std::string>& sinks,
                                         const AVBufferRef* device) {
   FilterGraph graph;
   graph.graph_.reset(avfilter_graph_alloc());

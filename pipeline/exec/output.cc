@@ -25,9 +25,11 @@ Status check_output_dir(const std::string& path) {
   auto slash = path.find_last_of('/');
   std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
   struct stat info {};
-  if (stat(dir.c_str(), &info) != 0) return output_error(path, "directory " + dir + " does not exist");
+  if (stat(dir.c_str(), &info) != 0)
+    return output_error(path, "directory " + dir + " does not exist");
   if (!S_ISDIR(info.st_mode)) return output_error(path, dir + " is not a directory");
-  if (access(dir.c_str(), W_OK) != 0) return output_error(path, "directory " + dir + " is not writable");
+  if (access(dir.c_str(), W_OK) != 0)
+    return output_error(path, "directory " + dir + " is not writable");
   struct stat existing {};
   if (stat(path.c_str(), &existing) == 0 && S_ISDIR(existing.st_mode))
     return output_error(path, "it is a directory");
@@ -84,7 +86,8 @@ Result<OutputStage> OutputStage::open(const OutputPlan& plan, const InputStage& 
     return av_status(err, Code::kUnsupported, "container " + plan.format);
   output.format_.reset(raw);
   raw->interrupt_callback = interrupt;
-  if (int err = avio_open2(&raw->pb, temp.c_str(), AVIO_FLAG_WRITE, &raw->interrupt_callback, nullptr);
+  if (int err =
+          avio_open2(&raw->pb, temp.c_str(), AVIO_FLAG_WRITE, &raw->interrupt_callback, nullptr);
       err < 0)
     return output_error(plan.path, av_error_text(err));
   output.video_ = avformat_new_stream(raw, nullptr);
@@ -148,7 +151,8 @@ Status OutputStage::open_video_encoder(const AVFilterContext* sink, AVRational f
 
 Status OutputStage::open_audio_encoder(AVFilterContext* sink) {
   const AVCodec* codec = avcodec_find_encoder_by_name(plan_.audio.encoder.c_str());
-  if (!codec) return {Code::kUnsupported, "encoder " + plan_.audio.encoder + " is not in this FFmpeg"};
+  if (!codec)
+    return {Code::kUnsupported, "encoder " + plan_.audio.encoder + " is not in this FFmpeg"};
   audio_encoder_.reset(avcodec_alloc_context3(codec));
   AVCodecContext* encoder = audio_encoder_.get();
   encoder->sample_rate = av_buffersink_get_sample_rate(sink);
@@ -209,7 +213,8 @@ Status OutputStage::drain(AVCodecContext* encoder, AVStream* stream) {
   for (;;) {
     int err = avcodec_receive_packet(encoder, packet.get());
     if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) return Status::ok();
-    if (err < 0) return av_status(err, Code::kDevice, "encoding with " + std::string(encoder->codec->name));
+    if (err < 0)
+      return av_status(err, Code::kDevice, "encoding with " + std::string(encoder->codec->name));
     // Encoders leave video packet durations unset; the muxer needs the last one.
     if (packet->duration == 0 && encoder->framerate.num > 0)
       packet->duration = av_rescale_q(1, av_inv_q(encoder->framerate), encoder->time_base);

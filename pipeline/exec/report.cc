@@ -21,7 +21,8 @@ std::string progress_to_json(const Progress& progress) {
 std::string report_to_json(const JobReport& report, int indent) {
   json stages = json::array();
   for (const Stage& stage : report.stages)
-    stages.push_back({{"name", stage.name}, {"what", stage.what}, {"device", stage.device.to_string()}});
+    stages.push_back(
+        {{"name", stage.name}, {"what", stage.what}, {"device", stage.device.to_string()}});
   json outputs = json::array();
   for (const OutputReport& output : report.outputs)
     outputs.push_back({{"path", output.path},

@@ -29,8 +29,8 @@ Status seek_input(InputStage& input, double start_s);
 class FilterGraph {
  public:
   struct Source {
-    const char* filter;  // "buffer" or "abuffer"
-    std::string args;    // its options ("video_size=...:pix_fmt=...")
+    const char* filter;                      // "buffer" or "abuffer"
+    std::string args;                        // its options ("video_size=...:pix_fmt=...")
     const AVBufferRef* hw_frames = nullptr;  // the decoder's frames context, for device frames
   };
   // `text` reads from "[<source_label>]" and writes to "[<sink_label>]" for each sink label.
@@ -102,7 +102,8 @@ class OutputStage {
   const std::string& written_path() const { return partial_.path(); }
 
  private:
-  OutputStage(const OutputPlan& plan, std::string temp_path) : plan_(plan), partial_(std::move(temp_path)) {}
+  OutputStage(const OutputPlan& plan, std::string temp_path)
+      : plan_(plan), partial_(std::move(temp_path)) {}
   Status write(AVPacket* packet, AVStream* stream, AVRational from_time_base);
   Status drain(AVCodecContext* encoder, AVStream* stream);
   Status write_header_when_ready();

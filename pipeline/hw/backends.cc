@@ -18,8 +18,8 @@ constexpr std::array kBackends{
                 AV_PIX_FMT_NV12, true},
     // FFmpeg 5.1 has no Vulkan decoder or encoder: frames go up, are scaled, and come back.
     BackendDesc{BackendKind::kVulkan, "vulkan", AV_HWDEVICE_TYPE_VULKAN, AV_PIX_FMT_VULKAN,
-                "scale_vulkan=w=%W:h=%H", "format=yuv420p,hwupload",
-                "hwdownload,format=yuv420p", AV_PIX_FMT_YUV420P, false},
+                "scale_vulkan=w=%W:h=%H", "format=yuv420p,hwupload", "hwdownload,format=yuv420p",
+                AV_PIX_FMT_YUV420P, false},
 };
 
 constexpr std::array kEncoders{

@@ -18,11 +18,11 @@ namespace tc {
 struct BackendDesc {
   BackendKind kind;
   std::string_view name;
-  AVHWDeviceType device_type;  // AV_HWDEVICE_TYPE_NONE for software
-  AVPixelFormat hw_format;     // AV_PIX_FMT_NONE for software
-  std::string_view scale;      // the scale filter; "%W" and "%H" stand for the target size
-  std::string_view upload;     // filters that bring a software frame to the device
-  std::string_view download;   // filters that bring a device frame back to memory
+  AVHWDeviceType device_type;     // AV_HWDEVICE_TYPE_NONE for software
+  AVPixelFormat hw_format;        // AV_PIX_FMT_NONE for software
+  std::string_view scale;         // the scale filter; "%W" and "%H" stand for the target size
+  std::string_view upload;        // filters that bring a software frame to the device
+  std::string_view download;      // filters that bring a device frame back to memory
   AVPixelFormat download_format;  // the software format `download` yields
   bool decodes_on_device;         // the decoder can output device frames (hwaccel)
 };

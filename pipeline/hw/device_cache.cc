@@ -15,8 +15,8 @@ Result<av::BufferRefPtr> open_hw_device(AVHWDeviceType type, const std::string& 
   auto key = std::make_pair(type, name);
   if (auto found = opened->find(key); found != opened->end()) return av::ref(found->second.get());
   AVBufferRef* device = nullptr;
-  if (int err = av_hwdevice_ctx_create(&device, type, name.empty() ? nullptr : name.c_str(),
-                                       nullptr, 0);
+  if (int err =
+          av_hwdevice_ctx_create(&device, type, name.empty() ? nullptr : name.c_str(), nullptr, 0);
       err < 0)
     return av_status(err, Code::kDevice,
                      std::string("opening ") + av_hwdevice_get_type_name(type) + " device " +

@@ -64,10 +64,13 @@ std::string ffmpeg_command(const Plan& plan, const JobSpec& spec) {
   std::vector<std::string> args{"ffmpeg", "-hide_banner", "-y"};
   if (plan.device_type != AV_HWDEVICE_TYPE_NONE) {
     std::string type = av_hwdevice_get_type_name(plan.device_type);
-    args.insert(args.end(), {"-init_hw_device", type + "=hw" + (plan.device.path.empty() ? "" : ":" + plan.device.path),
-                             "-filter_hw_device", "hw"});
+    args.insert(
+        args.end(),
+        {"-init_hw_device", type + "=hw" + (plan.device.path.empty() ? "" : ":" + plan.device.path),
+         "-filter_hw_device", "hw"});
     if (plan.decode.hw) {
-      args.insert(args.end(), {"-hwaccel", type, "-hwaccel_device", "hw", "-hwaccel_output_format", type});
+      args.insert(args.end(),
+                  {"-hwaccel", type, "-hwaccel_device", "hw", "-hwaccel_output_format", type});
       if (plan.decode.extra_hw_frames)
         args.insert(args.end(), {"-extra_hw_frames", std::to_string(plan.decode.extra_hw_frames)});
     }
@@ -90,8 +93,9 @@ std::string ffmpeg_command(const Plan& plan, const JobSpec& spec) {
     if (output.audio.mode == AudioPlan::Mode::kCopy)
       args.insert(args.end(), {"-map", "0:a:0", "-c:a", "copy"});
     if (output.audio.mode == AudioPlan::Mode::kEncode)
-      args.insert(args.end(), {"-map", "[" + audio_sink_label(k) + "]", "-c:a", output.audio.encoder, "-b:a",
-                               std::to_string(output.audio.bit_rate)});
+      args.insert(args.end(),
+                  {"-map", "[" + audio_sink_label(k) + "]", "-c:a", output.audio.encoder, "-b:a",
+                   std::to_string(output.audio.bit_rate)});
     for (const auto& [key, value] : output.mux_options) args.insert(args.end(), {"-" + key, value});
     args.insert(args.end(), {"-f", output.format, output.path});
   }

@@ -30,7 +30,8 @@ std::vector<Tap> GraphBuilder::fan_out(const Tap& in, const std::string& filters
 void GraphBuilder::terminate(const Tap& tap, const std::string& filters, const std::string& label) {
   std::string chain = join(tap.filters, filters);
   bool audio = split_ == "asplit";
-  chains_.push_back(tap.label + (chain.empty() ? (audio ? "anull" : "null") : chain) + "[" + label + "]");
+  chains_.push_back(tap.label + (chain.empty() ? (audio ? "anull" : "null") : chain) + "[" + label +
+                    "]");
 }
 
 std::string GraphBuilder::text() const {

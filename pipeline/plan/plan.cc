@@ -39,7 +39,9 @@ int occurrences(std::string_view text, std::string_view needle) {
   return count;
 }
 
-int even(double value) { return std::max(2, 2 * int(std::lround(value / 2))); }
+int even(double value) {
+  return std::max(2, 2 * int(std::lround(value / 2)));
+}
 
 // One side 0 keeps the source's aspect ratio; both 0 keeps the source size (made even).
 Size target_size(const OutputSpec& output, const VideoInfo& video) {
@@ -127,30 +129,32 @@ StageDevice stage_device(const BackendChoice& choice) {
   return {choice.kind, choice.device->path, choice.device->driver};
 }
 
+// CBR pins rate, peak and buffer together; VBR allows 1.5x peaks over a 2x buffer.
+void apply_bitrate(const OutputSpec& output, VideoEncodePlan& plan) {
+  if (output.rate_control == RateControl::kCbr)
+    plan.bit_rate = plan.max_rate = plan.buffer_size = output.bitrate;
+  if (output.rate_control == RateControl::kVbr) {
+    plan.bit_rate = output.bitrate;
+    plan.max_rate = output.bitrate * 3 / 2;
+    plan.buffer_size = output.bitrate * 2;
+  }
+}
+
 Options software_rate_control(const OutputSpec& output, const std::string& encoder,
                               VideoEncodePlan& plan) {
   Options options;
+  apply_bitrate(output, plan);
   bool x26x = encoder == "libx264" || encoder == "libx265";
-  switch (output.rate_control) {
-    case RateControl::kDefault:
-    case RateControl::kQuality: {
-      int quality = output.quality >= 0 ? output.quality : (encoder == "libsvtav1" ? 35 : x26x ? 23 : 32);
-      options.emplace_back("crf", std::to_string(quality));
-      if (encoder == "libvpx-vp9") plan.bit_rate = 0;  // constant quality mode needs b=0
-      break;
-    }
-    case RateControl::kCbr:
-      plan.bit_rate = plan.max_rate = plan.buffer_size = output.bitrate;
-      if (encoder == "libsvtav1") options.emplace_back("rc", "2");
-      if (encoder == "libx264") options.emplace_back("nal-hrd", "cbr");
-      break;
-    case RateControl::kVbr:
-      plan.bit_rate = output.bitrate;
-      plan.max_rate = output.bitrate * 3 / 2;
-      plan.buffer_size = output.bitrate * 2;
-      if (encoder == "libsvtav1") options.emplace_back("rc", "1");
-      break;
+  bool constant_quality =
+      output.rate_control == RateControl::kDefault || output.rate_control == RateControl::kQuality;
+  if (constant_quality) {
+    int default_crf = encoder == "libsvtav1" ? 35 : x26x ? 23 : 32;
+    options.emplace_back("crf", std::to_string(output.quality >= 0 ? output.quality : default_crf));
   }
+  if (encoder == "libsvtav1" && !constant_quality)
+    options.emplace_back("rc", output.rate_control == RateControl::kCbr ? "2" : "1");
+  if (encoder == "libx264" && output.rate_control == RateControl::kCbr)
+    options.emplace_back("nal-hrd", "cbr");
   if (encoder == "libvpx-vp9") {
     options.emplace_back("deadline", "realtime");
     options.emplace_back("cpu-used", output.preset.empty() ? "8" : output.preset);
@@ -158,56 +162,54 @@ Options software_rate_control(const OutputSpec& output, const std::string& encod
   } else if (encoder == "libsvtav1") {
     options.emplace_back("preset", output.preset.empty() ? "10" : output.preset);
   } else {
-    options.emplace_back("preset", output.preset.empty() ? std::string(kSoftwarePreset)
-                                                         : output.preset);
+    options.emplace_back("preset",
+                         output.preset.empty() ? std::string(kSoftwarePreset) : output.preset);
   }
   if (encoder == "libx265") options.emplace_back("x265-params", "log-level=error");
   return options;
 }
 
-Options vaapi_rate_control(const OutputSpec& output, const EncodeEntrypoints& entrypoints,
-                           VideoEncodePlan& plan) {
-  // Arc/DG2 and newer expose only the low-power (VDEnc) entrypoint: choose from the probe.
-  Options options{{"low_power", entrypoints.full ? "0" : "1"}};
+// How a hardware encoder names its rate-control modes.
+struct HwRateModes {
+  const char* option;
+  const char* quality;
+  const char* cbr;
+  const char* vbr;
+};
+constexpr HwRateModes kVaapiModes{"rc_mode", "CQP", "CBR", "VBR"};
+constexpr HwRateModes kNvencModes{"rc", "constqp", "cbr", "vbr"};
+constexpr int kHwDefaultQp = 24;
+
+void add_hw_rate_control(const OutputSpec& output, const HwRateModes& modes,
+                         VideoEncodePlan& plan) {
+  apply_bitrate(output, plan);
   switch (output.rate_control) {
     case RateControl::kDefault:
     case RateControl::kQuality:
-      options.emplace_back("rc_mode", "CQP");
-      options.emplace_back("qp", std::to_string(output.quality >= 0 ? output.quality : 24));
+      plan.options.emplace_back(modes.option, modes.quality);
+      plan.options.emplace_back(
+          "qp", std::to_string(output.quality >= 0 ? output.quality : kHwDefaultQp));
       break;
     case RateControl::kCbr:
-      options.emplace_back("rc_mode", "CBR");
-      plan.bit_rate = plan.max_rate = output.bitrate;
+      plan.options.emplace_back(modes.option, modes.cbr);
       break;
     case RateControl::kVbr:
-      options.emplace_back("rc_mode", "VBR");
-      plan.bit_rate = output.bitrate;
-      plan.max_rate = output.bitrate * 3 / 2;
+      plan.options.emplace_back(modes.option, modes.vbr);
       break;
   }
-  options.emplace_back("async_depth", std::to_string(kVaapiAsyncDepth));
-  return options;
 }
 
-Options nvenc_rate_control(const OutputSpec& output, VideoEncodePlan& plan) {
-  Options options{{"preset", output.preset.empty() ? "p4" : output.preset}};
-  switch (output.rate_control) {
-    case RateControl::kDefault:
-    case RateControl::kQuality:
-      options.emplace_back("rc", "constqp");
-      options.emplace_back("qp", std::to_string(output.quality >= 0 ? output.quality : 24));
-      break;
-    case RateControl::kCbr:
-      options.emplace_back("rc", "cbr");
-      plan.bit_rate = plan.max_rate = output.bitrate;
-      break;
-    case RateControl::kVbr:
-      options.emplace_back("rc", "vbr");
-      plan.bit_rate = output.bitrate;
-      plan.max_rate = output.bitrate * 3 / 2;
-      break;
-  }
-  return options;
+void plan_vaapi_encoder(const OutputSpec& output, const EncodeEntrypoints& entrypoints,
+                        VideoEncodePlan& plan) {
+  // Arc/DG2 and newer expose only the low-power (VDEnc) entrypoint: choose from the probe.
+  plan.options = {{"low_power", entrypoints.full ? "0" : "1"}};
+  add_hw_rate_control(output, kVaapiModes, plan);
+  plan.options.emplace_back("async_depth", std::to_string(kVaapiAsyncDepth));
+}
+
+void plan_nvenc_encoder(const OutputSpec& output, VideoEncodePlan& plan) {
+  plan.options = {{"preset", output.preset.empty() ? "p4" : output.preset}};
+  add_hw_rate_control(output, kNvencModes, plan);
 }
 
 int default_gop(const VideoInfo& video) {
@@ -263,8 +265,7 @@ std::string build_video_graph(const BackendDesc& backend, const VideoDecision& d
     if (decision.device_frames || !(branch.size == from)) {
       scale = GraphBuilder::substitute(backend.scale, branch.size.width, branch.size.height);
       int extra = hold_frames[branch.output_index];
-      if (decision.device_frames && extra > 0)
-        scale += ":extra_hw_frames=" + std::to_string(extra);
+      if (decision.device_frames && extra > 0) scale += ":extra_hw_frames=" + std::to_string(extra);
     }
     taps[i + 1] = graph.fan_out(in, scale, 1 + children_of(int(i)));
     next_tap[i + 1] = 1;  // tap 0 is this branch's own; the rest feed its children
@@ -275,8 +276,12 @@ std::string build_video_graph(const BackendDesc& backend, const VideoDecision& d
 
 }  // namespace
 
-std::string video_sink_label(size_t output) { return std::string("out").append(std::to_string(output)); }
-std::string audio_sink_label(size_t output) { return std::string("aout").append(std::to_string(output)); }
+std::string video_sink_label(size_t output) {
+  return std::string("out").append(std::to_string(output));
+}
+std::string audio_sink_label(size_t output) {
+  return std::string("aout").append(std::to_string(output));
+}
 
 int Plan::transfers() const {
   return occurrences(video_graph, "hwupload") + occurrences(video_graph, "hwdownload");
@@ -300,8 +305,8 @@ Status plan_audio(const OutputSpec& spec, const std::string& container, const Me
   if (spec.audio == AudioMode::kCopy && !container_takes_source)
     return {Code::kUnsupported, spec.path + ": " + container + " cannot hold " +
                                     media.audio->codec_name + " audio; use --audio aac"};
-  bool copy = spec.audio == AudioMode::kCopy ||
-              (spec.audio == AudioMode::kAuto && container_takes_source);
+  bool copy =
+      spec.audio == AudioMode::kCopy || (spec.audio == AudioMode::kAuto && container_takes_source);
   output.audio.mode = copy ? AudioPlan::Mode::kCopy : AudioPlan::Mode::kEncode;
   if (!copy) {
     output.audio.encoder = "aac";
@@ -334,7 +339,8 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   bool any_encode = std::any_of(spec.outputs.begin(), spec.outputs.end(),
                                 [](const OutputSpec& o) { return o.codec != VideoCodec::kCopy; });
   if (on_device && any_encode) {
-    bool gpu_decodes = backend.decodes_on_device && choice.device->decodes(video.codec, video.bit_depth) &&
+    bool gpu_decodes = backend.decodes_on_device &&
+                       choice.device->decodes(video.codec, video.bit_depth) &&
                        decoder_outputs_device_frames(video.codec, backend.device_type);
     decision.hw_decode = gpu_decodes;
     if (!gpu_decodes)
@@ -377,9 +383,10 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
         encode.encoder = hw_name;
         encode.hw_frames = true;
         encode.pix_fmt = AV_PIX_FMT_NV12;
-        encode.options = choice.kind == BackendKind::kVaapi
-                             ? vaapi_rate_control(output_spec, choice.device->encode.at(encoders.id), encode)
-                             : nvenc_rate_control(output_spec, encode);
+        if (choice.kind == BackendKind::kVaapi)
+          plan_vaapi_encoder(output_spec, choice.device->encode.at(encoders.id), encode);
+        else
+          plan_nvenc_encoder(output_spec, encode);
         int b_frames = output_spec.b_frames >= 0 ? output_spec.b_frames : kVaapiDefaultBFrames;
         hold_frames[k] = kVaapiAsyncDepth + b_frames + 1;
         std::string mode = choice.kind == BackendKind::kVaapi
@@ -397,8 +404,8 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
         encode.pix_fmt = encoder_takes(encode.encoder, arriving) ? arriving : AV_PIX_FMT_YUV420P;
         if (on_device) branch.tail = std::string(backend.download);
         if (encode.pix_fmt != arriving || !on_device)
-          branch.tail += std::string(branch.tail.empty() ? "" : ",") + "format=" +
-                         av_get_pix_fmt_name(encode.pix_fmt);
+          branch.tail += std::string(branch.tail.empty() ? "" : ",") +
+                         "format=" + av_get_pix_fmt_name(encode.pix_fmt);
         std::string why;
         if (on_device)
           why = hw_name.empty() || !encoder_exists(hw_name)
@@ -423,24 +430,25 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
     int in_flight = int(branches.size()) + kGraphSlack;
     bool fixed_pools = choice.kind == BackendKind::kVaapi;
     if (decision.hw_decode) plan.decode.extra_hw_frames = in_flight;
-    std::string decode_what = video.codec_name +
-                              (decision.hw_decode ? " (" + std::string(backend.name) + " hwaccel)"
-                                                  : decision.decode_note.empty()
-                                                        ? " (software)"
-                                                        : " (" + decision.decode_note + ")");
+    std::string decode_what =
+        video.codec_name + (decision.hw_decode ? " (" + std::string(backend.name) + " hwaccel)"
+                            : decision.decode_note.empty() ? " (software)"
+                                                           : " (" + decision.decode_note + ")");
     auto position = plan.stages.begin() + 1;
-    position = plan.stages.insert(position, {"decode", decode_what, decision.hw_decode ? gpu : StageDevice{}}) + 1;
+    position = plan.stages.insert(
+                   position, {"decode", decode_what, decision.hw_decode ? gpu : StageDevice{}}) +
+               1;
     if (on_device && !decision.hw_decode)
       position = plan.stages.insert(position, {"upload", "hwupload", gpu}) + 1;
     if (!fixed_pools) std::fill(hold_frames.begin(), hold_frames.end(), 0);
-    plan.video_graph = build_video_graph(backend, decision, video, branches,
-                                         fixed_pools && !decision.hw_decode ? in_flight : 0,
-                                         hold_frames);
+    plan.video_graph =
+        build_video_graph(backend, decision, video, branches,
+                          fixed_pools && !decision.hw_decode ? in_flight : 0, hold_frames);
     std::string_view scaler = backend.scale.substr(0, backend.scale.find('=') + 1);  // "scale="
     int scalers = occurrences(plan.video_graph, scaler);
-    std::string filter_what = scalers ? std::string(scaler.substr(0, scaler.size() - 1)) + " x" +
-                                            std::to_string(scalers)
-                                      : "format conversion only";
+    std::string filter_what =
+        scalers ? std::string(scaler.substr(0, scaler.size() - 1)) + " x" + std::to_string(scalers)
+                : "format conversion only";
     plan.stages.insert(position, {"filter", filter_what, gpu});
   }
 
@@ -449,8 +457,8 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   for (size_t k = 0; k < plan.outputs.size(); ++k)
     if (plan.outputs[k].audio.mode == AudioPlan::Mode::kEncode) audio_outputs.push_back(k);
   if (!audio_outputs.empty()) {
-    auto taps = audio_graph.fan_out({"[ain]", ""}, "aformat=sample_fmts=fltp",
-                                    int(audio_outputs.size()));
+    auto taps =
+        audio_graph.fan_out({"[ain]", ""}, "aformat=sample_fmts=fltp", int(audio_outputs.size()));
     for (size_t i = 0; i < audio_outputs.size(); ++i)
       audio_graph.terminate(taps[i], "", audio_sink_label(audio_outputs[i]));
     plan.audio_graph = audio_graph.text();

@@ -44,10 +44,10 @@ struct DecodePlan {
 };
 
 struct VideoEncodePlan {
-  std::string encoder;  // "libx264", "h264_vaapi"
-  bool hw_frames = false;                     // takes device frames from its buffersink
+  std::string encoder;                         // "libx264", "h264_vaapi"
+  bool hw_frames = false;                      // takes device frames from its buffersink
   AVPixelFormat pix_fmt = AV_PIX_FMT_YUV420P;  // software format of the frames it encodes
-  Options options;                            // private options: preset, crf, rc_mode, ...
+  Options options;                             // private options: preset, crf, rc_mode, ...
   int64_t bit_rate = 0;
   int64_t max_rate = 0;
   int64_t buffer_size = 0;
@@ -63,7 +63,7 @@ struct AudioPlan {
 
 struct OutputPlan {
   std::string path;
-  std::string format;  // muxer: "mp4", "matroska", "mpegts"
+  std::string format;   // muxer: "mp4", "matroska", "mpegts"
   Options mux_options;  // movflags=+faststart for mp4
   bool video_copy = false;
   VideoEncodePlan video;

@@ -33,9 +33,8 @@ Status check_file(const std::string& path) {
 
 Status open_error(const std::string& path, int averror) {
   if (averror == AVERROR_INVALIDDATA)
-    return input_error(path,
-                       "not a media file that FFmpeg can read, or truncated/corrupt (" +
-                           av_error_text(averror) + ")");
+    return input_error(path, "not a media file that FFmpeg can read, or truncated/corrupt (" +
+                                 av_error_text(averror) + ")");
   return av_status(averror, Code::kInput, path);
 }
 

@@ -17,20 +17,19 @@ struct Named {
   std::string_view name;
 };
 
-constexpr std::array kBackendNames{
-    Named<BackendKind>{BackendKind::kAuto, "auto"},
-    Named<BackendKind>{BackendKind::kSoftware, "software"},
-    Named<BackendKind>{BackendKind::kVaapi, "vaapi"},
-    Named<BackendKind>{BackendKind::kVulkan, "vulkan"},
-    Named<BackendKind>{BackendKind::kCuda, "cuda"}};
+constexpr std::array kBackendNames{Named<BackendKind>{BackendKind::kAuto, "auto"},
+                                   Named<BackendKind>{BackendKind::kSoftware, "software"},
+                                   Named<BackendKind>{BackendKind::kVaapi, "vaapi"},
+                                   Named<BackendKind>{BackendKind::kVulkan, "vulkan"},
+                                   Named<BackendKind>{BackendKind::kCuda, "cuda"}};
 constexpr std::array kCodecNames{
     Named<VideoCodec>{VideoCodec::kH264, "h264"}, Named<VideoCodec>{VideoCodec::kHevc, "hevc"},
     Named<VideoCodec>{VideoCodec::kAv1, "av1"}, Named<VideoCodec>{VideoCodec::kVp9, "vp9"},
     Named<VideoCodec>{VideoCodec::kCopy, "copy"}};
-constexpr std::array kRateControlNames{
-    Named<RateControl>{RateControl::kDefault, "default"},
-    Named<RateControl>{RateControl::kQuality, "quality"},
-    Named<RateControl>{RateControl::kCbr, "cbr"}, Named<RateControl>{RateControl::kVbr, "vbr"}};
+constexpr std::array kRateControlNames{Named<RateControl>{RateControl::kDefault, "default"},
+                                       Named<RateControl>{RateControl::kQuality, "quality"},
+                                       Named<RateControl>{RateControl::kCbr, "cbr"},
+                                       Named<RateControl>{RateControl::kVbr, "vbr"}};
 constexpr std::array kAudioNames{
     Named<AudioMode>{AudioMode::kAuto, "auto"}, Named<AudioMode>{AudioMode::kCopy, "copy"},
     Named<AudioMode>{AudioMode::kAac, "aac"}, Named<AudioMode>{AudioMode::kNone, "none"}};
@@ -48,13 +47,15 @@ Result<Enum> parse_in(const std::array<Named<Enum>, N>& table, std::string_view 
   for (const auto& entry : table)
     if (entry.name == name) return entry.value;
   std::string choices;
-  for (const auto& entry : table) choices += (choices.empty() ? "" : ", ") + std::string(entry.name);
-  return Status(Code::kInvalidArgument,
-                "unknown " + std::string(what) + " '" + std::string(name) + "' (one of: " +
-                    choices + ")");
+  for (const auto& entry : table)
+    choices += (choices.empty() ? "" : ", ") + std::string(entry.name);
+  return Status(Code::kInvalidArgument, "unknown " + std::string(what) + " '" + std::string(name) +
+                                            "' (one of: " + choices + ")");
 }
 
-Status invalid(std::string message) { return {Code::kInvalidArgument, std::move(message)}; }
+Status invalid(std::string message) {
+  return {Code::kInvalidArgument, std::move(message)};
+}
 
 std::string lower_extension(const std::string& path) {
   auto slash = path.find_last_of('/');
@@ -89,7 +90,8 @@ Status validate_output(const OutputSpec& output, const std::string& field) {
   if (output.b_frames < -1 || output.b_frames > 16)
     return invalid(field + ".b_frames: " + std::to_string(output.b_frames) + " is outside 0..16");
   if (output.audio_bitrate <= 0) return invalid(field + ".audio_bitrate: must be positive");
-  if (container == "mpegts" && (output.codec == VideoCodec::kVp9 || output.codec == VideoCodec::kAv1))
+  if (container == "mpegts" &&
+      (output.codec == VideoCodec::kVp9 || output.codec == VideoCodec::kAv1))
     return {Code::kUnsupported,
             field + ": codec " + std::string(name_of(output.codec)) + " cannot go in mpegts"};
   return Status::ok();
@@ -97,12 +99,18 @@ Status validate_output(const OutputSpec& output, const std::string& field) {
 
 }  // namespace
 
-std::string_view name_of(BackendKind backend) { return name_in(kBackendNames, backend); }
-std::string_view name_of(VideoCodec codec) { return name_in(kCodecNames, codec); }
+std::string_view name_of(BackendKind backend) {
+  return name_in(kBackendNames, backend);
+}
+std::string_view name_of(VideoCodec codec) {
+  return name_in(kCodecNames, codec);
+}
 std::string_view name_of(RateControl rate_control) {
   return name_in(kRateControlNames, rate_control);
 }
-std::string_view name_of(AudioMode audio) { return name_in(kAudioNames, audio); }
+std::string_view name_of(AudioMode audio) {
+  return name_in(kAudioNames, audio);
+}
 Result<BackendKind> parse_backend(std::string_view name) {
   return parse_in(kBackendNames, name, "backend");
 }
@@ -120,7 +128,7 @@ Result<int64_t> parse_bitrate(std::string_view text) {
   double number = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
   std::string_view suffix(end, text.data() + text.size() - end);
-  double scale = suffix.empty()                    ? 1
+  double scale = suffix.empty()                   ? 1
                  : suffix == "k" || suffix == "K" ? 1e3
                  : suffix == "m" || suffix == "M" ? 1e6
                                                   : 0;
@@ -273,9 +281,9 @@ std::string job_spec_to_json(const JobSpec& spec) {
                        {"preset", output.preset},
                        {"audio", name_of(output.audio)},
                        {"audio_bitrate", output.audio_bitrate}});
-  json root = {{"input", spec.input},       {"start_s", spec.start_s},
+  json root = {{"input", spec.input},           {"start_s", spec.start_s},
                {"duration_s", spec.duration_s}, {"backend", name_of(spec.backend)},
-               {"device", spec.device},     {"outputs", outputs}};
+               {"device", spec.device},         {"outputs", outputs}};
   return root.dump(2);
 }
 

@@ -26,11 +26,11 @@ struct OutputSpec {
   int width = 0;  // 0 = from the source (keeping its aspect when the other side is set)
   int height = 0;
   RateControl rate_control = RateControl::kDefault;
-  int quality = -1;      // crf / qp; -1 = the encoder's default
-  int64_t bitrate = 0;   // bits per second, for kCbr / kVbr
-  int gop = 0;           // frames between keyframes; 0 = two seconds of frames
-  int b_frames = -1;     // -1 = the encoder's default
-  std::string preset;    // encoder speed preset; empty = the backend's default
+  int quality = -1;     // crf / qp; -1 = the encoder's default
+  int64_t bitrate = 0;  // bits per second, for kCbr / kVbr
+  int gop = 0;          // frames between keyframes; 0 = two seconds of frames
+  int b_frames = -1;    // -1 = the encoder's default
+  std::string preset;   // encoder speed preset; empty = the backend's default
   AudioMode audio = AudioMode::kAuto;
   int64_t audio_bitrate = 128000;  // bits per second, when encoding AAC
 };
@@ -40,7 +40,7 @@ struct JobSpec {
   double start_s = 0;     // trim: start of the part to transcode
   double duration_s = 0;  // trim: length of it; 0 = to the end
   BackendKind backend = BackendKind::kAuto;
-  std::string device;     // hw device (render node, CUDA index); empty = discover
+  std::string device;  // hw device (render node, CUDA index); empty = discover
   std::vector<OutputSpec> outputs;
 };
 

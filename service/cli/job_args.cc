@@ -9,7 +9,9 @@
 namespace tc::cli {
 namespace {
 
-Status usage(std::string message) { return {Code::kInvalidArgument, std::move(message)}; }
+Status usage(std::string message) {
+  return {Code::kInvalidArgument, std::move(message)};
+}
 
 Result<int> parse_int(const std::string& option, const std::string& text) {
   int value = 0;
@@ -135,10 +137,14 @@ Result<JobArgs> parse_job_args(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) return usage(option + ": needs a value");
       return args[++i];
     };
-    if (option == "--json") parsed.json = true;
-    else if (option == "--dry-run") parsed.dry_run = true;
-    else if (option == "--quiet" || option == "-q") parsed.quiet = true;
-    else if (option == "--wait") parsed.wait = true;
+    if (option == "--json")
+      parsed.json = true;
+    else if (option == "--dry-run")
+      parsed.dry_run = true;
+    else if (option == "--quiet" || option == "-q")
+      parsed.quiet = true;
+    else if (option == "--wait")
+      parsed.wait = true;
     else if (option == "-o" || option == "--output") {
       TC_ASSIGN_OR_RETURN(std::string path, take_value());
       outputs.push_back({path, {}});
@@ -191,7 +197,8 @@ Result<JobArgs> parse_job_args(const std::vector<std::string>& args) {
     OutputSpec output;
     output.path = pending.path;
     using OptionList = std::vector<std::pair<std::string, std::string>>;
-    for (const OptionList* list : std::initializer_list<const OptionList*>{&common, &pending.options})  // the output's own come last
+    for (const OptionList* list : std::initializer_list<const OptionList*>{
+             &common, &pending.options})  // the output's own come last
       for (const auto& [option, text] : *list)
         TC_RETURN_IF_ERROR(output_options().at(option)(output, text));
     parsed.spec.outputs.push_back(std::move(output));

@@ -21,7 +21,9 @@ std::string clock_text(double seconds) {
 ProgressBar::ProgressBar(bool enabled, std::FILE* stream)
     : stream_(stream), active_(enabled && isatty(fileno(stream))) {}
 
-ProgressBar::~ProgressBar() { finish(); }
+ProgressBar::~ProgressBar() {
+  finish();
+}
 
 void ProgressBar::update(const Progress& progress) {
   if (!active_) return;
@@ -55,7 +57,8 @@ std::string format_report(const JobReport& report) {
                 report.media_duration_s, report.wall_s, report.fps, report.speed, report.cpu_s);
   text << line << "backend: " << report.backend << " (" << report.backend_reason << ")\n";
   for (const OutputReport& output : report.outputs) {
-    std::snprintf(line, sizeof line, "  %s: %dx%d %s [%s], %lld frames, %.2f s, %lld bytes, %.0f kb/s\n",
+    std::snprintf(line, sizeof line,
+                  "  %s: %dx%d %s [%s], %lld frames, %.2f s, %lld bytes, %.0f kb/s\n",
                   output.path.c_str(), output.width, output.height, output.encoder.c_str(),
                   output.device.c_str(), static_cast<long long>(output.frames), output.duration_s,
                   static_cast<long long>(output.bytes), output.bitrate / 1000.0);

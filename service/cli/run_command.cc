@@ -18,7 +18,9 @@ namespace {
 
 std::atomic<bool> g_cancel{false};
 
-void on_signal(int) { g_cancel.store(true); }
+void on_signal(int) {
+  g_cancel.store(true);
+}
 
 int fail(const Status& status) {
   std::fprintf(stderr, "transcode: %s\n", status.to_string().c_str());

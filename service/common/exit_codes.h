@@ -20,14 +20,22 @@ enum ExitCode : int {
 
 inline int exit_code_for(Code code) {
   switch (code) {
-    case Code::kOk: return kExitOk;
-    case Code::kInvalidArgument: return kExitUsage;
-    case Code::kInput: return kExitInput;
-    case Code::kUnsupported: return kExitUnsupported;
-    case Code::kDevice: return kExitDevice;
-    case Code::kOutput: return kExitOutput;
-    case Code::kCancelled: return kExitCancelled;
-    case Code::kInternal: return kExitInternal;
+    case Code::kOk:
+      return kExitOk;
+    case Code::kInvalidArgument:
+      return kExitUsage;
+    case Code::kInput:
+      return kExitInput;
+    case Code::kUnsupported:
+      return kExitUnsupported;
+    case Code::kDevice:
+      return kExitDevice;
+    case Code::kOutput:
+      return kExitOutput;
+    case Code::kCancelled:
+      return kExitCancelled;
+    case Code::kInternal:
+      return kExitInternal;
   }
   return kExitInternal;
 }

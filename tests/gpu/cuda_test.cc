@@ -20,7 +20,8 @@ class CudaBackend : public ::testing::Test {
   static std::string input() { return *shared_ / "in.mp4"; }
 
   void SetUp() override {
-    ProcessResult plan = transcode({"run", input(), dir_ / "x.mp4", "--backend", "cuda", "--dry-run"});
+    ProcessResult plan =
+        transcode({"run", input(), dir_ / "x.mp4", "--backend", "cuda", "--dry-run"});
     if (plan.exit_code == kExitDevice) GTEST_SKIP() << "no usable CUDA device: " << plan.err;
     ASSERT_EQ(plan.exit_code, 0) << plan.err;
     plan_ = plan.out;
@@ -53,8 +54,8 @@ TEST_F(CudaBackend, DecodesAndScalesOnTheGpu) {
   EXPECT_NE(plan_.find("decode: h264 (cuda hwaccel) [cuda 0"), std::string::npos) << plan_;
   EXPECT_NE(plan_.find("scale_cuda"), std::string::npos) << plan_;
   EXPECT_EQ(plan_.find("hwupload"), std::string::npos) << plan_;
-  ProcessResult run = transcode({"run", input(), dir_ / "720p.mp4", "--backend", "cuda",
-                                 "--size", "1280x720", "--json"});
+  ProcessResult run = transcode(
+      {"run", input(), dir_ / "720p.mp4", "--backend", "cuda", "--size", "1280x720", "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   expect_video(dir_ / "720p.mp4", 1280, 720);
   nlohmann::json report = nlohmann::json::parse(run.out);
@@ -63,8 +64,8 @@ TEST_F(CudaBackend, DecodesAndScalesOnTheGpu) {
 }
 
 TEST_F(CudaBackend, EncodesWithNvencOrSaysWhyNot) {
-  ProcessResult run = transcode({"run", input(), dir_ / "out.mp4", "--backend", "cuda",
-                                 "--size", "1280x720", "--json"});
+  ProcessResult run = transcode(
+      {"run", input(), dir_ / "out.mp4", "--backend", "cuda", "--size", "1280x720", "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   nlohmann::json report = nlohmann::json::parse(run.out);
   std::string encoder = report["outputs"][0]["encoder"];
@@ -78,9 +79,9 @@ TEST_F(CudaBackend, EncodesWithNvencOrSaysWhyNot) {
 }
 
 TEST_F(CudaBackend, LadderOfThreeFromOneDecode) {
-  ProcessResult run = transcode({"run", input(), "--backend", "cuda", "--json", "-o",
-                                 dir_ / "a.mp4", "-o", dir_ / "b.mp4", "--size", "1280x720", "-o",
-                                 dir_ / "c.mp4", "--size", "640x360"});
+  ProcessResult run =
+      transcode({"run", input(), "--backend", "cuda", "--json", "-o", dir_ / "a.mp4", "-o",
+                 dir_ / "b.mp4", "--size", "1280x720", "-o", dir_ / "c.mp4", "--size", "640x360"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   nlohmann::json report = nlohmann::json::parse(run.out);
   EXPECT_EQ(report["frames_decoded"], 60);

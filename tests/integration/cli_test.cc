@@ -1,6 +1,6 @@
 // `transcode run` end to end: real media made by ffmpeg, outputs checked by ffprobe and PSNR.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -89,10 +89,10 @@ TEST_F(TranscodeRun, LadderOfThreeFromOneDecode) {
 }
 
 TEST_F(TranscodeRun, OtherCodecsAndAudioModes) {
-  ProcessResult run = transcode({"run", input(), "--size", "320x180", "-o", dir_ / "v.mkv",
-                                 "--codec", "vp9", "--audio", "aac", "-o", dir_ / "a.mkv",
-                                 "--codec", "av1", "--audio", "none", "-o", dir_ / "c.mp4",
-                                 "--codec", "copy", "--size", "0x0"});
+  ProcessResult run = transcode({"run",     input(), "--size",  "320x180", "-o", dir_ / "v.mkv",
+                                 "--codec", "vp9",   "--audio", "aac",     "-o", dir_ / "a.mkv",
+                                 "--codec", "av1",   "--audio", "none",    "-o", dir_ / "c.mp4",
+                                 "--codec", "copy",  "--size",  "0x0"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   expect_output(dir_ / "v.mkv", "vp9", 320, 180, 60);
   expect_output(dir_ / "a.mkv", "av1", 320, 180, 60, /*audio=*/false);
@@ -100,9 +100,9 @@ TEST_F(TranscodeRun, OtherCodecsAndAudioModes) {
 }
 
 TEST_F(TranscodeRun, BitrateModes) {
-  ProcessResult run = transcode({"run", input(), "--size", "320x180", "-o", dir_ / "cbr.mp4",
-                                 "--bitrate", "400k", "--rc", "cbr", "-o", dir_ / "vbr.mp4",
-                                 "--bitrate", "300k", "--json"});
+  ProcessResult run =
+      transcode({"run", input(), "--size", "320x180", "-o", dir_ / "cbr.mp4", "--bitrate", "400k",
+                 "--rc", "cbr", "-o", dir_ / "vbr.mp4", "--bitrate", "300k", "--json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   nlohmann::json report = nlohmann::json::parse(run.out);
   for (int i = 0; i < 2; ++i) {
@@ -127,10 +127,12 @@ TEST_F(TranscodeRun, TrimsStartAndDuration) {
 
 TEST_F(TranscodeRun, JobFileMatchesTheCommandLine) {
   std::string job = dir_ / "job.json";
-  std::ofstream(job) << nlohmann::json{
-      {"input", input()},
-      {"outputs",
-       {{{"path", dir_ / "j.mp4"}, {"width", 320}, {"height", 180}, {"audio", "none"}}}}}
+  std::ofstream(job) << nlohmann::json{{"input", input()},
+                                       {"outputs",
+                                        {{{"path", dir_ / "j.mp4"},
+                                          {"width", 320},
+                                          {"height", 180},
+                                          {"audio", "none"}}}}}
                             .dump();
   ProcessResult run = transcode({"run", "--job", job});
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -148,7 +150,8 @@ TEST_F(TranscodeRun, DryRunPrintsPlanAndFfmpegCommandAndWritesNothing) {
 }
 
 TEST_F(TranscodeRun, DryRunCommandIsARealFfmpegCommand) {
-  ProcessResult plan = transcode({"run", input(), dir_ / "ff.mp4", "--size", "320x180", "--dry-run"});
+  ProcessResult plan =
+      transcode({"run", input(), dir_ / "ff.mp4", "--size", "320x180", "--dry-run"});
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
   std::string command = plan.out.substr(plan.out.find("ffmpeg -hide_banner"));
   command = command.substr(0, command.find('\n'));
@@ -159,14 +162,14 @@ TEST_F(TranscodeRun, DryRunCommandIsARealFfmpegCommand) {
 }
 
 TEST_F(TranscodeRun, VulkanScalesOnTheDevice) {
-  ProcessResult probe = transcode({"run", input(), dir_ / "vk.mp4", "--backend", "vulkan",
-                                   "--size", "320x180", "--dry-run"});
+  ProcessResult probe = transcode(
+      {"run", input(), dir_ / "vk.mp4", "--backend", "vulkan", "--size", "320x180", "--dry-run"});
   if (probe.exit_code == kExitDevice) GTEST_SKIP() << "no Vulkan device here: " << probe.err;
   ASSERT_EQ(probe.exit_code, 0) << probe.err;
   EXPECT_NE(probe.out.find("scale_vulkan=w=320:h=180"), std::string::npos) << probe.out;
-  ProcessResult run = transcode({"run", input(), "--backend", "vulkan", "--json", "-o",
-                                 dir_ / "vk.mp4", "--size", "320x180", "-o", dir_ / "vk2.mp4",
-                                 "--size", "160x90"});
+  ProcessResult run =
+      transcode({"run", input(), "--backend", "vulkan", "--json", "-o", dir_ / "vk.mp4", "--size",
+                 "320x180", "-o", dir_ / "vk2.mp4", "--size", "160x90"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   expect_output(dir_ / "vk.mp4", "h264", 320, 180, 60);
   expect_output(dir_ / "vk2.mp4", "h264", 160, 90, 60);
@@ -233,7 +236,8 @@ TEST_P(BadInput, ClearErrorDistinctCodeNothingWritten) {
   ProcessResult run = transcode(args);
   EXPECT_EQ(run.exit_code, bad.exit_code) << run.err;
   EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << "not one line: " << run.err;
-  for (const std::string& text : bad.says) EXPECT_NE(run.err.find(text), std::string::npos) << run.err;
+  for (const std::string& text : bad.says)
+    EXPECT_NE(run.err.find(text), std::string::npos) << run.err;
   EXPECT_EQ(dir_.entries(), before) << "something was written";
 }
 
@@ -261,60 +265,71 @@ INSTANTIATE_TEST_SUITE_P(
                 [](const TempDir& d, const std::string&) {
                   return std::vector<std::string>{d / "nope.mp4", d / "o.mp4"};
                 },
-                kExitInput, {"nope.mp4", "no such file"}},
+                kExitInput,
+                {"nope.mp4", "no such file"}},
         BadCase{"Directory",
                 [](const TempDir& d, const std::string&) {
                   return std::vector<std::string>{d.path(), d / "o.mp4"};
                 },
-                kExitInput, {"is a directory"}},
+                kExitInput,
+                {"is a directory"}},
         BadCase{"EmptyFile",
                 [](const TempDir& d, const std::string&) {
                   return std::vector<std::string>{write_file(d, "empty.mp4", ""), d / "o.mp4"};
                 },
-                kExitInput, {"empty.mp4", "empty (0 bytes)"}},
+                kExitInput,
+                {"empty.mp4", "empty (0 bytes)"}},
         BadCase{"TextNamedMp4",
                 [](const TempDir& d, const std::string&) {
                   return std::vector<std::string>{write_file(d, "notes.mp4", "just some text\n"),
                                                   d / "o.mp4"};
                 },
-                kExitInput, {"notes.mp4", "not a media file"}},
+                kExitInput,
+                {"notes.mp4", "not a media file"}},
         BadCase{"TruncatedFile",
                 [](const TempDir& d, const std::string& in) {
                   return std::vector<std::string>{truncated_copy(d, in), d / "o.mp4"};
                 },
-                kExitInput, {"cut.mp4", "truncated"}},
+                kExitInput,
+                {"cut.mp4", "truncated"}},
         BadCase{"NoVideoStream",
                 [](const TempDir& d, const std::string&) {
                   return std::vector<std::string>{audio_only(d), d / "o.mp4"};
                 },
-                kExitInput, {"sound.m4a", "no video stream"}},
+                kExitInput,
+                {"sound.m4a", "no video stream"}},
         BadCase{"UnknownCodec",
                 [](const TempDir& d, const std::string& in) {
                   return std::vector<std::string>{in, d / "o.mp4", "--codec", "mpeg9"};
                 },
-                kExitUsage, {"--codec", "mpeg9"}},
+                kExitUsage,
+                {"--codec", "mpeg9"}},
         BadCase{"OddSize",
                 [](const TempDir& d, const std::string& in) {
                   return std::vector<std::string>{in, d / "o.mp4", "--size", "321x240"};
                 },
-                kExitUsage, {"321x240", "even"}},
+                kExitUsage,
+                {"321x240", "even"}},
         BadCase{"UnwritableOutput",
                 [](const TempDir& d, const std::string& in) {
                   return std::vector<std::string>{in, d / "missing-dir/o.mp4"};
                 },
-                kExitOutput, {"missing-dir", "does not exist"}},
+                kExitOutput,
+                {"missing-dir", "does not exist"}},
         BadCase{"VaapiWithoutIntelGpu",
                 [](const TempDir& d, const std::string& in) {
-                  return std::vector<std::string>{in, d / "o.mp4", "--backend", "vaapi",
-                                                  "--device", "/nonexistent/renderD128"};
+                  return std::vector<std::string>{in,      d / "o.mp4", "--backend",
+                                                  "vaapi", "--device",  "/nonexistent/renderD128"};
                 },
-                kExitDevice, {"Intel GPU", "--backend auto would fall back to software"}},
+                kExitDevice,
+                {"Intel GPU", "--backend auto would fall back to software"}},
         BadCase{"SecondOutputUnwritable",
                 [](const TempDir& d, const std::string& in) {
                   return std::vector<std::string>{in, "-o", d / "fine.mp4", "-o",
                                                   d / "no/such/dir.mp4"};
                 },
-                kExitOutput, {"no/such"}}),
+                kExitOutput,
+                {"no/such"}}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return info.param.name; });
 
 }  // namespace

@@ -91,7 +91,13 @@ std::vector<std::string> TempDir::entries() const {
 }
 
 void make_clip(const std::string& path, const ClipOptions& options) {
-  std::vector<std::string> argv{"ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
+  std::vector<std::string> argv{"ffmpeg",
+                                "-hide_banner",
+                                "-loglevel",
+                                "error",
+                                "-y",
+                                "-f",
+                                "lavfi",
                                 "-i",
                                 "testsrc2=size=" + std::to_string(options.width) + "x" +
                                     std::to_string(options.height) +
@@ -137,8 +143,8 @@ double psnr(const std::string& output, const std::string& reference) {
   std::string size = std::to_string(info->video->width) + ":" + std::to_string(info->video->height);
   ProcessResult measured = run_process(
       {"ffmpeg", "-hide_banner", "-nostats", "-i", output, "-i", reference, "-lavfi",
-       "[1:v]scale=" + size + ",format=yuv420p[ref];[0:v]format=yuv420p[out];[out][ref]psnr",
-       "-f", "null", "-"});
+       "[1:v]scale=" + size + ",format=yuv420p[ref];[0:v]format=yuv420p[out];[out][ref]psnr", "-f",
+       "null", "-"});
   std::smatch match;
   static const std::regex average("average:([0-9.]+|inf)");
   if (!std::regex_search(measured.err, match, average)) return -1;

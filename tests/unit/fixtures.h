@@ -42,8 +42,8 @@ inline HwDevice intel_gpu(const std::string& path = "/dev/dri/renderD128") {
   device.path = path;
   device.driver = "i915";
   device.vendor = "Intel iHD driver";
-  device.decode = {{AV_CODEC_ID_H264, 8}, {AV_CODEC_ID_HEVC, 10}, {AV_CODEC_ID_VP9, 10},
-                   {AV_CODEC_ID_AV1, 10}};
+  device.decode = {
+      {AV_CODEC_ID_H264, 8}, {AV_CODEC_ID_HEVC, 10}, {AV_CODEC_ID_VP9, 10}, {AV_CODEC_ID_AV1, 10}};
   device.encode = {{AV_CODEC_ID_H264, {true, true}}, {AV_CODEC_ID_HEVC, {true, true}}};
   device.can_scale = true;
   return device;

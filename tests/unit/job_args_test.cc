@@ -8,7 +8,9 @@
 namespace tc::cli {
 namespace {
 
-Result<JobArgs> parse(std::vector<std::string> args) { return parse_job_args(args); }
+Result<JobArgs> parse(std::vector<std::string> args) {
+  return parse_job_args(args);
+}
 
 TEST(JobArgs, InputOutputAndOptions) {
   Result<JobArgs> args = parse({"in.mp4", "out.mkv", "--size", "1280x720", "--codec", "hevc",
@@ -28,9 +30,9 @@ TEST(JobArgs, InputOutputAndOptions) {
 }
 
 TEST(JobArgs, OptionsBeforeTheFirstOutputApplyToAll) {
-  Result<JobArgs> args = parse({"in.mp4", "--preset", "fast", "--codec", "hevc", "-o", "a.mp4",
-                                "-o", "b.mp4", "--size", "640x360", "--codec", "h264", "-o",
-                                "c.ts", "--bitrate", "1M"});
+  Result<JobArgs> args =
+      parse({"in.mp4", "--preset", "fast", "--codec", "hevc", "-o", "a.mp4", "-o", "b.mp4",
+             "--size", "640x360", "--codec", "h264", "-o", "c.ts", "--bitrate", "1M"});
   ASSERT_TRUE(args.is_ok()) << args.status().to_string();
   const auto& outputs = args->spec.outputs;
   ASSERT_EQ(outputs.size(), 3u);
@@ -57,7 +59,8 @@ TEST(JobArgs, ErrorsNameTheOption) {
     Result<JobArgs> parsed = parse(args);
     ASSERT_FALSE(parsed.is_ok()) << needle;
     EXPECT_EQ(parsed.status().code(), Code::kInvalidArgument);
-    EXPECT_NE(parsed.status().message().find(needle), std::string::npos) << parsed.status().message();
+    EXPECT_NE(parsed.status().message().find(needle), std::string::npos)
+        << parsed.status().message();
   }
 }
 

@@ -18,7 +18,9 @@ OutputSpec at(const std::string& path) {
   return output;
 }
 
-TEST(JobSpec, ValidSpecPasses) { EXPECT_TRUE(validate(one_output(at("out.mp4"))).is_ok()); }
+TEST(JobSpec, ValidSpecPasses) {
+  EXPECT_TRUE(validate(one_output(at("out.mp4"))).is_ok());
+}
 
 TEST(JobSpec, RejectsOddSizeNamingTheField) {
   OutputSpec output = at("out.mp4");

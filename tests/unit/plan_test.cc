@@ -14,8 +14,8 @@ extern "C" {
 namespace tc {
 namespace {
 
-using testing::inventory;
 using testing::intel_gpu;
+using testing::inventory;
 using testing::job;
 using testing::media;
 using testing::output;
@@ -79,7 +79,8 @@ TEST(SoftwarePlan, OneSideZeroKeepsAspectWithEvenSides) {
 }
 
 TEST(SoftwarePlan, CopyNeedsNoDecode) {
-  Result<Plan> plan = make_plan(job({output("a.mkv", 0, 0, VideoCodec::kCopy)}), media(), inventory({}));
+  Result<Plan> plan =
+      make_plan(job({output("a.mkv", 0, 0, VideoCodec::kCopy)}), media(), inventory({}));
   ASSERT_TRUE(plan.is_ok());
   EXPECT_FALSE(plan->decode.needed);
   EXPECT_TRUE(plan->video_graph.empty());
@@ -93,7 +94,8 @@ TEST(SoftwarePlan, AudioAutoCopiesWhatTheContainerTakesElseAac) {
   Result<Plan> aac_source = make_plan(job({output("a.mp4")}), media(), inventory({}));
   ASSERT_TRUE(aac_source.is_ok());
   EXPECT_EQ(aac_source->outputs[0].audio.mode, AudioPlan::Mode::kCopy);
-  Result<Plan> pcm_source = make_plan(job({output("a.mp4"), output("b.mp4", 640, 360)}), pcm, inventory({}));
+  Result<Plan> pcm_source =
+      make_plan(job({output("a.mp4"), output("b.mp4", 640, 360)}), pcm, inventory({}));
   ASSERT_TRUE(pcm_source.is_ok());
   EXPECT_EQ(pcm_source->outputs[0].audio.mode, AudioPlan::Mode::kEncode);
   EXPECT_EQ(pcm_source->outputs[0].audio.encoder, "aac");
@@ -106,7 +108,8 @@ TEST(SoftwarePlan, AudioAutoCopiesWhatTheContainerTakesElseAac) {
 }
 
 TEST(VaapiPlan, AutoPicksAUsableIntelGpuAndSaysWhy) {
-  Result<Plan> plan = make_plan(job({output("a.mp4", 1280, 720)}), media(), inventory({intel_gpu()}));
+  Result<Plan> plan =
+      make_plan(job({output("a.mp4", 1280, 720)}), media(), inventory({intel_gpu()}));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   EXPECT_EQ(plan->backend, BackendKind::kVaapi);
   EXPECT_NE(plan->backend_reason.find("/dev/dri/renderD128"), std::string::npos);
@@ -123,7 +126,8 @@ TEST(VaapiPlan, AutoFallsBackToSoftwareAndSaysWhy) {
 }
 
 TEST(VaapiPlan, PureLadderStaysOnTheGpu) {
-  Result<Plan> plan = make_plan(job(ladder(), BackendKind::kVaapi), media(), inventory({intel_gpu()}));
+  Result<Plan> plan =
+      make_plan(job(ladder(), BackendKind::kVaapi), media(), inventory({intel_gpu()}));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   EXPECT_EQ(plan->transfers(), 0) << plan->video_graph;
   EXPECT_EQ(count(plan->video_graph, "hwupload"), 0);
@@ -148,7 +152,8 @@ TEST(VaapiPlan, PureLadderStaysOnTheGpu) {
 }
 
 TEST(VaapiPlan, PoolsAreSizedForEveryBranch) {
-  Result<Plan> plan = make_plan(job(ladder(), BackendKind::kVaapi), media(), inventory({intel_gpu()}));
+  Result<Plan> plan =
+      make_plan(job(ladder(), BackendKind::kVaapi), media(), inventory({intel_gpu()}));
   ASSERT_TRUE(plan.is_ok());
   // The decoder's pool covers a surface per branch in the graph, plus the graph's queue.
   EXPECT_EQ(plan->decode.extra_hw_frames, 3 + 2);
@@ -156,7 +161,8 @@ TEST(VaapiPlan, PoolsAreSizedForEveryBranch) {
   EXPECT_EQ(count(plan->video_graph, ":extra_hw_frames=5"), 3) << plan->video_graph;
   OutputSpec no_b = output("d.mp4", 320, 180);
   no_b.b_frames = 0;
-  Result<Plan> fewer = make_plan(job({no_b}, BackendKind::kVaapi), media(), inventory({intel_gpu()}));
+  Result<Plan> fewer =
+      make_plan(job({no_b}, BackendKind::kVaapi), media(), inventory({intel_gpu()}));
   ASSERT_TRUE(fewer.is_ok());
   EXPECT_NE(fewer->video_graph.find(":extra_hw_frames=3"), std::string::npos) << fewer->video_graph;
 }
@@ -165,7 +171,8 @@ TEST(VaapiPlan, LowPowerWhenOnlyVdencExists) {
   HwDevice arc = intel_gpu();
   arc.driver = "xe";
   arc.encode = {{AV_CODEC_ID_H264, {false, true}}};
-  Result<Plan> plan = make_plan(job({output("a.mp4")}, BackendKind::kVaapi), media(), inventory({arc}));
+  Result<Plan> plan =
+      make_plan(job({output("a.mp4")}, BackendKind::kVaapi), media(), inventory({arc}));
   ASSERT_TRUE(plan.is_ok());
   EXPECT_EQ(option(plan->outputs[0].video, "low_power"), "1");
   EXPECT_NE(stage(*plan, "encode out0")->what.find("low_power"), std::string::npos);
@@ -203,7 +210,8 @@ TEST(VaapiPlan, DownloadOnlyTheBranchTheGpuCannotEncode) {
   SKIP_WITHOUT_ENCODER("libvpx-vp9");
   std::vector<OutputSpec> outputs = {output("a.mp4", 1280, 720),
                                      output("b.mkv", 640, 360, VideoCodec::kVp9)};
-  Result<Plan> plan = make_plan(job(outputs, BackendKind::kVaapi), media(), inventory({intel_gpu()}));
+  Result<Plan> plan =
+      make_plan(job(outputs, BackendKind::kVaapi), media(), inventory({intel_gpu()}));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   EXPECT_TRUE(plan->decode.hw);
   EXPECT_EQ(plan->outputs[0].video.encoder, "h264_vaapi");
@@ -236,7 +244,8 @@ TEST(VaapiPlan, RequestedWithoutIntelGpuIsADeviceErrorThatMentionsAuto) {
   amd.path = "/dev/dri/renderD128";
   amd.driver = "amdgpu";
   amd.unusable_reason = "kernel driver amdgpu is not an Intel GPU driver (i915/xe)";
-  Result<Plan> plan = make_plan(job({output("a.mp4")}, BackendKind::kVaapi), media(), inventory({amd}));
+  Result<Plan> plan =
+      make_plan(job({output("a.mp4")}, BackendKind::kVaapi), media(), inventory({amd}));
   ASSERT_FALSE(plan.is_ok());
   EXPECT_EQ(plan.status().code(), Code::kDevice);
   EXPECT_NE(plan.status().message().find("amdgpu"), std::string::npos) << plan.status().message();
@@ -267,10 +276,12 @@ TEST(VaapiPlan, RateControlModes) {
 }
 
 TEST(VaapiPlan, FfmpegCommandUsesTheHwaccelAndTheSameGraph) {
-  Result<Plan> plan = make_plan(job(ladder(), BackendKind::kVaapi), media(), inventory({intel_gpu()}));
+  Result<Plan> plan =
+      make_plan(job(ladder(), BackendKind::kVaapi), media(), inventory({intel_gpu()}));
   ASSERT_TRUE(plan.is_ok());
   std::string command = ffmpeg_command(*plan, job(ladder(), BackendKind::kVaapi));
-  EXPECT_NE(command.find("-init_hw_device vaapi=hw:/dev/dri/renderD128"), std::string::npos) << command;
+  EXPECT_NE(command.find("-init_hw_device vaapi=hw:/dev/dri/renderD128"), std::string::npos)
+      << command;
   EXPECT_NE(command.find("-hwaccel vaapi"), std::string::npos);
   EXPECT_NE(command.find("-hwaccel_output_format vaapi"), std::string::npos);
   EXPECT_NE(command.find("-extra_hw_frames 5"), std::string::npos);
@@ -288,7 +299,8 @@ HwDevice lavapipe() {
 }
 
 TEST(VulkanPlan, UploadsScalesAndDownloads) {
-  Result<Plan> plan = make_plan(job(ladder(), BackendKind::kVulkan), media(), inventory({lavapipe()}));
+  Result<Plan> plan =
+      make_plan(job(ladder(), BackendKind::kVulkan), media(), inventory({lavapipe()}));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   EXPECT_FALSE(plan->decode.hw);
   EXPECT_EQ(count(plan->video_graph, "hwupload"), 1) << plan->video_graph;
@@ -299,7 +311,8 @@ TEST(VulkanPlan, UploadsScalesAndDownloads) {
 }
 
 TEST(VulkanPlan, WithoutADeviceIsADeviceError) {
-  Result<Plan> plan = make_plan(job({output("a.mp4")}, BackendKind::kVulkan), media(), inventory({}));
+  Result<Plan> plan =
+      make_plan(job({output("a.mp4")}, BackendKind::kVulkan), media(), inventory({}));
   EXPECT_EQ(plan.status().code(), Code::kDevice);
 }
 
@@ -315,7 +328,8 @@ HwDevice h200(bool nvenc) {
 }
 
 TEST(CudaPlan, NoNvencMeansDownloadAndSoftwareEncode) {
-  Result<Plan> plan = make_plan(job(ladder(), BackendKind::kCuda), media(), inventory({h200(false)}));
+  Result<Plan> plan =
+      make_plan(job(ladder(), BackendKind::kCuda), media(), inventory({h200(false)}));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   bool nvdec = plan->decode.hw;  // needs this libavcodec to have the nvdec hwaccel
   EXPECT_EQ(count(plan->video_graph, "scale_cuda=w="), 3) << plan->video_graph;
@@ -331,7 +345,8 @@ TEST(CudaPlan, NvencKeepsFramesOnTheGpu) {
   Result<Plan> plan = make_plan(job({output("a.mp4", 1280, 720)}, BackendKind::kCuda), media(),
                                 inventory({h200(true)}));
   ASSERT_TRUE(plan.is_ok());
-  if (avcodec_find_encoder_by_name("h264_nvenc") == nullptr) GTEST_SKIP() << "no h264_nvenc in this FFmpeg";
+  if (avcodec_find_encoder_by_name("h264_nvenc") == nullptr)
+    GTEST_SKIP() << "no h264_nvenc in this FFmpeg";
   EXPECT_EQ(plan->outputs[0].video.encoder, "h264_nvenc");
   EXPECT_EQ(count(plan->video_graph, "hwdownload"), 0) << plan->video_graph;
 }
@@ -345,10 +360,13 @@ TEST(GraphBuilder, SingleConsumerExtendsTheChain) {
 }
 
 TEST(Describe, SaysWhereFramesAreCopied) {
-  Result<Plan> pure = make_plan(job(ladder(), BackendKind::kVaapi), media(), inventory({intel_gpu()}));
+  Result<Plan> pure =
+      make_plan(job(ladder(), BackendKind::kVaapi), media(), inventory({intel_gpu()}));
   ASSERT_TRUE(pure.is_ok());
-  EXPECT_NE(describe(*pure).find("frames copied between device and memory: none"), std::string::npos);
-  EXPECT_NE(describe(*pure).find("h264_vaapi (full) [vaapi /dev/dri/renderD128 (i915)]"), std::string::npos)
+  EXPECT_NE(describe(*pure).find("frames copied between device and memory: none"),
+            std::string::npos);
+  EXPECT_NE(describe(*pure).find("h264_vaapi (full) [vaapi /dev/dri/renderD128 (i915)]"),
+            std::string::npos)
       << describe(*pure);
 }
 

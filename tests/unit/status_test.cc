@@ -39,7 +39,8 @@ TEST(Status, AvErrorsMapInOnePlace) {
   Status bad_input = av_status(AVERROR_INVALIDDATA, Code::kInput, "in.mp4");
   EXPECT_EQ(bad_input.code(), Code::kInput);
   EXPECT_FALSE(bad_input.retryable());
-  EXPECT_NE(bad_input.message().find("in.mp4: Invalid data"), std::string::npos) << bad_input.message();
+  EXPECT_NE(bad_input.message().find("in.mp4: Invalid data"), std::string::npos)
+      << bad_input.message();
 }
 
 }  // namespace
