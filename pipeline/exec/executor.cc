@@ -398,10 +398,7 @@ Result<JobReport> run_job(const JobSpec& spec, const RunOptions& options) {
   Clock::time_point setup_start = Clock::now();
   TC_RETURN_IF_ERROR(validate(spec));
   TC_ASSIGN_OR_RETURN(MediaInfo media, probe(spec.input));
-  DiscoveryOptions discovery = options.discovery;
-  discovery.cuda = discovery.cuda || spec.backend == BackendKind::kCuda;
-  discovery.vulkan = discovery.vulkan || spec.backend == BackendKind::kVulkan;
-  HwInventory devices = discover_devices(discovery);
+  HwInventory devices = discover_devices(discovery_for(spec, options.discovery));
   TC_ASSIGN_OR_RETURN(Plan plan, make_plan(spec, media, devices));
   double setup_s = std::chrono::duration<double>(Clock::now() - setup_start).count();
   TC_ASSIGN_OR_RETURN(JobReport report, execute(plan, spec, media, options));

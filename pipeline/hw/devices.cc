@@ -24,6 +24,7 @@ extern "C" {
 }
 
 #include "pipeline/core/av.h"
+#include "pipeline/hw/backends.h"
 #include "pipeline/hw/device_cache.h"
 #include "pipeline/hw/va_caps.h"
 
@@ -392,10 +393,12 @@ Status open_nvenc(const AVCodec* encoder, const AVBufferRef& cuda_device) {
   return Status(Code::kDevice, reason);
 }
 
-void probe_nvenc(const char* encoder_name, AVCodecID codec_id, const AVBufferRef& cuda_device,
-                 HwDevice& device, HwInventory& inventory) {
+void probe_nvenc(VideoCodec codec, const AVBufferRef& cuda_device, HwDevice& device,
+                 HwInventory& inventory) {
+  const std::string encoder_name(hw_encoder(BackendKind::kCuda, codec));
+  if (encoder_name.empty()) return;  // NVENC has no encoder for this codec
   const std::string prefix = "cuda " + device.path + ": " + encoder_name + " unavailable: ";
-  const AVCodec* encoder = avcodec_find_encoder_by_name(encoder_name);
+  const AVCodec* encoder = avcodec_find_encoder_by_name(encoder_name.c_str());
   if (!encoder) {
     inventory.notes.push_back(prefix + "not in this libavcodec");
     return;
@@ -410,10 +413,10 @@ void probe_nvenc(const char* encoder_name, AVCodecID codec_id, const AVBufferRef
     inventory.notes.push_back(prefix + opened.message());
     return;
   }
-  device.encode[codec_id].full = true;
+  device.encode[encoders_of(codec).id].full = true;
 }
 
-void discover_cuda(HwInventory& inventory) {
+void discover_cuda(const DiscoveryOptions& options, HwInventory& inventory) {
   Result<av::BufferRefPtr> cuda_device =
       create_hw_device(AV_HWDEVICE_TYPE_CUDA, "0", "libcuda.so.1");
   if (!cuda_device.is_ok()) {
@@ -426,8 +429,12 @@ void discover_cuda(HwInventory& inventory) {
   device.driver = "nvidia";
   device.can_scale = avfilter_get_by_name("scale_cuda") != nullptr;
   add_cuda_decoders(device);
-  probe_nvenc("h264_nvenc", AV_CODEC_ID_H264, **cuda_device, device, inventory);
-  probe_nvenc("hevc_nvenc", AV_CODEC_ID_HEVC, **cuda_device, device, inventory);
+  // Each probe opens an encode session: only for the codecs the caller may use.
+  for (VideoCodec codec : {VideoCodec::kH264, VideoCodec::kHevc, VideoCodec::kAv1})
+    if (options.nvenc_codecs.empty() ||
+        std::find(options.nvenc_codecs.begin(), options.nvenc_codecs.end(), codec) !=
+            options.nvenc_codecs.end())
+      probe_nvenc(codec, **cuda_device, device, inventory);
   inventory.devices.push_back(std::move(device));
 }
 
@@ -449,10 +456,17 @@ void discover_vulkan(HwInventory& inventory) {
 
 }  // namespace
 
+DiscoveryOptions discovery_for(const JobSpec& spec, DiscoveryOptions base) {
+  base.cuda = base.cuda || spec.backend == BackendKind::kCuda;
+  base.vulkan = base.vulkan || spec.backend == BackendKind::kVulkan;
+  for (const OutputSpec& output : spec.outputs) base.nvenc_codecs.push_back(output.codec);
+  return base;
+}
+
 HwInventory discover_devices(const DiscoveryOptions& options) {
   HwInventory inventory;
   if (options.vaapi) discover_vaapi(options.dri_dir, inventory);
-  if (options.cuda) discover_cuda(inventory);
+  if (options.cuda) discover_cuda(options, inventory);
   if (options.vulkan) discover_vulkan(inventory);
   return inventory;
 }

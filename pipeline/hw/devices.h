@@ -52,11 +52,17 @@ struct HwInventory {
 struct DiscoveryOptions {
   std::string dri_dir = "/dev/dri";
   bool vaapi = true;
-  bool cuda = false;    // costs a CUDA context start-up (seconds): only when asked for
+  bool cuda = false;  // costs a CUDA context start-up (seconds): only when asked for
+  // Codecs whose NVENC encoder is probed (a session opened per codec); empty = every one.
+  std::vector<VideoCodec> nvenc_codecs;
   bool vulkan = false;  // likewise
 };
 
 HwInventory discover_devices(const DiscoveryOptions& options = {});
+
+// What a job needs discovered, on top of `base`: CUDA or Vulkan only when the job asks for that
+// backend (their start-up costs), NVENC probes only for the job's codecs.
+DiscoveryOptions discovery_for(const JobSpec& spec, DiscoveryOptions base = {});
 
 // Pure helpers, unit-tested with fixtures.
 bool is_intel_driver(const std::string& kernel_driver);  // i915, xe

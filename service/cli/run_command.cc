@@ -32,10 +32,7 @@ int dry_run(const JobSpec& spec) {
   if (!valid.is_ok()) return fail(valid);
   Result<MediaInfo> media = probe(spec.input);
   if (!media.is_ok()) return fail(media.status());
-  DiscoveryOptions discovery;
-  discovery.cuda = spec.backend == BackendKind::kCuda;
-  discovery.vulkan = spec.backend == BackendKind::kVulkan;
-  Result<Plan> plan = make_plan(spec, *media, discover_devices(discovery));
+  Result<Plan> plan = make_plan(spec, *media, discover_devices(discovery_for(spec)));
   if (!plan.is_ok()) return fail(plan.status());
   std::cout << describe(*plan) << "ffmpeg command:\n  " << ffmpeg_command(*plan, spec) << "\n";
   return kExitOk;
