@@ -180,7 +180,10 @@ class Transcode {
   Status on_decoded_video() {
     AVFrame* frame = frame_.get();
     frame->pts = frame->best_effort_timestamp;
-    if (video_window_.before(frame->pts)) return av_frame_unref(frame), Status::ok();
+    if (video_window_.before(frame->pts)) {
+      av_frame_unref(frame);
+      return Status::ok();
+    }
     if (video_window_.past(frame->pts)) {
       av_frame_unref(frame);
       if (video_done_) return Status::ok();
