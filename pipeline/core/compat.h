@@ -74,4 +74,14 @@ inline const AVPixelFormat* encoder_pixel_formats(const AVCodec* codec) {
 #endif
 }
 
+// Whether the muxer takes this codec, with the same answer on every generation: FFmpeg 6.1
+// added PCM in MP4 (ISO/IEC 23003-5, 'ipcm'/'fpcm'), which few players read, so plans made on
+// 7.1 would copy PCM into .mp4 where 5.1's encode AAC. PCM in MP4 stays refused.
+inline bool muxer_takes_codec(const AVOutputFormat* muxer, AVCodecID codec) {
+  if (!muxer || avformat_query_codec(muxer, codec, FF_COMPLIANCE_NORMAL) != 1) return false;
+  const AVCodecDescriptor* descriptor = avcodec_descriptor_get(codec);
+  bool pcm = descriptor && std::strncmp(descriptor->name, "pcm_", 4) == 0;
+  return !(pcm && std::strcmp(muxer->name, "mp4") == 0);
+}
+
 }  // namespace tc::av

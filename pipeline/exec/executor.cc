@@ -38,17 +38,20 @@ int interrupt_requested(void* opaque) {
 struct Window {
   int64_t start = 0;
   int64_t end = std::numeric_limits<int64_t>::max();
+  bool trims_start = false;  // without a start trim nothing is dropped: AAC priming packets
+                             // have negative timestamps and must be kept
 
   static Window of(const AVStream* stream, double start_s, double duration_s) {
     Window window;
     if (!stream) return window;
     window.start = av_rescale_q(int64_t(start_s * 1e6), {1, 1000000}, stream->time_base);
+    window.trims_start = start_s > 0;
     if (duration_s > 0)
       window.end =
           av_rescale_q(int64_t((start_s + duration_s) * 1e6), {1, 1000000}, stream->time_base);
     return window;
   }
-  bool before(int64_t pts) const { return pts != AV_NOPTS_VALUE && pts < start; }
+  bool before(int64_t pts) const { return trims_start && pts != AV_NOPTS_VALUE && pts < start; }
   bool past(int64_t pts) const { return pts != AV_NOPTS_VALUE && pts >= end; }
 };
 

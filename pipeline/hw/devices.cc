@@ -457,6 +457,8 @@ void discover_vulkan(HwInventory& inventory) {
 }  // namespace
 
 DiscoveryOptions discovery_for(const JobSpec& spec, DiscoveryOptions base) {
+  base.vaapi =
+      base.vaapi && (spec.backend == BackendKind::kAuto || spec.backend == BackendKind::kVaapi);
   base.cuda = base.cuda || spec.backend == BackendKind::kCuda;
   base.vulkan = base.vulkan || spec.backend == BackendKind::kVulkan;
   for (const OutputSpec& output : spec.outputs) base.nvenc_codecs.push_back(output.codec);

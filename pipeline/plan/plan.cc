@@ -300,8 +300,7 @@ Status plan_audio(const OutputSpec& spec, const std::string& container, const Me
                   OutputPlan& output) {
   if (!media.audio || spec.audio == AudioMode::kNone) return Status::ok();
   const AVOutputFormat* muxer = av_guess_format(output.format.c_str(), nullptr, nullptr);
-  bool container_takes_source =
-      muxer && avformat_query_codec(muxer, media.audio->codec, FF_COMPLIANCE_NORMAL) == 1;
+  bool container_takes_source = av::muxer_takes_codec(muxer, media.audio->codec);
   if (spec.audio == AudioMode::kCopy && !container_takes_source)
     return {Code::kUnsupported, spec.path + ": " + container + " cannot hold " +
                                     media.audio->codec_name + " audio; use --audio aac"};

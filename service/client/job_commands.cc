@@ -72,7 +72,7 @@ int print_outcome(const pb::Job& job, bool json) {
   if (json) {
     std::cout << to_json(job);
   } else if (job.state() == pb::JOB_STATE_SUCCEEDED) {
-    std::cout << cli::format_report(report_from_proto(job.result()));
+    std::cout << result_text(job.result());
   } else {
     std::fprintf(stderr, "transcode: job %s %s: %s\n", job.id().c_str(),
                  state_label(job.state()).c_str(), job.error().message().c_str());

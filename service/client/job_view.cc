@@ -115,6 +115,29 @@ Progress progress_from_proto(const pb::Progress& p) {
   return progress;
 }
 
+metrics::EngineUsage engines_from_proto(const pb::EngineUsage& e) {
+  metrics::EngineUsage usage;
+  usage.source = e.source();
+  usage.driver = e.driver();
+  usage.available = e.available();
+  usage.unavailable_reason = e.unavailable_reason();
+  for (const pb::EngineBusy& b : e.engines())
+    usage.engines.push_back({b.engine(), b.label(), b.busy_percent(), b.capacity()});
+  usage.memory_total_peak_bytes = e.memory_total_peak_bytes();
+  usage.memory_resident_peak_bytes = e.memory_resident_peak_bytes();
+  usage.cpu_cores = e.cpu_cores();
+  usage.interval_s = e.interval_s();
+  usage.samples = e.samples();
+  return usage;
+}
+
+std::string result_text(const pb::JobResult& result) {
+  std::string text = cli::format_report(report_from_proto(result));
+  if (result.has_engines())
+    text += "engines: " + metrics::format_engine_usage(engines_from_proto(result.engines())) + "\n";
+  return text;
+}
+
 std::string state_label(pb::JobState state) {
   switch (state) {
     case pb::JOB_STATE_QUEUED:
@@ -155,12 +178,19 @@ std::string job_details(const pb::Job& job) {
       << "started  " << time_text(job.start_time()) << "\n"
       << "ended    " << time_text(job.end_time()) << "\n";
   if (!job.device().empty()) out << "device   " << job.device() << "\n";
-  if (job.state() == pb::JOB_STATE_RUNNING) out << "progress " << percent(job) << "\n";
+  if (job.state() == pb::JOB_STATE_RUNNING) {
+    const pb::Progress& p = job.progress();
+    char line[160];
+    std::snprintf(line, sizeof line, "%s, %lld frames, %.1f fps, %.2fx", percent(job).c_str(),
+                  static_cast<long long>(p.frames_decoded()), p.fps(), p.speed());
+    out << "progress " << line << "\n";
+    if (p.has_engines())
+      out << "engines  " << metrics::format_engine_usage(engines_from_proto(p.engines())) << "\n";
+  }
   if (job.has_error())
     out << "error    " << error_code_name(job.error().code()) << ": " << job.error().message()
         << (job.error().retryable() ? " (retryable)" : "") << "\n";
-  if (job.state() == pb::JOB_STATE_SUCCEEDED && job.has_result())
-    out << cli::format_report(report_from_proto(job.result()));
+  if (job.state() == pb::JOB_STATE_SUCCEEDED && job.has_result()) out << result_text(job.result());
   return out.str();
 }
 

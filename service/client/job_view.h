@@ -7,6 +7,7 @@
 #include <string>
 
 #include "pipeline/exec/executor.h"
+#include "pipeline/metrics/engine_usage.h"
 #include "transcode/v1/transcoder.pb.h"
 
 namespace tc::client {
@@ -15,6 +16,9 @@ namespace pb = ::transcode::v1;
 
 JobReport report_from_proto(const pb::JobResult& result);
 Progress progress_from_proto(const pb::Progress& progress);
+metrics::EngineUsage engines_from_proto(const pb::EngineUsage& engines);
+// The report as `transcode run` prints it, plus the daemon's engine line.
+std::string result_text(const pb::JobResult& result);
 
 std::string state_label(pb::JobState state);  // "queued", "running", ...
 // "j-0123  running  attempt 1  42%  /media/in.mp4"

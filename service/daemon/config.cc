@@ -122,6 +122,11 @@ const std::vector<Setting>& settings() {
       bool_setting("allow_insecure_remote", &C::allow_insecure_remote,
                    "listen beyond loopback without TLS"),
       string_setting("log_level", &C::log_level, "trace, debug, info, warn, error"),
+      string_setting("metrics_listen", &C::metrics_listen,
+                     "host:port of the Prometheus endpoint (/metrics); unset = off"),
+      string_setting("proc_root", &C::proc_root, "where workers' /proc entries are read"),
+      double_setting("sample_interval", &C::sample_interval_s,
+                     "seconds between engine samples of a worker"),
   };
   return table;
 }
@@ -281,6 +286,13 @@ Status validate_config(const DaemonConfig& c) {
   for (const std::string& p : c.allowed_protocols)
     TC_RETURN_IF_ERROR(require(!p.empty() && p.find_first_of(":/ ") == std::string::npos,
                                "allow_protocol", "'" + p + "' is not a protocol name (e.g. http)"));
+  TC_RETURN_IF_ERROR(
+      require(c.metrics_listen.empty() || (c.metrics_listen.rfind("unix:", 0) != 0 &&
+                                           c.metrics_listen.find(':') != std::string::npos),
+              "metrics_listen", "'" + c.metrics_listen + "' is not host:port"));
+  TC_RETURN_IF_ERROR(require(!c.proc_root.empty(), "proc_root", "must not be empty"));
+  TC_RETURN_IF_ERROR(require(c.sample_interval_s >= 0.05 && c.sample_interval_s <= 60,
+                             "sample_interval", "must be 0.05..60 seconds"));
   bool secure = !c.tls_cert.empty();
   TC_RETURN_IF_ERROR(require(secure || c.allow_insecure_remote || is_loopback_address(c.listen),
                              "listen",

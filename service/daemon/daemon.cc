@@ -13,6 +13,7 @@
 #include "service/common/exit_codes.h"
 #include "service/daemon/config.h"
 #include "service/daemon/job_manager.h"
+#include "service/daemon/metrics_endpoint.h"
 #include "service/daemon/server.h"
 #include "service/daemon/transcoder_service.h"
 
@@ -70,6 +71,8 @@ ManagerOptions manager_options(const DaemonConfig& config) {
   options.worker_memory_mb = config.worker_memory_mb;
   options.max_attempts = config.max_attempts;
   options.retention_hours = config.retention_hours;
+  options.proc_root = config.proc_root;
+  options.sample_interval_s = config.sample_interval_s;
   return options;
 }
 
@@ -91,6 +94,19 @@ int serve(const DaemonConfig& config) {
   if (Status started = manager.start(); !started.is_ok()) {
     spdlog::error("{}", started.message());
     return kExitInternal;
+  }
+  std::unique_ptr<MetricsEndpoint> metrics;
+  if (!config.metrics_listen.empty()) {
+    Result<std::unique_ptr<MetricsEndpoint>> started = MetricsEndpoint::start(
+        config.metrics_listen, [&manager] { return manager.node_snapshot(); });
+    if (!started.is_ok()) {
+      spdlog::error("{}", started.status().message());
+      return kExitUnavailable;
+    }
+    metrics = std::move(*started);
+    spdlog::info("metrics on http://{}/metrics", metrics->address());
+    // Before "listening": a script that waits for that line knows both addresses.
+    std::printf("metrics %s\n", metrics->address().c_str());
   }
   TranscoderService service(manager, inventory, config.auth_token);
   Result<StartedServer> server = start_server(config, &service);

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "pipeline/exec/executor.h"
@@ -12,6 +13,10 @@ namespace tc::daemon {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+double monotonic_s() {
+  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
 
 std::string new_job_id() {
   static std::mutex mutex;
@@ -62,6 +67,16 @@ void remove_partial_outputs(const std::string& spec_json) {
     std::string partial = partial_path(output.path);
     if (::unlink(partial.c_str()) == 0) spdlog::info("removed partial output {}", partial);
   }
+}
+
+std::string attach_engine_usage(const std::string& report_json, metrics::EngineUsage usage) {
+  nlohmann::json report = nlohmann::json::parse(report_json, nullptr, false);
+  if (!report.is_object()) return report_json;
+  double wall_s = report.value("wall_s", 0.0);
+  double cpu_s = report.value("cpu_s", 0.0);
+  if (wall_s > 0 && cpu_s > 0) usage.cpu_cores = cpu_s / wall_s;
+  report["engines"] = metrics::engine_usage_to_json(usage);
+  return report.dump();
 }
 
 JobManager::JobManager(ManagerOptions options, std::unique_ptr<JobStore> store, Scheduler scheduler)
@@ -246,8 +261,10 @@ void JobManager::publish(EventKind kind, const JobRecord& job) {
 
 void JobManager::overlay_progress(JobRecord& job) {
   auto it = running_.find(job.id);
-  if (it != running_.end() && job.state == JobState::kRunning)
+  if (it != running_.end() && job.state == JobState::kRunning) {
     job.progress = it->second->job.progress;
+    job.engines = it->second->job.engines;
+  }
 }
 
 void JobManager::wake_dispatcher() {
@@ -293,9 +310,13 @@ void JobManager::start_job(const Assignment& assignment) {
   job.end_ms = 0;
   job.device = device.name;
   job.progress = {};
+  job.engines = {};
+  job.engines.unavailable_reason = "not available: not sampled yet";
   job.error = {};
   log_store_error(store_->update(job));
   running->device = assignment.device;
+  running->backend = device.backend;
+  running->device_path = device.path;
   spdlog::info("job {}: running on {} (attempt {})", job.id, device.name, job.attempt);
   publish(EventKind::kState, job);
   Running* raw = running.get();
@@ -310,20 +331,59 @@ void JobManager::run_job_thread(std::string spec_json, Running* running) {
   Result<std::unique_ptr<WorkerProcess>> worker =
       WorkerProcess::spawn({options_.worker_executable, std::move(spec_json),
                             options_.worker_memory_mb, options_.policy.max_pixels});
+  std::unique_ptr<metrics::JobSampler> sampler;
   if (!worker.is_ok()) {
     outcome.status = worker.status();
   } else {
-    outcome = supervise(**worker, options_.supervise, running->stop,
-                        [this, &id](const Progress& p) { on_progress(id, p); });
+    sampler = make_sampler(*running, (*worker)->pid());
+    auto interval = std::chrono::duration<double>(options_.sample_interval_s);
+    auto next_sample = Clock::now() + interval;
+    auto tick = [&] {
+      if (Clock::now() < next_sample) return;
+      next_sample += std::chrono::duration_cast<Clock::duration>(interval);
+      if (next_sample < Clock::now()) next_sample = Clock::now() + interval;
+      sampler->sample(monotonic_s());
+      on_sample(*running, *sampler);
+    };
+    outcome = supervise(
+        **worker, options_.supervise, running->stop,
+        [this, &id](const Progress& p) { on_progress(id, p); }, tick);
   }
+  metrics::EngineUsage engines = sampler ? sampler->average() : metrics::EngineUsage{};
   std::lock_guard lock(mutex_);
-  finish_job(*running, outcome);
+  finish_job(*running, outcome, engines);
   running->done = true;
   scheduler_.release(running->device);
   wake_dispatcher();
 }
 
-void JobManager::finish_job(Running& running, const WorkerOutcome& outcome) {
+// fdinfo for every job (an "auto" job on the software device may still open a GPU); NVML too
+// for cuda jobs, whose NVIDIA driver has no DRM usage stats.
+std::unique_ptr<metrics::JobSampler> JobManager::make_sampler(const Running& running,
+                                                              int pid) const {
+  metrics::SamplerOptions options;
+  options.proc_root = options_.proc_root;
+  if (running.backend == BackendKind::kSoftware) options.no_gpu_note = " (a software job)";
+  if (running.backend == BackendKind::kCuda) {
+    options.nvml = true;
+    options.nvml_device = static_cast<unsigned>(std::atoi(running.device_path.c_str()));
+    options.nvml_library = metrics::Nvml::shared(options.nvml_reason);
+  }
+  return std::make_unique<metrics::JobSampler>(std::move(options), pid, monotonic_s());
+}
+
+void JobManager::on_sample(Running& running, const metrics::JobSampler& sampler) {
+  std::lock_guard lock(mutex_);
+  running.job.engines = sampler.live();
+  const metrics::EngineUsage& live = running.job.engines;
+  if (!live.available) return;
+  DeviceTotals& totals = device_totals_[running.job.device];
+  for (const metrics::EngineBusy& e : live.engines)
+    totals.engine_busy_s[e.engine] += e.busy_percent / 100 * live.interval_s * e.capacity;
+}
+
+void JobManager::finish_job(Running& running, const WorkerOutcome& outcome,
+                            const metrics::EngineUsage& engines) {
   JobRecord& job = running.job;
   int stop = running.stop.load();
   if (!outcome.status.is_ok()) remove_partial_outputs(job.spec_json);
@@ -337,7 +397,7 @@ void JobManager::finish_job(Running& running, const WorkerOutcome& outcome) {
     spdlog::info("job {}: stopped by shutdown, left queued", job.id);
   } else if (outcome.status.is_ok()) {
     job.state = JobState::kSucceeded;
-    job.report_json = outcome.report_json;
+    job.report_json = attach_engine_usage(outcome.report_json, engines);
     spdlog::info("job {}: succeeded", job.id);
   } else if (stop == kStopCancel) {
     job.state = JobState::kCancelled;
@@ -349,8 +409,57 @@ void JobManager::finish_job(Running& running, const WorkerOutcome& outcome) {
     spdlog::warn("job {}: failed: {}", job.id, outcome.status.to_string());
   }
   if (is_terminal(job.state)) job.end_ms = now_ms();
+  job.engines = {};
+  if (is_terminal(job.state)) count_finished(job);
   log_store_error(store_->update(job));
   publish(EventKind::kState, job);
+}
+
+void JobManager::count_finished(const JobRecord& job) {
+  if (job.start_ms > 0 && job.end_ms >= job.start_ms)
+    job_durations_[std::string(state_name(job.state))].observe((job.end_ms - job.start_ms) / 1e3);
+  if (job.state != JobState::kSucceeded) return;
+  nlohmann::json report = nlohmann::json::parse(job.report_json, nullptr, false);
+  if (!report.is_object()) return;
+  DeviceTotals& totals = device_totals_[job.device];
+  totals.frames_decoded += report.value("frames_decoded", int64_t{0});
+  if (report.contains("outputs") && report["outputs"].is_array())
+    for (const nlohmann::json& output : report["outputs"])
+      if (output.is_object() && output.value("encoder", "") != "copy")
+        totals.frames_encoded += output.value("frames", int64_t{0});
+}
+
+NodeSnapshot JobManager::node_snapshot() {
+  NodeSnapshot snapshot;
+  std::lock_guard lock(mutex_);
+  for (JobState state : {JobState::kQueued, JobState::kRunning, JobState::kSucceeded,
+                         JobState::kFailed, JobState::kCancelled}) {
+    Result<int> count = store_->count_in_state(state);
+    snapshot.jobs_by_state[std::string(state_name(state))] = count.is_ok() ? *count : 0;
+  }
+  snapshot.queue_depth = static_cast<int64_t>(scheduler_.queued());
+  for (const SchedDevice& d : scheduler_.devices()) {
+    NodeSnapshot::Device device;
+    device.name = d.name;
+    device.backend = std::string(name_of(d.backend));
+    device.slots = d.slots;
+    device.running = d.running;
+    if (auto it = device_totals_.find(d.name); it != device_totals_.end())
+      device.totals = it->second;
+    snapshot.devices.push_back(std::move(device));
+  }
+  for (const auto& [id, running] : running_) {
+    if (running->done) continue;
+    snapshot.running.push_back({id, running->job.device, running->job.engines});
+    const metrics::EngineUsage& live = running->job.engines;
+    if (!live.available) continue;
+    for (NodeSnapshot::Device& device : snapshot.devices)
+      if (device.name == running->job.device)
+        for (const metrics::EngineBusy& e : live.engines)
+          device.engine_busy_percent[e.engine] += e.busy_percent;
+  }
+  snapshot.job_duration = job_durations_;
+  return snapshot;
 }
 
 void JobManager::on_progress(const std::string& id, const Progress& progress) {

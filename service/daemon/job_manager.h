@@ -16,9 +16,11 @@
 #include <vector>
 
 #include "pipeline/hw/devices.h"
+#include "pipeline/metrics/sampler.h"
 #include "service/daemon/api_status.h"
 #include "service/daemon/job_record.h"
 #include "service/daemon/job_store.h"
+#include "service/daemon/node_metrics.h"
 #include "service/daemon/request_policy.h"
 #include "service/daemon/scheduler.h"
 #include "service/daemon/worker_supervisor.h"
@@ -42,6 +44,8 @@ struct ManagerOptions {
   long long worker_memory_mb = 0;
   int max_attempts = 3;
   double retention_hours = 168;
+  std::string proc_root = "/proc";  // workers' fdinfo and stat are read under it
+  double sample_interval_s = 0.5;
 };
 
 struct NewJob {
@@ -78,6 +82,8 @@ class JobManager {
 
   // The scheduler's devices, with their running counts now.
   std::vector<SchedDevice> devices();
+  // Jobs by state, queue, devices, running jobs' engines, totals: what /metrics shows.
+  NodeSnapshot node_snapshot();
 
   // Refuses new jobs from now on; running jobs may finish for `grace_s`, then are stopped
   // and left QUEUED for the next start. Returns when every job thread has ended.
@@ -90,6 +96,8 @@ class JobManager {
     std::atomic<int> stop{kStopNone};
     std::chrono::steady_clock::time_point last_published{};
     int device = 0;
+    BackendKind backend = BackendKind::kSoftware;  // the device's
+    std::string device_path;
     bool done = false;
   };
 
@@ -97,7 +105,11 @@ class JobManager {
   void dispatch_loop();
   void start_job(const Assignment& assignment);
   void run_job_thread(std::string spec_json, Running* running);
-  void finish_job(Running& running, const WorkerOutcome& outcome);
+  void finish_job(Running& running, const WorkerOutcome& outcome,
+                  const metrics::EngineUsage& engines);
+  std::unique_ptr<metrics::JobSampler> make_sampler(const Running& running, int pid) const;
+  void on_sample(Running& running, const metrics::JobSampler& sampler);
+  void count_finished(const JobRecord& job);  // mutex_ held
   void on_progress(const std::string& id, const Progress& progress);
   void publish(EventKind kind, const JobRecord& job);  // mutex_ held
   void overlay_progress(JobRecord& job);               // mutex_ held
@@ -112,6 +124,9 @@ class JobManager {
   Scheduler scheduler_;
   std::map<std::string, std::unique_ptr<Running>> running_;
   std::multimap<std::string, std::shared_ptr<JobWatcher>> watchers_;
+  std::map<std::string, DeviceTotals> device_totals_;       // by device name
+  std::map<std::string, DurationHistogram> job_durations_;  // by final state
+
   bool accepting_ = true;  // false once shutdown began
   bool stopping_ = false;  // the dispatcher ends
   bool changed_ = false;   // a slot or a job appeared since the dispatcher last looked
@@ -121,5 +136,9 @@ class JobManager {
 
 // Removes the partial outputs (tc::partial_path) a job may have left.
 void remove_partial_outputs(const std::string& spec_json);
+
+// The worker's report with "engines": the sampler's job average, its cpu_cores taken from the
+// report's own cpu_s / wall_s (the worker's rusage, exact) when both are there.
+std::string attach_engine_usage(const std::string& report_json, metrics::EngineUsage usage);
 
 }  // namespace tc::daemon

@@ -10,6 +10,7 @@
 
 #include "pipeline/core/status.h"
 #include "pipeline/exec/executor.h"
+#include "pipeline/metrics/engine_usage.h"
 
 namespace tc::daemon {
 
@@ -35,6 +36,8 @@ struct JobRecord {
   int attempt = 0;     // runs started, this one included
   std::string device;  // the scheduler's choice: "software", "vaapi /dev/dri/renderD128"
   Progress progress;
+  // Live while RUNNING: the last sampling interval of the worker. Not stored.
+  metrics::EngineUsage engines;
   std::string report_json;  // tc::report_to_json of a SUCCEEDED job
   Status error;             // why a FAILED or CANCELLED job ended; ok otherwise
 };

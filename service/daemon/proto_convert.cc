@@ -46,6 +46,25 @@ void progress_to_proto(const Progress& p, pb::Progress* out) {
   out->set_speed(p.speed);
 }
 
+void engines_to_proto(const metrics::EngineUsage& usage, pb::EngineUsage* out) {
+  out->set_source(usage.source);
+  out->set_driver(usage.driver);
+  out->set_available(usage.available);
+  out->set_unavailable_reason(usage.unavailable_reason);
+  for (const metrics::EngineBusy& e : usage.engines) {
+    pb::EngineBusy* engine = out->add_engines();
+    engine->set_engine(e.engine);
+    engine->set_label(e.label);
+    engine->set_busy_percent(e.busy_percent);
+    engine->set_capacity(e.capacity);
+  }
+  out->set_memory_total_peak_bytes(usage.memory_total_peak_bytes);
+  out->set_memory_resident_peak_bytes(usage.memory_resident_peak_bytes);
+  out->set_cpu_cores(usage.cpu_cores);
+  out->set_interval_s(usage.interval_s);
+  out->set_samples(usage.samples);
+}
+
 // The report's JSON keys are JobResult's field names (report_to_json writes them); fields
 // either side does not know are skipped rather than failing the whole result.
 void result_to_proto(const std::string& report_json, pb::JobResult* out) {
@@ -114,6 +133,8 @@ void job_to_proto(const JobRecord& job, pb::Job* out) {
   if (job.end_ms) set_time(job.end_ms, out->mutable_end_time());
   out->set_attempt(job.attempt);
   progress_to_proto(job.progress, out->mutable_progress());
+  if (job.state == JobState::kRunning)
+    engines_to_proto(job.engines, out->mutable_progress()->mutable_engines());
   if (job.state == JobState::kSucceeded && !job.report_json.empty())
     result_to_proto(job.report_json, out->mutable_result());
   if (!job.error.is_ok()) {

@@ -87,7 +87,8 @@ Status judge_exit(int wait_status, bool got_result, const Status& said) {
 
 WorkerOutcome supervise(WorkerProcess& worker, const SuperviseOptions& options,
                         const std::atomic<int>& stop,
-                        const std::function<void(const Progress&)>& on_progress) {
+                        const std::function<void(const Progress&)>& on_progress,
+                        const std::function<void()>& on_tick) {
   Watch watch;
   std::string line;
   for (;;) {
@@ -96,6 +97,7 @@ WorkerOutcome supervise(WorkerProcess& worker, const SuperviseOptions& options,
     if (read == WorkerProcess::Read::kEnd) break;
     if (read == WorkerProcess::Read::kLine) handle_line(line, watch, on_progress, worker.pid());
     enforce(worker, options, stop.load(), watch);
+    if (on_tick) on_tick();
   }
   int wait_status = worker.wait();
   WorkerOutcome outcome;

@@ -25,9 +25,12 @@ struct WorkerOutcome {
   std::string report_json;  // when ok
 };
 
+// `on_tick`, when set, is called from the same thread at least every 0.2 s until the worker
+// ends: the job's sampler runs there.
 WorkerOutcome supervise(WorkerProcess& worker, const SuperviseOptions& options,
                         const std::atomic<int>& stop,
-                        const std::function<void(const Progress&)>& on_progress);
+                        const std::function<void(const Progress&)>& on_progress,
+                        const std::function<void()>& on_tick = {});
 
 // How a worker ended, from what it said (`said`: its error line, if any) and its wait status.
 Status judge_exit(int wait_status, bool got_result, const Status& said);

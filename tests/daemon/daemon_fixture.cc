@@ -1,8 +1,10 @@
 #include "daemon_fixture.h"
 
 #include <fcntl.h>
+#include <netdb.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -101,10 +103,20 @@ bool Daemon::start(const std::vector<std::string>& extra_args, const std::string
     pid_ = -1;
     return false;
   }
-  // The daemon's one stdout line: "listening ADDR".
+  // The daemon's stdout: "metrics ADDR" when asked for, then "listening ADDR".
+  auto read_line = [fd = out[0]](std::string& line) {
+    line.clear();
+    char c;
+    bool any = false;
+    while (read(fd, &c, 1) == 1) {
+      any = true;
+      if (c == '\n') break;
+      line += c;
+    }
+    return any;
+  };
   std::string line;
-  char c;
-  while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
+  while (read_line(line) && line.rfind("metrics ", 0) == 0) metrics_address_ = line.substr(8);
   close(out[0]);
   if (line.rfind("listening ", 0) != 0) return false;
   address_ = line.substr(10);
@@ -131,6 +143,39 @@ CommandResult run_client(const std::vector<std::string>& args) {
   result.out = slurp(dir.path() + "/out");
   result.err = slurp(dir.path() + "/err");
   return result;
+}
+
+std::string http_get(const std::string& address, const std::string& path) {
+  size_t colon = address.rfind(':');
+  if (colon == std::string::npos) return "";
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(address.substr(0, colon).c_str(), address.substr(colon + 1).c_str(), &hints,
+                  &found) != 0)
+    return "";
+  int fd = socket(found->ai_family, found->ai_socktype, found->ai_protocol);
+  bool connected = fd >= 0 && connect(fd, found->ai_addr, found->ai_addrlen) == 0;
+  freeaddrinfo(found);
+  if (!connected) {
+    if (fd >= 0) close(fd);
+    return "";
+  }
+  std::string request = "GET " + path + " HTTP/1.0\r\nHost: " + address + "\r\n\r\n";
+  if (write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size())) {
+    close(fd);
+    return "";
+  }
+  std::string response;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = read(fd, buffer, sizeof buffer)) > 0) response.append(buffer, static_cast<size_t>(n));
+  close(fd);
+  size_t body = response.find("\r\n\r\n");
+  if (response.rfind("HTTP/1.", 0) != 0 || response.find(" 200 ") == std::string::npos ||
+      body == std::string::npos)
+    return "";
+  return response.substr(body + 4);
 }
 
 int shell(const std::string& command) {

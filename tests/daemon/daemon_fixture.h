@@ -39,12 +39,15 @@ class Daemon {
   // SIGTERM (graceful) or SIGKILL; returns the wait status.
   int stop(int signal_number);
   const std::string& address() const { return address_; }
+  // "127.0.0.1:PORT" when started with --metrics-listen; empty otherwise.
+  const std::string& metrics_address() const { return metrics_address_; }
   pid_t pid() const { return pid_; }
 
  private:
   std::string state_dir_;
   std::string media_root_;
   std::string address_;
+  std::string metrics_address_;
   pid_t pid_ = -1;
 };
 
@@ -56,6 +59,9 @@ struct CommandResult {
 
 // Runs `transcode ARGS...` and captures its output.
 CommandResult run_client(const std::vector<std::string>& args);
+// GET http://ADDRESS/PATH (HTTP/1.0, plain TCP): the body, or empty on any failure.
+std::string http_get(const std::string& address, const std::string& path);
+
 // Runs a shell command; its exit status.
 int shell(const std::string& command);
 

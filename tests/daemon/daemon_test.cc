@@ -10,6 +10,7 @@
 #include <future>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "daemon_fixture.h"
 #include "transcode/v1/transcoder.grpc.pb.h"
@@ -372,6 +373,174 @@ TEST_F(DaemonTest, TlsAndBearerToken) {
   CommandResult done = with({"submit", input, media + "/tls.mp4", "--wait", "--quiet"}, good);
   EXPECT_EQ(done.exit_code, 0) << done.err;
   EXPECT_GT(video_frames(media + "/tls.mp4"), 0);
+}
+
+}  // namespace
+
+namespace {
+
+bool has_line(const std::string& text, const std::string& line) {
+  return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
+}
+
+TEST_F(DaemonTest, WatchShowsLiveProgressAndMetricsCountTheJob) {
+  // Four seconds of media through the "slow" fault: long enough for progress events.
+  std::string long_input = media + "/long.mp4";
+  ASSERT_TRUE(make_clip(long_input, 4));
+  ASSERT_TRUE(daemon.start({"--metrics-listen", "127.0.0.1:0"}, "slow"));
+  ASSERT_FALSE(daemon.metrics_address().empty());
+  std::string before = http_get(daemon.metrics_address(), "/metrics");
+  EXPECT_TRUE(has_line(before, "transcoded_queue_depth 0")) << before;
+
+  std::string out = media + "/watched.mp4";
+  std::string id = submit(long_input, out, {"--size", "160x120"});
+  ASSERT_FALSE(id.empty());
+  grpc::ClientContext context;
+  pb::WatchJobRequest request;
+  request.set_id(id);
+  auto reader = stub()->WatchJob(&context, request);
+  pb::JobEvent event;
+  pb::Job last;
+  std::vector<pb::Progress> progress;
+  while (reader->Read(&event)) {
+    last = event.job();
+    if (event.kind() == pb::JobEvent::KIND_PROGRESS) progress.push_back(event.job().progress());
+  }
+  ASSERT_TRUE(reader->Finish().ok());
+  ASSERT_EQ(last.state(), pb::JOB_STATE_SUCCEEDED) << last.error().message();
+  ASSERT_FALSE(progress.empty());
+  bool moving = false;
+  for (const pb::Progress& p : progress)
+    moving = moving || (p.frames_decoded() > 0 && p.fps() > 0 && p.speed() > 0);
+  EXPECT_TRUE(moving);
+  // Live engine figures of a software job: "not available" and why, never 0 %.
+  for (const pb::Progress& p : progress) {
+    EXPECT_TRUE(p.has_engines());
+    EXPECT_FALSE(p.engines().available());
+    EXPECT_EQ(p.engines().engines_size(), 0);
+    EXPECT_EQ(p.engines().unavailable_reason().rfind("not available: ", 0), 0u)
+        << p.engines().unavailable_reason();
+  }
+
+  // Stored with the job: throughput from the worker, engines from the daemon's sampler.
+  json job = get_json(id);
+  const json& result = job["result"];
+  EXPECT_GT(result.value("fps", 0.0), 0);
+  EXPECT_GT(result.value("speed", 0.0), 0);
+  EXPECT_GT(result.value("cpu_s", 0.0), 0);
+  EXPECT_GT(result.value("first_frame_s", 0.0), 0);
+  EXPECT_NE(result["engines"].value("unavailable_reason", "").find("(a software job)"),
+            std::string::npos)
+      << result.dump();
+  EXPECT_GT(result["engines"].value("cpu_cores", 0.0), 0);
+  EXPECT_NE(result.value("report_json", "").find("\"engines\""), std::string::npos);
+  CommandResult human = client({"get", id});
+  EXPECT_NE(human.out.find("engines: not available"), std::string::npos) << human.out;
+
+  // The node's counters include the job.
+  int64_t encoded = std::stoll(result["outputs"][0].value("frames", "0"));
+  EXPECT_GT(encoded, 0);
+  std::string text = http_get(daemon.metrics_address(), "/metrics");
+  EXPECT_TRUE(has_line(text, "transcoded_jobs{state=\"succeeded\"} 1")) << text;
+  EXPECT_TRUE(has_line(text,
+                       "transcoded_frames_encoded_total{device=\"software\","
+                       "backend=\"software\"} " +
+                           std::to_string(encoded)))
+      << text;
+  EXPECT_TRUE(has_line(text, "transcoded_job_duration_seconds_count{state=\"succeeded\"} 1"))
+      << text;
+  EXPECT_TRUE(has_line(text, "transcoded_running_jobs{device=\"software\",backend=\"software\"} 0"))
+      << text;
+}
+
+}  // namespace
+
+namespace {
+
+// The daemon's worker processes: children of `parent` in /proc.
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    size_t paren = text.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::istringstream fields(text.substr(paren + 2));
+    std::string state;
+    pid_t ppid = 0;
+    if (fields >> state >> ppid && ppid == parent) found.push_back(std::stoi(name));
+  }
+  return found;
+}
+
+// Writes `text` to `path` atomically (the daemon may read at any moment).
+void write_atomically(const std::string& path, const std::string& text) {
+  std::ofstream(path + ".tmp") << text;
+  fs::rename(path + ".tmp", path);
+}
+
+TEST_F(DaemonTest, EngineFiguresComeFromTheProcRootSetting) {
+  // A fake /proc: the test gives the running worker an i915 client whose counters it advances.
+  std::string fake = dir.path() + "/proc";
+  fs::create_directories(fake);
+  std::string long_input = media + "/long.mp4";
+  ASSERT_TRUE(make_clip(long_input, 4));
+  ASSERT_TRUE(daemon.start({"--proc-root", fake, "--metrics-listen", "127.0.0.1:0"}, "slow"));
+  std::string id = submit(long_input, media + "/engines.mp4", {"--size", "160x120"});
+  std::vector<pid_t> workers;
+  ASSERT_TRUE(wait_until([&] { return !(workers = children_of(daemon.pid())).empty(); }));
+  std::string base = fake + "/" + std::to_string(workers[0]);
+  fs::create_directories(base + "/fd");
+  fs::create_directories(base + "/fdinfo");
+  fs::create_symlink("/dev/dri/renderD128", base + "/fd/5");
+  uint64_t busy_ns = 0;
+  auto advance = [&] {
+    busy_ns += 50'000'000;
+    write_atomically(base + "/fdinfo/5",
+                     "drm-driver: i915\ndrm-client-id: 12\ndrm-pdev: 0000:00:02.0\n"
+                     "drm-engine-render: 0 ns\ndrm-engine-video: " +
+                         std::to_string(busy_ns) +
+                         " ns\ndrm-engine-capacity-video: 2\n"
+                         "drm-total-system0: 4 MiB\n");
+  };
+  // Live: the running job shows the class, and the node sums it per device.
+  bool live_seen = false, node_seen = false;
+  wait_until([&] {
+    advance();
+    json job = get_json(id);
+    if (job.value("state", "") != "JOB_STATE_RUNNING") return true;
+    const json& engines = job["progress"]["engines"];
+    live_seen =
+        live_seen || (engines.value("available", false) && engines.value("driver", "") == "i915" &&
+                      engines["engines"].dump().find("\"video\"") != std::string::npos);
+    node_seen =
+        node_seen || http_get(daemon.metrics_address(), "/metrics")
+                             .find(
+                                 "transcoded_device_engine_busy_percent{device=\"software\","
+                                 "engine=\"video\"}") != std::string::npos;
+    return false;
+  });
+  EXPECT_TRUE(live_seen);
+  EXPECT_TRUE(node_seen);
+  EXPECT_EQ(client({"watch", id, "--quiet"}).exit_code, 0);
+
+  // The job's average: available, from the fake counters, within 0..100 %.
+  json engines = get_json(id)["result"]["engines"];
+  EXPECT_EQ(engines.value("source", ""), "drm-fdinfo") << engines.dump();
+  EXPECT_EQ(engines.value("driver", ""), "i915");
+  EXPECT_EQ(engines["memory_total_peak_bytes"], "4194304");  // int64 in proto JSON: a string
+  bool video = false;
+  for (const json& e : engines["engines"]) {
+    if (e.value("engine", "") != "video") continue;
+    video = true;
+    EXPECT_EQ(e.value("capacity", 0), 2);
+    EXPECT_GT(e.value("busy_percent", 0.0), 0);
+    EXPECT_LE(e.value("busy_percent", 0.0), 100);
+  }
+  EXPECT_TRUE(video) << engines.dump();
 }
 
 }  // namespace

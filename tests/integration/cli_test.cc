@@ -73,6 +73,17 @@ TEST_F(TranscodeRun, SingleOutputWithReport) {
   EXPECT_EQ(dir_.entries(), std::vector<std::string>{"out.mp4"});  // no partial file left
 }
 
+TEST_F(TranscodeRun, AudioCopyKeepsEveryPacket) {
+  // AAC's first (priming) packet has a negative timestamp; copying must keep it.
+  ProcessResult run = transcode({"run", input(), dir_ / "out.mkv", "--audio", "copy"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::optional<ProbeInfo> in = ffprobe(input());
+  std::optional<ProbeInfo> out = ffprobe(dir_ / "out.mkv");
+  ASSERT_TRUE(in && in->audio && out && out->audio);
+  EXPECT_EQ(out->audio->codec, "aac");
+  EXPECT_EQ(out->audio->packets, in->audio->packets);
+}
+
 TEST_F(TranscodeRun, LadderOfThreeFromOneDecode) {
   ProcessResult run =
       transcode({"run", input(), "--json", "-o", dir_ / "a.mp4", "-o", dir_ / "b.mkv", "--size",

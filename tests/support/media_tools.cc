@@ -114,7 +114,7 @@ void make_clip(const std::string& path, const ClipOptions& options) {
 }
 
 std::optional<ProbeInfo> ffprobe(const std::string& path) {
-  ProcessResult probed = run_process({"ffprobe", "-v", "error", "-count_frames", "-show_format",
+  ProcessResult probed = run_process({"ffprobe", "-v", "error", "-count_frames", "-count_packets", "-show_format",
                                       "-show_streams", "-of", "json", path});
   if (probed.exit_code != 0) return std::nullopt;
   nlohmann::json root = nlohmann::json::parse(probed.out, nullptr, false);
@@ -128,6 +128,7 @@ std::optional<ProbeInfo> ffprobe(const std::string& path) {
     parsed.width = stream.value("width", 0);
     parsed.height = stream.value("height", 0);
     parsed.frames = std::atoll(stream.value("nb_read_frames", "0").c_str());
+    parsed.packets = std::atoll(stream.value("nb_read_packets", "0").c_str());
     parsed.duration_s = std::atof(stream.value("duration", "0").c_str());
     if (parsed.duration_s == 0) parsed.duration_s = format_duration;
     std::string type = stream.value("codec_type", "");

@@ -52,7 +52,8 @@ struct StreamInfo {
   std::string codec;
   int width = 0;
   int height = 0;
-  int64_t frames = 0;  // counted by decoding
+  int64_t frames = 0;   // counted by decoding
+  int64_t packets = 0;  // counted by demuxing
   double duration_s = 0;
 };
 struct ProbeInfo {

@@ -1,0 +1,151 @@
+#include "service/daemon/metrics_endpoint.h"
+
+#include <prometheus/collectable.h>
+#include <prometheus/exposer.h>
+#include <prometheus/metric_family.h>
+#include <prometheus/text_serializer.h>
+
+#include <limits>
+#include <sstream>
+
+namespace tc::daemon {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+using Labels = std::vector<ClientMetric::Label>;
+
+MetricFamily family(const char* name, const char* help, MetricType type) {
+  MetricFamily f;
+  f.name = name;
+  f.help = help;
+  f.type = type;
+  return f;
+}
+
+void add(MetricFamily& f, Labels labels, double value) {
+  ClientMetric metric;
+  metric.label = std::move(labels);
+  if (f.type == MetricType::Counter)
+    metric.counter.value = value;
+  else
+    metric.gauge.value = value;
+  f.metric.push_back(std::move(metric));
+}
+
+ClientMetric histogram_metric(const std::string& state, const DurationHistogram& h) {
+  ClientMetric metric;
+  metric.label = {{"state", state}};
+  metric.histogram.sample_count = h.count;
+  metric.histogram.sample_sum = h.sum;
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i < h.counts.size(); ++i) {
+    cumulative += h.counts[i];
+    double bound = i < DurationHistogram::bounds().size() ? DurationHistogram::bounds()[i]
+                                                          : std::numeric_limits<double>::infinity();
+    metric.histogram.bucket.push_back({cumulative, bound});
+  }
+  return metric;
+}
+
+class SnapshotCollectable : public prometheus::Collectable {
+ public:
+  explicit SnapshotCollectable(std::function<NodeSnapshot()> snapshot)
+      : snapshot_(std::move(snapshot)) {}
+  std::vector<MetricFamily> Collect() const override { return node_families(snapshot_()); }
+
+ private:
+  std::function<NodeSnapshot()> snapshot_;
+};
+
+}  // namespace
+
+std::vector<MetricFamily> node_families(const NodeSnapshot& s) {
+  MetricFamily jobs = family("transcoded_jobs", "Jobs in the store, by state", MetricType::Gauge);
+  for (const auto& [state, count] : s.jobs_by_state)
+    add(jobs, {{"state", state}}, static_cast<double>(count));
+  MetricFamily queue =
+      family("transcoded_queue_depth", "Jobs waiting for a slot", MetricType::Gauge);
+  add(queue, {}, static_cast<double>(s.queue_depth));
+
+  MetricFamily running =
+      family("transcoded_running_jobs", "Jobs running, per device", MetricType::Gauge);
+  MetricFamily slots =
+      family("transcoded_device_slots", "Jobs a device runs at once", MetricType::Gauge);
+  MetricFamily busy = family("transcoded_device_engine_busy_percent",
+                             "Engine busy % of a device over the last sampling interval, summed "
+                             "over its running jobs (DRM fdinfo or NVML)",
+                             MetricType::Gauge);
+  MetricFamily busy_s =
+      family("transcoded_engine_busy_seconds_total",
+             "Busy engine-seconds of jobs, per device and engine class", MetricType::Counter);
+  MetricFamily encoded = family("transcoded_frames_encoded_total",
+                                "Video frames encoded by succeeded jobs", MetricType::Counter);
+  MetricFamily decoded = family("transcoded_frames_decoded_total",
+                                "Video frames decoded by succeeded jobs", MetricType::Counter);
+  for (const NodeSnapshot::Device& d : s.devices) {
+    Labels device = {{"device", d.name}, {"backend", d.backend}};
+    add(running, device, d.running);
+    add(slots, device, d.slots);
+    for (const auto& [engine, percent] : d.engine_busy_percent)
+      add(busy, {{"device", d.name}, {"engine", engine}}, percent);
+    for (const auto& [engine, seconds] : d.totals.engine_busy_s)
+      add(busy_s, {{"device", d.name}, {"engine", engine}}, seconds);
+    add(encoded, device, static_cast<double>(d.totals.frames_encoded));
+    add(decoded, device, static_cast<double>(d.totals.frames_decoded));
+  }
+
+  MetricFamily job_busy =
+      family("transcoded_job_engine_busy_percent",
+             "Engine busy % of a running job over the last sampling interval", MetricType::Gauge);
+  MetricFamily job_cpu =
+      family("transcoded_job_cpu_cores",
+             "CPU cores a running job's worker used over the last interval", MetricType::Gauge);
+  for (const NodeSnapshot::RunningJob& job : s.running) {
+    add(job_cpu, {{"job", job.id}, {"device", job.device}}, job.live.cpu_cores);
+    if (!job.live.available) continue;
+    for (const metrics::EngineBusy& e : job.live.engines)
+      add(job_busy, {{"job", job.id}, {"device", job.device}, {"engine", e.engine}},
+          e.busy_percent);
+  }
+
+  MetricFamily duration =
+      family("transcoded_job_duration_seconds", "Start to end of finished jobs, by final state",
+             MetricType::Histogram);
+  for (const auto& [state, histogram] : s.job_duration)
+    duration.metric.push_back(histogram_metric(state, histogram));
+
+  return {jobs, queue, running, slots, busy, busy_s, encoded, decoded, job_busy, job_cpu, duration};
+}
+
+std::string node_metrics_text(const NodeSnapshot& snapshot) {
+  std::ostringstream out;
+  prometheus::TextSerializer().Serialize(out, node_families(snapshot));
+  return out.str();
+}
+
+Result<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::start(
+    const std::string& listen, std::function<NodeSnapshot()> snapshot) {
+  std::unique_ptr<MetricsEndpoint> endpoint(new MetricsEndpoint());
+  try {
+    // One thread: scrapes are rare, and each takes the JobManager's lock anyway.
+    endpoint->exposer_ = std::make_unique<prometheus::Exposer>(listen, 1);
+  } catch (const std::exception& e) {
+    return Status(Code::kInvalidArgument,
+                  "metrics_listen: cannot listen on " + listen + ": " + e.what());
+  }
+  endpoint->collectable_ = std::make_shared<SnapshotCollectable>(std::move(snapshot));
+  endpoint->exposer_->RegisterCollectable(endpoint->collectable_);
+  std::vector<int> ports = endpoint->exposer_->GetListeningPorts();
+  std::string host = listen.substr(0, listen.rfind(':'));
+  endpoint->address_ = ports.empty() ? listen : host + ":" + std::to_string(ports.front());
+  return endpoint;
+}
+
+MetricsEndpoint::~MetricsEndpoint() {
+  // The server stops before the collectable it calls goes away.
+  exposer_.reset();
+}
+
+}  // namespace tc::daemon

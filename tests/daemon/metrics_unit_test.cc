@@ -1,0 +1,122 @@
+// The daemon's metrics pieces without a server: settings, the report's engine block, node
+// totals and their Prometheus text.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "service/daemon/config.h"
+#include "service/daemon/job_manager.h"
+#include "service/daemon/metrics_endpoint.h"
+#include "service/daemon/node_metrics.h"
+
+using namespace tc;
+using namespace tc::daemon;
+
+namespace {
+
+bool has_line(const std::string& text, const std::string& line) {
+  return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
+}
+
+}  // namespace
+
+TEST(MetricsConfig, SettingsAndTheirChecks) {
+  bool help = false;
+  Result<DaemonConfig> c = load_config(
+      {"--metrics-listen", "127.0.0.1:0", "--proc-root", "/fake/proc", "--sample-interval", "1"},
+      help);
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  EXPECT_EQ(c->metrics_listen, "127.0.0.1:0");
+  EXPECT_EQ(c->proc_root, "/fake/proc");
+  EXPECT_DOUBLE_EQ(c->sample_interval_s, 1);
+  EXPECT_TRUE(validate_config(*c).is_ok());
+
+  DaemonConfig defaults;
+  EXPECT_TRUE(defaults.metrics_listen.empty());  // off unless asked for
+  EXPECT_EQ(defaults.proc_root, "/proc");
+
+  DaemonConfig bad;
+  bad.metrics_listen = "unix:/tmp/m.sock";
+  EXPECT_NE(validate_config(bad).message().find("metrics_listen"), std::string::npos);
+  bad = {};
+  bad.sample_interval_s = 0;
+  EXPECT_NE(validate_config(bad).message().find("sample_interval"), std::string::npos);
+}
+
+TEST(MetricsReport, EnginesJoinTheReportWithCpuFromTheWorker) {
+  metrics::EngineUsage usage;
+  usage.unavailable_reason = "not available: worker 7 has no DRM file descriptor (a software job)";
+  usage.cpu_cores = 9;  // the sampler's estimate; the worker's own figures win
+  usage.samples = 3;
+  std::string joined =
+      attach_engine_usage(R"({"input":"in.mp4","wall_s":2.0,"cpu_s":3.0,"outputs":[]})", usage);
+  nlohmann::json report = nlohmann::json::parse(joined);
+  EXPECT_EQ(report["input"], "in.mp4");
+  EXPECT_EQ(report["engines"]["available"], false);
+  EXPECT_EQ(report["engines"]["unavailable_reason"], usage.unavailable_reason);
+  EXPECT_DOUBLE_EQ(report["engines"]["cpu_cores"].get<double>(), 1.5);
+  EXPECT_EQ(report["engines"]["samples"], 3);
+  EXPECT_EQ(attach_engine_usage("not json", usage), "not json");
+}
+
+TEST(NodeMetrics, HistogramBuckets) {
+  DurationHistogram h;
+  h.observe(0.5);
+  h.observe(7);
+  h.observe(5000);
+  EXPECT_EQ(h.count, 3u);
+  EXPECT_DOUBLE_EQ(h.sum, 5007.5);
+  EXPECT_EQ(h.counts[0], 1u);      // <= 1 s
+  EXPECT_EQ(h.counts[2], 1u);      // <= 10 s
+  EXPECT_EQ(h.counts.back(), 1u);  // +Inf
+}
+
+TEST(NodeMetrics, PrometheusText) {
+  NodeSnapshot s;
+  s.jobs_by_state = {{"queued", 1}, {"running", 1}, {"succeeded", 2}};
+  s.queue_depth = 1;
+  NodeSnapshot::Device device;
+  device.name = "vaapi /dev/dri/renderD128";
+  device.backend = "vaapi";
+  device.slots = 4;
+  device.running = 1;
+  device.engine_busy_percent = {{"video", 42.5}};
+  device.totals.frames_encoded = 300;
+  device.totals.frames_decoded = 150;
+  device.totals.engine_busy_s = {{"video", 12.25}};
+  s.devices.push_back(device);
+  metrics::EngineUsage live;
+  live.available = true;
+  live.engines = {{"video", "video (decode+encode)", 42.5, 2}};
+  live.cpu_cores = 0.25;
+  s.running.push_back({"j-1", device.name, live});
+  s.job_duration["succeeded"].observe(3);
+  s.job_duration["succeeded"].observe(40);
+
+  std::string text = node_metrics_text(s);
+  const std::string d = "device=\"vaapi /dev/dri/renderD128\"";
+  EXPECT_TRUE(has_line(text, "transcoded_jobs{state=\"succeeded\"} 2")) << text;
+  EXPECT_TRUE(has_line(text, "transcoded_queue_depth 1")) << text;
+  EXPECT_TRUE(has_line(text, "transcoded_running_jobs{" + d + ",backend=\"vaapi\"} 1")) << text;
+  EXPECT_TRUE(
+      has_line(text, "transcoded_device_engine_busy_percent{" + d + ",engine=\"video\"} 42.5"))
+      << text;
+  EXPECT_TRUE(
+      has_line(text, "transcoded_engine_busy_seconds_total{" + d + ",engine=\"video\"} 12.25"))
+      << text;
+  EXPECT_TRUE(has_line(text, "transcoded_frames_encoded_total{" + d + ",backend=\"vaapi\"} 300"))
+      << text;
+  EXPECT_TRUE(has_line(
+      text, "transcoded_job_engine_busy_percent{job=\"j-1\"," + d + ",engine=\"video\"} 42.5"))
+      << text;
+  EXPECT_TRUE(has_line(text, "transcoded_job_cpu_cores{job=\"j-1\"," + d + "} 0.25")) << text;
+  EXPECT_TRUE(has_line(text, "transcoded_job_duration_seconds_count{state=\"succeeded\"} 2"))
+      << text;
+  EXPECT_TRUE(
+      has_line(text, "transcoded_job_duration_seconds_bucket{state=\"succeeded\",le=\"5\"} 1"))
+      << text;
+  EXPECT_TRUE(
+      has_line(text, "transcoded_job_duration_seconds_bucket{state=\"succeeded\",le=\"+Inf\"} 2"))
+      << text;
+  EXPECT_NE(text.find("# TYPE transcoded_job_duration_seconds histogram"), std::string::npos);
+}
