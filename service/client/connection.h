@@ -19,8 +19,8 @@ struct Connection {
   std::string tls_ca;    // --tls-ca FILE: TLS on, trusting this CA (set: TLS to the server)
   std::string tls_cert;  // --tls-cert / --tls-key: a client certificate for mTLS
   std::string tls_key;
-  bool tls = false;      // --tls: TLS with the system's trusted CAs
-  std::string token;     // --token-file FILE, else $TC_TOKEN
+  bool tls = false;   // --tls: TLS with the system's trusted CAs
+  std::string token;  // --token-file FILE, else $TC_TOKEN
 };
 
 // Takes the connection options out of `args`; kInvalidArgument names a bad one.

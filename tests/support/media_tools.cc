@@ -114,8 +114,8 @@ void make_clip(const std::string& path, const ClipOptions& options) {
 }
 
 std::optional<ProbeInfo> ffprobe(const std::string& path) {
-  ProcessResult probed = run_process({"ffprobe", "-v", "error", "-count_frames", "-count_packets", "-show_format",
-                                      "-show_streams", "-of", "json", path});
+  ProcessResult probed = run_process({"ffprobe", "-v", "error", "-count_frames", "-count_packets",
+                                      "-show_format", "-show_streams", "-of", "json", path});
   if (probed.exit_code != 0) return std::nullopt;
   nlohmann::json root = nlohmann::json::parse(probed.out, nullptr, false);
   if (root.is_discarded()) return std::nullopt;
