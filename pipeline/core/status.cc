@@ -5,29 +5,48 @@ extern "C" {
 }
 
 #include <cerrno>
+#include <iterator>
 
 namespace tc {
 
+namespace {
+
+struct CodeNames {
+  Code code;
+  std::string_view key;
+  std::string_view name;
+};
+
+constexpr CodeNames kCodeNames[] = {
+    {Code::kOk, "ok", "ok"},
+    {Code::kInvalidArgument, "invalid_argument", "invalid argument"},
+    {Code::kInput, "input", "input"},
+    {Code::kUnsupported, "unsupported", "unsupported"},
+    {Code::kDevice, "device", "device"},
+    {Code::kOutput, "output", "output"},
+    {Code::kCancelled, "cancelled", "cancelled"},
+    {Code::kInternal, "internal", "internal"},
+};
+
+const CodeNames& names_of(Code code) {
+  for (const CodeNames& names : kCodeNames)
+    if (names.code == code) return names;
+  return kCodeNames[std::size(kCodeNames) - 1];  // kInternal
+}
+
+}  // namespace
+
 std::string_view code_name(Code code) {
-  switch (code) {
-    case Code::kOk:
-      return "ok";
-    case Code::kInvalidArgument:
-      return "invalid argument";
-    case Code::kInput:
-      return "input";
-    case Code::kUnsupported:
-      return "unsupported";
-    case Code::kDevice:
-      return "device";
-    case Code::kOutput:
-      return "output";
-    case Code::kCancelled:
-      return "cancelled";
-    case Code::kInternal:
-      return "internal";
-  }
-  return "unknown";
+  return names_of(code).name;
+}
+std::string_view code_key(Code code) {
+  return names_of(code).key;
+}
+
+std::optional<Code> parse_code_key(std::string_view key) {
+  for (const CodeNames& names : kCodeNames)
+    if (names.key == key) return names.code;
+  return std::nullopt;
 }
 
 std::string Status::to_string() const {

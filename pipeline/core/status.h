@@ -21,7 +21,11 @@ enum class Code {
   kInternal,         // a bug or an unexpected library failure
 };
 
+// For people: "invalid argument".
 std::string_view code_name(Code code);
+// Stable snake_case names for wires and stores: "invalid_argument"; nullopt for an unknown key.
+std::string_view code_key(Code code);
+std::optional<Code> parse_code_key(std::string_view key);
 
 class [[nodiscard]] Status {
  public:

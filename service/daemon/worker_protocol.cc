@@ -7,10 +7,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr Code kAllCodes[] = {Code::kOk,          Code::kInvalidArgument, Code::kInput,
-                              Code::kUnsupported, Code::kDevice,          Code::kOutput,
-                              Code::kCancelled,   Code::kInternal};
-
 Progress progress_from(const json& j) {
   Progress p;
   if (!j.is_object()) return p;
@@ -32,34 +28,6 @@ json progress_to(const Progress& progress) {
 }
 
 }  // namespace
-
-std::string_view code_key(Code code) {
-  switch (code) {
-    case Code::kOk:
-      return "ok";
-    case Code::kInvalidArgument:
-      return "invalid_argument";
-    case Code::kInput:
-      return "input";
-    case Code::kUnsupported:
-      return "unsupported";
-    case Code::kDevice:
-      return "device";
-    case Code::kOutput:
-      return "output";
-    case Code::kCancelled:
-      return "cancelled";
-    case Code::kInternal:
-      return "internal";
-  }
-  return "internal";
-}
-
-std::optional<Code> parse_code_key(std::string_view key) {
-  for (Code code : kAllCodes)
-    if (code_key(code) == key) return code;
-  return std::nullopt;
-}
 
 std::string progress_line(const Progress& progress) {
   return json{{"progress", progress_to(progress)}}.dump();

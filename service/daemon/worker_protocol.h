@@ -15,10 +15,7 @@
 
 namespace tc::daemon {
 
-// Stable snake_case names of tc::Code for the wire and the store: "invalid_argument", "input".
-std::string_view code_key(Code code);
-std::optional<Code> parse_code_key(std::string_view key);
-
+// Errors travel as tc::code_key() names (pipeline/core/status.h).
 std::string progress_line(const Progress& progress);
 std::string result_line(const JobReport& report);
 std::string error_line(const Status& status);

@@ -59,16 +59,6 @@ std::string env_or_die(const char* name) {
   return value;
 }
 
-TempDir::TempDir() {
-  std::string pattern = (fs::temp_directory_path() / "tcd-test-XXXXXX").string();
-  path_ = mkdtemp(pattern.data());
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-}
-
 Daemon::~Daemon() {
   if (pid_ > 0) stop(SIGKILL);
 }

@@ -8,24 +8,15 @@
 #include <functional>
 #include <map>
 #include <string>
+
 #include <vector>
+#include "tests/support/media_tools.h"
 
 namespace tc::test {
 
 std::string env_or_die(const char* name);
 
-// A temporary directory, removed with everything in it.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using tc::testing::TempDir;
 
 // A daemon process. start() waits for its "listening ADDR" line.
 class Daemon {

@@ -16,6 +16,7 @@
 #include "service/daemon/worker_main.h"
 #include "service/daemon/worker_protocol.h"
 #include "service/daemon/worker_supervisor.h"
+#include "tests/support/media_tools.h"
 
 namespace fs = std::filesystem;
 using namespace tc;
@@ -23,24 +24,7 @@ using namespace tc::daemon;
 
 namespace {
 
-// A fresh directory per test, removed after.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "tcd-unit-XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string path() const { return path_; }
-  std::string file(const std::string& name, const std::string& text = "x") const {
-    std::string p = path_ + "/" + name;
-    std::ofstream(p) << text;
-    return p;
-  }
-
- private:
-  std::string path_;
-};
+using tc::testing::TempDir;
 
 Result<DaemonConfig> load(std::vector<std::string> args) {
   bool help = false;

@@ -252,15 +252,10 @@ TEST_P(BadInput, ClearErrorDistinctCodeNothingWritten) {
   EXPECT_EQ(dir_.entries(), before) << "something was written";
 }
 
-std::string write_file(const TempDir& dir, const std::string& name, const std::string& content) {
-  std::ofstream(dir / name) << content;
-  return dir / name;
-}
-
 std::string truncated_copy(const TempDir& dir, const std::string& input) {
   std::ifstream in(input, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return write_file(dir, "cut.mp4", bytes.substr(0, bytes.size() / 2));
+  return dir.file("cut.mp4", bytes.substr(0, bytes.size() / 2));
 }
 
 std::string audio_only(const TempDir& dir) {
@@ -286,17 +281,17 @@ INSTANTIATE_TEST_SUITE_P(
                 {"is a directory"}},
         BadCase{"EmptyFile",
                 [](const TempDir& d, const std::string&) {
-                  return std::vector<std::string>{write_file(d, "empty.mp4", ""), d / "o.mp4"};
+                  return std::vector<std::string>{d.file("empty.mp4", ""), d / "o.mp4"};
                 },
                 kExitInput,
                 {"empty.mp4", "empty (0 bytes)"}},
-        BadCase{"TextNamedMp4",
-                [](const TempDir& d, const std::string&) {
-                  return std::vector<std::string>{write_file(d, "notes.mp4", "just some text\n"),
-                                                  d / "o.mp4"};
-                },
-                kExitInput,
-                {"notes.mp4", "not a media file"}},
+        BadCase{
+            "TextNamedMp4",
+            [](const TempDir& d, const std::string&) {
+              return std::vector<std::string>{d.file("notes.mp4", "just some text\n"), d / "o.mp4"};
+            },
+            kExitInput,
+            {"notes.mp4", "not a media file"}},
         BadCase{"TruncatedFile",
                 [](const TempDir& d, const std::string& in) {
                   return std::vector<std::string>{truncated_copy(d, in), d / "o.mp4"};

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <thread>
@@ -88,6 +89,12 @@ std::vector<std::string> TempDir::entries() const {
     names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
+}
+
+std::string TempDir::file(const std::string& name, const std::string& text) const {
+  std::string path = *this / name;
+  std::ofstream(path) << text;
+  return path;
 }
 
 void make_clip(const std::string& path, const ClipOptions& options) {

@@ -31,6 +31,8 @@ class TempDir {
   const std::string& path() const { return path_; }
   std::string operator/(const std::string& name) const { return path_ + "/" + name; }
   std::vector<std::string> entries() const;  // names in it, sorted
+  // Writes `text` to the file `name` in it; returns its path.
+  std::string file(const std::string& name, const std::string& text = "x") const;
 
  private:
   std::string path_;
