@@ -25,7 +25,7 @@ ProgressBar::~ProgressBar() {
   finish();
 }
 
-void ProgressBar::update(const Progress& progress) {
+void ProgressBar::update(const Progress& progress, const std::string& detail) {
   if (!active_) return;
   constexpr int kWidth = 30;
   double done = progress.media_duration_s > 0
@@ -36,9 +36,10 @@ void ProgressBar::update(const Progress& progress) {
   double eta = progress.speed > 0
                    ? (progress.media_duration_s - progress.media_time_s) / progress.speed
                    : -1;
-  std::fprintf(stream_, "\r[%s] %3d%%  frames %lld  %.1f fps  %.2fx  ETA %s ", bar.c_str(),
+  // \033[K clears what a longer previous line left.
+  std::fprintf(stream_, "\r[%s] %3d%%  frames %lld  %.1f fps  %.2fx  ETA %s %s\033[K", bar.c_str(),
                int(done * 100), static_cast<long long>(progress.frames_decoded), progress.fps,
-               progress.speed, clock_text(eta).c_str());
+               progress.speed, clock_text(eta).c_str(), detail.c_str());
   std::fflush(stream_);
   drawn_ = true;
 }

@@ -16,7 +16,8 @@ class ProgressBar {
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
 
-  void update(const Progress& progress);
+  // `detail` follows the figures on the same line (the daemon's live engine use).
+  void update(const Progress& progress, const std::string& detail = {});
   // Ends the bar's line (once); called by the destructor too.
   void finish();
 

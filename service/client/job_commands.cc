@@ -82,6 +82,17 @@ int print_outcome(const pb::Job& job, bool json) {
 
 }  // namespace
 
+// Engine use for the progress line: the figures when there are some; otherwise the CPU cores
+// alone (the reason figures are missing is in the final report, too long for one line).
+std::string live_engines(const pb::Progress& progress) {
+  if (!progress.has_engines()) return "";
+  metrics::EngineUsage usage = engines_from_proto(progress.engines());
+  if (usage.available) return metrics::format_engine_usage(usage);
+  char cores[32] = "";
+  if (usage.cpu_cores > 0) std::snprintf(cores, sizeof cores, "cpu %.1f cores", usage.cpu_cores);
+  return cores;
+}
+
 int watch_job(const Connection& connection, const std::string& id, bool quiet, bool json) {
   auto stub = stub_for(connection);
   grpc::ClientContext context;
@@ -99,7 +110,7 @@ int watch_job(const Connection& connection, const std::string& id, bool quiet, b
     if (last.state() != shown && talk && !is_terminal(last.state())) announce_state(last);
     shown = last.state();
     if (last.state() == pb::JOB_STATE_RUNNING && last.progress().elapsed_s() > 0)
-      bar.update(progress_from_proto(last.progress()));
+      bar.update(progress_from_proto(last.progress()), live_engines(last.progress()));
   }
   bar.finish();
   grpc::Status status = reader->Finish();
