@@ -1,0 +1,300 @@
+#!/usr/bin/python3
+"""Checks deploy/kubernetes/*.yaml and the container's configuration without a cluster.
+
+kubectl is not a Debian package, so this is the client-side check: every document parses
+(python3-yaml), has the fields the API server requires, and the parts of this deployment fit
+together: DaemonSet selector and template labels, the Service's selector and target port, the
+Intel GPU resource and node selector, gRPC probes on the container's port, a non-root
+securityContext with the render group, every volume mount backed by a volume and every
+ConfigMap volume by a ConfigMap key. The daemon's configuration (ConfigMap and
+deploy/container/transcoded.yaml) may only use settings the daemon knows; with
+TRANSCODED=path/to/transcoded it is also loaded by the daemon itself.
+
+  check_manifests.py SOURCE_DIR            # check the files
+  check_manifests.py SOURCE_DIR --self-test  # also prove that broken manifests are caught
+"""
+
+import copy
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+GPU_RESOURCE = "gpu.intel.com/i915"
+NFD_GPU_LABELS = ("intel.feature.node.kubernetes.io/gpu",
+                  "feature.node.kubernetes.io/pci-0300_8086.present")
+IMAGE_USER = 10001
+KNOWN_KINDS = {("v1", "Namespace"), ("v1", "ConfigMap"), ("v1", "Service"),
+               ("apps/v1", "DaemonSet"), ("batch/v1", "Job"),
+               ("kustomize.config.k8s.io/v1beta1", "Kustomization")}
+DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+# The daemon's settings (service/daemon/config.cc); `transcoded --help` replaces this when
+# TRANSCODED is set, so a renamed setting fails here rather than at a pod's start.
+SETTINGS = {"listen", "state_dir", "media_root", "allow_protocol", "max_queue", "slots",
+            "max_outputs", "max_pixels", "max_duration", "stall_timeout", "cancel_grace",
+            "shutdown_grace", "max_attempts", "retention_hours", "worker_memory_mb", "tls_cert",
+            "tls_key", "tls_client_ca", "auth_token_file", "allow_insecure_remote", "log_level",
+            "metrics_listen", "proc_root", "sample_interval"}
+
+
+class Problems:
+    def __init__(self):
+        self.items = []
+
+    def add(self, where, text):
+        self.items.append(f"{where}: {text}")
+
+    def check(self, ok, where, text):
+        if not ok:
+            self.add(where, text)
+        return ok
+
+
+def load_documents(directory):
+    """{file: [documents]} for every .yaml file in the directory."""
+    documents = {}
+    for name in sorted(os.listdir(directory)):
+        if name.endswith((".yaml", ".yml")):
+            with open(os.path.join(directory, name), encoding="utf-8") as f:
+                documents[name] = [d for d in yaml.safe_load_all(f) if d is not None]
+    return documents
+
+
+def daemon_settings():
+    binary = os.environ.get("TRANSCODED")
+    if not binary:
+        return SETTINGS
+    text = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=30).stdout
+    flags = {m.group(1).replace("-", "_") for m in re.finditer(r"^\s+--([a-z-]+)", text, re.M)}
+    return flags - {"config", "worker", "help"} or SETTINGS
+
+
+def check_daemon_config(problems, where, text, settings):
+    try:
+        config = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        problems.add(where, f"not YAML: {e}")
+        return
+    if not problems.check(isinstance(config, dict), where, "not a mapping"):
+        return
+    for key in config:
+        known = key in settings or (key.endswith("s") and key[:-1] in settings)
+        problems.check(known, where, f"unknown daemon setting '{key}'")
+    binary = os.environ.get("TRANSCODED")
+    if binary:
+        load_in_daemon(problems, where, text, binary, settings)
+
+
+def load_in_daemon(problems, where, text, binary, settings):
+    """Starts the daemon on the file (addresses and paths overridden to temporary ones): it
+    must accept every value and serve."""
+    with tempfile.TemporaryDirectory(prefix="tc-deploy-") as tmp:
+        path = os.path.join(tmp, "transcoded.yaml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        command = [binary, "--config", path, "--listen", f"unix:{tmp}/sock", "--state-dir", tmp,
+                   "--media-root", tmp, "--log-level", "warn"]
+        if "metrics_listen" in settings:
+            command += ["--metrics-listen", "127.0.0.1:0"]
+        daemon = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True)
+        try:
+            line = daemon.stdout.readline()  # ctest's TIMEOUT bounds a daemon that hangs
+            while line.startswith("metrics "):  # printed before "listening ADDR"
+                line = daemon.stdout.readline()
+            if not line.startswith("listening "):
+                try:
+                    daemon.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    pass
+                error = daemon.stderr.read().strip() if daemon.poll() is not None else ""
+                problems.add(where, f"the daemon did not start on it: {line.strip()} {error}")
+        finally:
+            daemon.terminate()
+            try:
+                daemon.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                daemon.kill()
+                daemon.wait()
+
+
+def check_metadata(problems, where, doc):
+    ok = problems.check(isinstance(doc, dict), where, "not a mapping")
+    ok = ok and problems.check((doc.get("apiVersion"), doc.get("kind")) in KNOWN_KINDS, where,
+                               f"unknown apiVersion/kind {doc.get('apiVersion')}/{doc.get('kind')}")
+    if not ok or doc["kind"] == "Kustomization":
+        return ok
+    name = (doc.get("metadata") or {}).get("name", "")
+    return problems.check(bool(DNS_LABEL.match(str(name))), where,
+                          f"metadata.name '{name}' is not a DNS label")
+
+
+def labels_match(selector, labels):
+    return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
+
+
+def check_pod(problems, where, pod, configmaps, is_daemon):
+    spec = pod.get("spec") or {}
+    security = spec.get("securityContext") or {}
+    problems.check(security.get("runAsNonRoot") is True, where, "pod runAsNonRoot is not true")
+    problems.check(security.get("runAsUser", 0) != 0, where, "pod runAsUser is root or unset")
+    problems.check(bool(security.get("supplementalGroups")), where,
+                   "no supplementalGroups: the render group is needed for /dev/dri/renderD*")
+    problems.check(any(spec.get("nodeSelector", {}).get(label) == "true"
+                       for label in NFD_GPU_LABELS),
+                   where, f"no nodeSelector on an NFD Intel GPU label {NFD_GPU_LABELS}")
+    volumes = {v.get("name"): v for v in spec.get("volumes") or []}
+    for name, volume in volumes.items():
+        if "configMap" in volume:
+            source = volume["configMap"]
+            data = configmaps.get(source.get("name"))
+            if problems.check(data is not None, where,
+                              f"volume {name}: no ConfigMap '{source.get('name')}'"):
+                for item in source.get("items") or []:
+                    problems.check(item.get("key") in data, where,
+                                   f"volume {name}: ConfigMap has no key '{item.get('key')}'")
+    containers = spec.get("containers") or []
+    problems.check(bool(containers), where, "no containers")
+    for container in containers + (spec.get("initContainers") or []):
+        cwhere = f"{where}: container {container.get('name')}"
+        problems.check(bool(container.get("image")), cwhere, "no image")
+        for mount in container.get("volumeMounts") or []:
+            problems.check(mount.get("name") in volumes, cwhere,
+                           f"mount of volume '{mount.get('name')}', which is not defined")
+        csec = container.get("securityContext") or {}
+        problems.check(csec.get("allowPrivilegeEscalation") is False, cwhere,
+                       "allowPrivilegeEscalation is not false")
+        problems.check("ALL" in ((csec.get("capabilities") or {}).get("drop") or []), cwhere,
+                       "capabilities do not drop ALL")
+    for container in containers:
+        cwhere = f"{where}: container {container.get('name')}"
+        csec = container.get("securityContext") or {}
+        problems.check(csec.get("runAsUser", security.get("runAsUser")) != 0
+                       and csec.get("runAsNonRoot", True) is not False, cwhere, "runs as root")
+        resources = container.get("resources") or {}
+        limit = (resources.get("limits") or {}).get(GPU_RESOURCE)
+        request = (resources.get("requests") or {}).get(GPU_RESOURCE, limit)
+        problems.check(isinstance(limit, int) and limit >= 1, cwhere,
+                       f"no integer limits.{GPU_RESOURCE}")
+        problems.check(request == limit, cwhere,
+                       f"requests.{GPU_RESOURCE} differs from its limit (extended resources)")
+        if is_daemon:
+            ports = {p.get("containerPort") for p in container.get("ports") or []}
+            for probe in ("readinessProbe", "livenessProbe"):
+                grpc = (container.get(probe) or {}).get("grpc") or {}
+                problems.check(grpc.get("port") in ports, cwhere,
+                               f"{probe} is not a grpc probe on a container port {sorted(ports)}")
+
+
+def check_all(problems, documents, settings):
+    by_kind = {}
+    for name, docs in documents.items():
+        for i, doc in enumerate(docs):
+            where = f"{name}[{i}]"
+            if check_metadata(problems, where, doc):
+                by_kind.setdefault(doc["kind"], []).append((where, doc))
+    configmaps = {d["metadata"]["name"]: d.get("data") or {}
+                  for _, d in by_kind.get("ConfigMap", [])}
+    for where, doc in by_kind.get("ConfigMap", []):
+        for key, text in (doc.get("data") or {}).items():
+            if key.endswith((".yaml", ".yml")):
+                check_daemon_config(problems, f"{where} {key}", text, settings)
+    daemons = by_kind.get("DaemonSet", [])
+    problems.check(len(daemons) == 1, "deploy/kubernetes", "expected one DaemonSet")
+    for where, doc in daemons:
+        spec = doc.get("spec") or {}
+        template = spec.get("template") or {}
+        selector = (spec.get("selector") or {}).get("matchLabels") or {}
+        problems.check(labels_match(selector, (template.get("metadata") or {}).get("labels") or {}),
+                       where, "spec.selector.matchLabels do not match the template's labels")
+        check_pod(problems, where, template, configmaps, is_daemon=True)
+    for where, doc in by_kind.get("Job", []):
+        template = (doc.get("spec") or {}).get("template") or {}
+        problems.check((template.get("spec") or {}).get("restartPolicy") in ("Never", "OnFailure"),
+                       where, "a Job's restartPolicy must be Never or OnFailure")
+        check_pod(problems, where, template, configmaps, is_daemon=False)
+        for c in (template.get("spec") or {}).get("containers") or []:
+            problems.check((c.get("command") or [""])[-1].endswith("transcode")
+                           and (c.get("args") or [""])[0] == "run",
+                           where, "the Job does not run `transcode run`")
+    problems.check(bool(by_kind.get("Service")), "deploy/kubernetes", "no Service")
+    for where, doc in by_kind.get("Service", []):
+        spec = doc.get("spec") or {}
+        targets = [(w, d) for w, d in daemons
+                   if labels_match(spec.get("selector") or {},
+                                   d["spec"]["template"]["metadata"].get("labels") or {})]
+        if problems.check(bool(targets), where, "selector matches no DaemonSet's pods"):
+            containers = targets[0][1]["spec"]["template"]["spec"]["containers"]
+            ports = {p.get(k) for c in containers for p in c.get("ports") or []
+                     for k in ("name", "containerPort")}
+            for port in spec.get("ports") or []:
+                problems.check(port.get("targetPort", port.get("port")) in ports, where,
+                               f"targetPort {port.get('targetPort')} is no container port")
+    for where, doc in by_kind.get("Kustomization", []):
+        for resource in doc.get("resources") or []:
+            problems.check(resource in documents, where, f"resource {resource} does not exist")
+
+
+def self_test(documents, settings):
+    """Each mutation must be reported: the checker is no rubber stamp."""
+    def daemonset(docs):
+        return next(d for ds in docs.values() for d in ds if d.get("kind") == "DaemonSet")
+
+    def pod(docs):
+        return daemonset(docs)["spec"]["template"]["spec"]
+
+    def container(docs):
+        return pod(docs)["containers"][0]
+
+    mutations = {
+        "selector": lambda d: daemonset(d)["spec"]["selector"]["matchLabels"].update(x="y"),
+        "gpu limit": lambda d: container(d)["resources"]["limits"].pop(GPU_RESOURCE),
+        "node selector": lambda d: pod(d).pop("nodeSelector"),
+        "probe port": lambda d: container(d)["livenessProbe"]["grpc"].update(port=1),
+        "http probe": lambda d: container(d).update(readinessProbe={"httpGet": {"port": 50051}}),
+        "root": lambda d: pod(d)["securityContext"].update(runAsNonRoot=False),
+        "render group": lambda d: pod(d)["securityContext"].pop("supplementalGroups"),
+        "volume": lambda d: pod(d).update(volumes=pod(d)["volumes"][1:]),
+        "config key": lambda d: next(x for xs in d.values() for x in xs
+                                     if x.get("kind") == "ConfigMap")["data"].update(
+                                         {"transcoded.yaml": "listen: 0.0.0.0:1\nbogus: 1\n"}),
+        "kind": lambda d: daemonset(d).update(apiVersion="extensions/v1beta1"),
+    }
+    failed = []
+    for name, mutate in mutations.items():
+        mutated = copy.deepcopy(documents)
+        mutate(mutated)
+        problems = Problems()
+        check_all(problems, mutated, settings)
+        if not problems.items:
+            failed.append(name)
+    return failed
+
+
+def main():
+    source = sys.argv[1] if len(sys.argv) > 1 else "."
+    settings = daemon_settings()
+    documents = load_documents(os.path.join(source, "deploy", "kubernetes"))
+    problems = Problems()
+    check_all(problems, documents, settings)
+    container_config = os.path.join(source, "deploy", "container", "transcoded.yaml")
+    with open(container_config, encoding="utf-8") as f:
+        check_daemon_config(problems, "deploy/container/transcoded.yaml", f.read(), settings)
+    for problem in problems.items:
+        print("FAIL", problem)
+    if "--self-test" in sys.argv:
+        os.environ.pop("TRANSCODED", None)  # the mutations need no daemon runs
+        for name in self_test(documents, settings):
+            print(f"FAIL self-test: a broken manifest ({name}) was not caught")
+            problems.add("self-test", name)
+    count = sum(len(d) for d in documents.values())
+    print(f"{count} documents in {len(documents)} files: "
+          f"{'ok' if not problems.items else f'{len(problems.items)} problems'}")
+    return 1 if problems.items else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
