@@ -46,8 +46,8 @@ inline bool copy_stream_side_data(const AVStream* from, AVStream* to, AVPacketSi
   const uint8_t* data = stream_side_data(from, type, &size);
   if (!data) return true;
 #if TC_AV_CODECPAR_SIDE_DATA
-  AVPacketSideData* entry = av_packet_side_data_new(&to->codecpar->coded_side_data,
-                                                    &to->codecpar->nb_coded_side_data, type, size, 0);
+  AVPacketSideData* entry = av_packet_side_data_new(
+      &to->codecpar->coded_side_data, &to->codecpar->nb_coded_side_data, type, size, 0);
   if (!entry) return false;
   std::memcpy(entry->data, data, size);
 #else
