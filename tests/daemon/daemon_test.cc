@@ -229,6 +229,27 @@ TEST_F(DaemonTest, GracefulShutdownLeavesRunningJobQueued) {
   EXPECT_GT(video_frames(out), 0);
 }
 
+TEST_F(DaemonTest, HealthIsNotServingWhileShuttingDown) {
+  ASSERT_TRUE(daemon.start({"--shutdown-grace", "60"}, "slow:slow_"));
+  std::string slow_input = media + "/slow_in.mp4";
+  ASSERT_TRUE(make_clip(slow_input, 3));
+  std::string id = submit(slow_input, media + "/graced.mp4");
+  ASSERT_TRUE(wait_until([&] { return state_of(id) == "JOB_STATE_RUNNING"; }));
+  EXPECT_EQ(client({"health"}).exit_code, 0);
+  kill(daemon.pid(), SIGTERM);  // the running job now has its grace period
+  CommandResult health;
+  ASSERT_TRUE(wait_until([&] {
+    health = client({"health"});
+    return health.exit_code == 7;  // unreachable or not serving
+  }));
+  EXPECT_NE(health.out.find("NOT_SERVING"), std::string::npos) << health.out << health.err;
+  // The job finishes within its grace period, then the daemon exits cleanly.
+  int status = daemon.stop(SIGTERM);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_GT(video_frames(media + "/graced.mp4"), 0);
+  EXPECT_TRUE(partial_files(media).empty());
+}
+
 TEST_F(DaemonTest, BadRequestsGetExactCodes) {
   fs::create_directories(dir.path() + "/outside");
   std::string outside = dir.path() + "/outside/in.mp4";
