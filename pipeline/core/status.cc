@@ -5,6 +5,8 @@ extern "C" {
 }
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <iterator>
 
 namespace tc {
@@ -71,6 +73,12 @@ Status av_status(int averror, Code code, std::string_view context) {
   // EIO from a GPU driver is a hang or reset: worth one more attempt on a fresh process.
   bool retryable = code == Code::kDevice && averror == AVERROR(EIO);
   return {code, std::move(message), retryable};
+}
+
+void unchecked_error(const Status& status) {
+  std::fprintf(stderr, "bug: the value of an error result was read: %s\n",
+               status.to_string().c_str());
+  std::abort();
 }
 
 }  // namespace tc

@@ -47,6 +47,9 @@ class [[nodiscard]] Status {
   bool retryable_ = false;
 };
 
+// Prints the status and aborts: a Result's value was read without checking is_ok().
+[[noreturn]] void unchecked_error(const Status& status);
+
 // A value or the Status saying why there is none.
 template <typename T>
 class [[nodiscard]] Result {
@@ -55,15 +58,26 @@ class [[nodiscard]] Result {
   Result(Status status) : status_(std::move(status)) {}  // NOLINT
   bool is_ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
-  T& operator*() { return *value_; }
-  const T& operator*() const { return *value_; }
+  // Reading the value of an error is a bug in the caller: it stops the process, saying which
+  // error was not checked, rather than read an empty optional.
+  T& value() & { return checked(); }
+  const T& value() const& { return checked(); }
+  T&& value() && { return std::move(checked()); }
+  T* operator->() { return &checked(); }
+  const T* operator->() const { return &checked(); }
+  T& operator*() { return checked(); }
+  const T& operator*() const { return checked(); }
 
  private:
+  T& checked() {
+    if (!value_) unchecked_error(status_);
+    return *value_;
+  }
+  const T& checked() const {
+    if (!value_) unchecked_error(status_);
+    return *value_;
+  }
+
   std::optional<T> value_;
   Status status_;
 };

@@ -92,23 +92,13 @@ class Transcode {
   // Audio parameters are known from the decoder, so audio encoders open up front.
   Status open_audio_graph() {
     if (plan_.audio_graph.empty() || !input_.audio_decoder) return Status::ok();
-    std::vector<std::string> sinks;
-    for (size_t k : outputs_encoding(AudioPlan::Mode::kEncode))
-      sinks.push_back(audio_sink_label(k));
     TC_ASSIGN_OR_RETURN(audio_graph_,
                         FilterGraph::create(plan_.audio_graph, "ain",
-                                            audio_source(*input_.audio_decoder), sinks, nullptr));
-    std::vector<size_t> encoding = outputs_encoding(AudioPlan::Mode::kEncode);
-    for (size_t i = 0; i < encoding.size(); ++i)
-      TC_RETURN_IF_ERROR(outputs_[encoding[i]].open_audio_encoder(audio_graph_->sink(i)));
+                                            audio_source(*input_.audio_decoder), nullptr));
+    for (size_t i = 0; i < plan_.audio_graph.sinks.size(); ++i)
+      TC_RETURN_IF_ERROR(
+          outputs_[plan_.audio_graph.sinks[i].output].open_audio_encoder(audio_graph_->sink(i)));
     return Status::ok();
-  }
-
-  std::vector<size_t> outputs_encoding(AudioPlan::Mode mode) const {
-    std::vector<size_t> indexes;
-    for (size_t k = 0; k < plan_.outputs.size(); ++k)
-      if (plan_.outputs[k].audio.mode == mode) indexes.push_back(k);
-    return indexes;
   }
 
   Status demux() {
@@ -203,17 +193,11 @@ class Transcode {
   Status filter_video(AVFrame* frame) {
     if (!frame && (video_flushed_ || !video_graph_)) return Status::ok();
     if (!video_graph_) {
-      std::vector<std::string> sinks;
-      for (size_t k = 0; k < plan_.outputs.size(); ++k)
-        if (!plan_.outputs[k].video_copy) {
-          sinks.push_back(video_sink_label(k));
-          video_sink_outputs_.push_back(k);
-        }
       AVRational rate = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
-      TC_ASSIGN_OR_RETURN(video_graph_,
-                          FilterGraph::create(plan_.video_graph, "in",
-                                              video_source(*frame, input_.video->time_base, rate),
-                                              sinks, device_.get()));
+      TC_ASSIGN_OR_RETURN(
+          video_graph_,
+          FilterGraph::create(plan_.video_graph, "in",
+                              video_source(*frame, input_.video->time_base, rate), device_.get()));
     }
     if (!frame) video_flushed_ = true;
     TC_RETURN_IF_ERROR(video_graph_->push(frame));
@@ -223,7 +207,7 @@ class Transcode {
   Status drain_video_sinks() {
     AVRational rate = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
     for (size_t i = 0; i < video_graph_->sink_count(); ++i) {
-      OutputStage& output = outputs_[video_sink_outputs_[i]];
+      OutputStage& output = outputs_[plan_.video_graph.sinks[i].output];
       for (;;) {
         int err = video_graph_->pull(i, filtered_.get());
         if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) break;
@@ -267,13 +251,12 @@ class Transcode {
   }
 
   Status drain_audio_sinks() {
-    std::vector<size_t> encoding = outputs_encoding(AudioPlan::Mode::kEncode);
     for (size_t i = 0; i < audio_graph_->sink_count(); ++i)
       for (;;) {
         int err = audio_graph_->pull(i, filtered_.get());
         if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) break;
         if (err < 0) return av_status(err, Code::kInternal, "filtering audio");
-        Status status = outputs_[encoding[i]].encode_audio(filtered_.get());
+        Status status = outputs_[plan_.audio_graph.sinks[i].output].encode_audio(filtered_.get());
         av_frame_unref(filtered_.get());
         TC_RETURN_IF_ERROR(status);
       }
@@ -350,10 +333,7 @@ class Transcode {
     OutputReport report;
     report.path = plan.path;
     report.encoder = plan.video_copy ? "copy" : plan.video.encoder;
-    report.device = "cpu";
-    for (const Stage& stage : plan_.stages)
-      if (stage.name == "encode out" + std::to_string(&output - outputs_.data()))
-        report.device = stage.device.to_string();
+    report.device = plan.video.device.to_string();  // cpu for a copy
     report.width = plan.width;
     report.height = plan.height;
     report.frames = output.counters().video_frames;
@@ -374,7 +354,6 @@ class Transcode {
   std::vector<OutputStage> outputs_;
   std::optional<FilterGraph> video_graph_;
   std::optional<FilterGraph> audio_graph_;
-  std::vector<size_t> video_sink_outputs_;  // sink index -> output index
   av::FramePtr frame_ = av::make_frame();
   av::FramePtr filtered_ = av::make_frame();
   Window video_window_;

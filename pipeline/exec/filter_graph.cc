@@ -74,15 +74,17 @@ FilterGraph::Source audio_source(const AVCodecContext& decoder) {
   return {"abuffer", args, nullptr};
 }
 
-Result<FilterGraph> FilterGraph::create(const std::string& text, const std::string& source_label,
-                                        const Source& source, const std::vector<std::string>& sinks,
+Result<FilterGraph> FilterGraph::create(const FilterGraphPlan& plan,
+                                        const std::string& source_label, const Source& source,
                                         const AVBufferRef* device) {
+  const std::string& text = plan.text;
   FilterGraph graph;
   graph.graph_.reset(avfilter_graph_alloc());
   TC_ASSIGN_OR_RETURN(graph.source_, create_source(graph.graph_.get(), source));
   const char* sink_filter = std::string(source.filter) == "abuffer" ? "abuffersink" : "buffersink";
   std::vector<std::pair<std::string, AVFilterContext*>> sink_ends;
-  for (const std::string& label : sinks) {
+  for (const GraphSink& planned : plan.sinks) {
+    const std::string& label = planned.label;
     AVFilterContext* sink = nullptr;
     if (int err = avfilter_graph_create_filter(&sink, avfilter_get_by_name(sink_filter),
                                                label.c_str(), nullptr, nullptr, graph.graph_.get());

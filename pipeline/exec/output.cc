@@ -17,6 +17,13 @@ extern "C" {
 namespace tc {
 namespace {
 
+// A hardware encoder's failure is the device's (EIO, a hang or reset, is worth a retry); a
+// software encoder's is ours: it was given frames and options it should have taken.
+Status encoder_failure(int averror, const AVCodecContext& encoder) {
+  return av_status(averror, encoder.hw_frames_ctx ? Code::kDevice : Code::kInternal,
+                   "encoding with " + std::string(encoder.codec->name));
+}
+
 Status output_error(const std::string& path, const std::string& problem) {
   return {Code::kOutput, "cannot write " + path + ": " + problem};
 }
@@ -198,7 +205,6 @@ Status OutputStage::write(AVPacket* packet, AVStream* stream, AVRational from_ti
   packet->stream_index = stream->index;
   av_packet_rescale_ts(packet, from_time_base, stream->time_base);
   if (stream == video_) {
-    ++counters_.video_packets;
     int64_t end = packet->pts + std::max<int64_t>(packet->duration, 0);
     counters_.last_video_pts_us = std::max(
         counters_.last_video_pts_us, av_rescale_q(end, stream->time_base, AVRational{1, 1000000}));
@@ -213,8 +219,7 @@ Status OutputStage::drain(AVCodecContext* encoder, AVStream* stream) {
   for (;;) {
     int err = avcodec_receive_packet(encoder, packet.get());
     if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) return Status::ok();
-    if (err < 0)
-      return av_status(err, Code::kDevice, "encoding with " + std::string(encoder->codec->name));
+    if (err < 0) return encoder_failure(err, *encoder);
     // Encoders leave video packet durations unset; the muxer needs the last one.
     if (packet->duration == 0 && encoder->framerate.num > 0)
       packet->duration = av_rescale_q(1, av_inv_q(encoder->framerate), encoder->time_base);
@@ -227,9 +232,7 @@ Status OutputStage::encode_video(const AVFrame* frame) {
   if (!video_encoder_) return Status::ok();
   if (frame) ++counters_.video_frames;
   int err = avcodec_send_frame(video_encoder_.get(), frame);
-  if (err < 0 && err != AVERROR_EOF)
-    return av_status(err, plan_.video.hw_frames ? Code::kDevice : Code::kInternal,
-                     "encoding with " + plan_.video.encoder);
+  if (err < 0 && err != AVERROR_EOF) return encoder_failure(err, *video_encoder_);
   return drain(video_encoder_.get(), video_);
 }
 

@@ -33,10 +33,9 @@ class FilterGraph {
     std::string args;                        // its options ("video_size=...:pix_fmt=...")
     const AVBufferRef* hw_frames = nullptr;  // the decoder's frames context, for device frames
   };
-  // `text` reads from "[<source_label>]" and writes to "[<sink_label>]" for each sink label.
-  static Result<FilterGraph> create(const std::string& text, const std::string& source_label,
-                                    const Source& source, const std::vector<std::string>& sinks,
-                                    const AVBufferRef* device);
+  // The plan's graph, fed at "[<source_label>]"; sink i is the plan's sinks[i].
+  static Result<FilterGraph> create(const FilterGraphPlan& plan, const std::string& source_label,
+                                    const Source& source, const AVBufferRef* device);
   // Takes the frame's reference; nullptr signals the end of the stream.
   Status push(AVFrame* frame);
   // 0 with a frame, AVERROR(EAGAIN) for none yet, AVERROR_EOF at the end, or an error.
@@ -71,7 +70,6 @@ class PartialFile {
 
 struct OutputCounters {
   int64_t video_frames = 0;
-  int64_t video_packets = 0;
   int64_t last_video_pts_us = 0;  // end of the last video packet, in microseconds
 };
 

@@ -1,54 +1,134 @@
 #include "pipeline/hw/backends.h"
 
-#include <array>
-
 namespace tc {
 namespace {
 
-// VA-API pools hold nv12 (p010 for 10 bit); scale_vaapi converts while it scales, so every
-// branch gets the encoder's format without leaving the GPU.
-constexpr std::array kBackends{
-    BackendDesc{BackendKind::kSoftware, "software", AV_HWDEVICE_TYPE_NONE, AV_PIX_FMT_NONE,
-                "scale=%W:%H", "", "", AV_PIX_FMT_NONE, false},
-    BackendDesc{BackendKind::kVaapi, "vaapi", AV_HWDEVICE_TYPE_VAAPI, AV_PIX_FMT_VAAPI,
-                "scale_vaapi=w=%W:h=%H:format=nv12", "format=nv12,hwupload",
-                "hwdownload,format=nv12", AV_PIX_FMT_NV12, true},
-    BackendDesc{BackendKind::kCuda, "cuda", AV_HWDEVICE_TYPE_CUDA, AV_PIX_FMT_CUDA,
-                "scale_cuda=w=%W:h=%H", "format=nv12,hwupload", "hwdownload,format=nv12",
-                AV_PIX_FMT_NV12, true},
-    // FFmpeg 5.1 has no Vulkan decoder or encoder: frames go up, are scaled, and come back.
-    BackendDesc{BackendKind::kVulkan, "vulkan", AV_HWDEVICE_TYPE_VULKAN, AV_PIX_FMT_VULKAN,
-                "scale_vulkan=w=%W:h=%H", "format=yuv420p,hwupload", "hwdownload,format=yuv420p",
-                AV_PIX_FMT_YUV420P, false},
+constexpr size_t index_of(VideoCodec codec) {
+  return static_cast<size_t>(codec);  // kH264 .. kVp9 are 0..3; kCopy has no encoder
+}
+
+// VA-API: pools hold nv12; scale_vaapi converts while it scales, so every branch gets the
+// encoder's format without leaving the GPU. Encoders keep async_depth (FFmpeg 5.1's default,
+// 2) frames in flight; low_power follows the probed entrypoints (only VDEnc on Arc and newer).
+constexpr BackendDesc kVaapi{
+    .kind = BackendKind::kVaapi,
+    .name = "vaapi",
+    .device_type = AV_HWDEVICE_TYPE_VAAPI,
+    .hw_format = AV_PIX_FMT_VAAPI,
+    .sw_format = AV_PIX_FMT_NV12,
+    .scale = "scale_vaapi=w=%W:h=%H:format=nv12",
+    .upload = "format=nv12,hwupload",
+    .download = "hwdownload,format=nv12",
+    .decodes_on_device = true,
+    .fixed_pools = true,
+    .auto_label = "Intel GPU",
+    .device_noun = "Intel GPU render node",
+    .encoders = {"h264_vaapi", "hevc_vaapi", "av1_vaapi", "vp9_vaapi"},
+    .encoder = {.low_power_option = "low_power",
+                .rate_option = "rc_mode",
+                .quality_mode = "CQP",
+                .cbr_mode = "CBR",
+                .vbr_mode = "VBR",
+                .default_qp = 24,
+                .async_depth = 2,
+                .default_b_frames = 2},
 };
 
-constexpr std::array kEncoders{
-    CodecEncoders{VideoCodec::kH264, AV_CODEC_ID_H264, "libx264", "h264_vaapi", "h264_nvenc"},
-    CodecEncoders{VideoCodec::kHevc, AV_CODEC_ID_HEVC, "libx265", "hevc_vaapi", "hevc_nvenc"},
-    CodecEncoders{VideoCodec::kAv1, AV_CODEC_ID_AV1, "libsvtav1", "av1_vaapi", "av1_nvenc"},
-    CodecEncoders{VideoCodec::kVp9, AV_CODEC_ID_VP9, "libvpx-vp9", "vp9_vaapi", ""},
-    CodecEncoders{VideoCodec::kCopy, AV_CODEC_ID_NONE, "", "", ""},
+constexpr BackendDesc kCuda{
+    .kind = BackendKind::kCuda,
+    .name = "cuda",
+    .device_type = AV_HWDEVICE_TYPE_CUDA,
+    .hw_format = AV_PIX_FMT_CUDA,
+    .sw_format = AV_PIX_FMT_NV12,
+    .scale = "scale_cuda=w=%W:h=%H",
+    .upload = "format=nv12,hwupload",
+    .download = "hwdownload,format=nv12",
+    .decodes_on_device = true,
+    .fixed_pools = false,
+    .auto_label = "",  // probing CUDA starts a driver (seconds): only when asked for
+    .device_noun = "cuda device",
+    .encoders = {"h264_nvenc", "hevc_nvenc", "av1_nvenc", ""},
+    .encoder = {.preset_option = "preset",
+                .default_preset = "p4",
+                .rate_option = "rc",
+                .quality_mode = "constqp",
+                .cbr_mode = "cbr",
+                .vbr_mode = "vbr",
+                .default_qp = 24},
 };
+
+// FFmpeg 5.1 has no Vulkan decoder or encoder: frames go up, are scaled, and come back.
+constexpr BackendDesc kVulkan{
+    .kind = BackendKind::kVulkan,
+    .name = "vulkan",
+    .device_type = AV_HWDEVICE_TYPE_VULKAN,
+    .hw_format = AV_PIX_FMT_VULKAN,
+    .sw_format = AV_PIX_FMT_YUV420P,
+    .scale = "scale_vulkan=w=%W:h=%H",
+    .upload = "format=yuv420p,hwupload",
+    .download = "hwdownload,format=yuv420p",
+    .decodes_on_device = false,
+    .fixed_pools = false,
+    .auto_label = "",
+    .device_noun = "vulkan device",
+    .encoders = {},
+    .encoder = {},
+};
+
+constexpr BackendDesc kSoftware{
+    .kind = BackendKind::kSoftware,
+    .name = "software",
+    .device_type = AV_HWDEVICE_TYPE_NONE,
+    .hw_format = AV_PIX_FMT_NONE,
+    .sw_format = AV_PIX_FMT_YUV420P,
+    .scale = "scale=%W:%H",
+    .upload = "",
+    .download = "",
+    .decodes_on_device = false,
+    .fixed_pools = false,
+    .auto_label = "",
+    .device_noun = "",
+    .encoders = {"libx264", "libx265", "libsvtav1", "libvpx-vp9"},
+    .encoder = {},
+};
+
+constexpr std::array kBackends{kVaapi, kCuda, kVulkan, kSoftware};
 
 }  // namespace
+
+std::string_view BackendDesc::encoder_for(VideoCodec codec) const {
+  return codec == VideoCodec::kCopy ? std::string_view() : encoders[index_of(codec)];
+}
+
+int BackendDesc::encoder_held_frames(int b_frames) const {
+  if (!fixed_pools) return 0;
+  return encoder.async_depth + (b_frames >= 0 ? b_frames : encoder.default_b_frames) + 1;
+}
+
+const std::array<BackendDesc, 4>& backends() {
+  return kBackends;
+}
 
 const BackendDesc& backend_desc(BackendKind kind) {
   for (const BackendDesc& desc : kBackends)
     if (desc.kind == kind) return desc;
-  return kBackends[0];  // kAuto is resolved before anyone asks; software is the safe answer
+  return kSoftware;  // kAuto is resolved before anyone asks; software is the safe answer
 }
 
-const CodecEncoders& encoders_of(VideoCodec codec) {
-  for (const CodecEncoders& encoders : kEncoders)
-    if (encoders.codec == codec) return encoders;
-  return kEncoders.back();
-}
-
-std::string_view hw_encoder(BackendKind backend, VideoCodec codec) {
-  const CodecEncoders& encoders = encoders_of(codec);
-  if (backend == BackendKind::kVaapi) return encoders.vaapi;
-  if (backend == BackendKind::kCuda) return encoders.cuda;
-  return {};
+AVCodecID codec_id(VideoCodec codec) {
+  switch (codec) {
+    case VideoCodec::kH264:
+      return AV_CODEC_ID_H264;
+    case VideoCodec::kHevc:
+      return AV_CODEC_ID_HEVC;
+    case VideoCodec::kAv1:
+      return AV_CODEC_ID_AV1;
+    case VideoCodec::kVp9:
+      return AV_CODEC_ID_VP9;
+    case VideoCodec::kCopy:
+      break;
+  }
+  return AV_CODEC_ID_NONE;
 }
 
 }  // namespace tc

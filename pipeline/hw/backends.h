@@ -1,8 +1,10 @@
 // Backends are data (as mpv's hwdec table): per backend its device type, hw pixel format, the
-// filters that scale and move frames, and its encoder per codec. The planner reads this table;
-// nothing else branches on a backend's name.
+// filters that scale and move frames, its encoder per codec and how those encoders are driven.
+// The planner reads this table and never branches on a backend's kind: adding one (QSV) is a
+// table entry and a device opener.
 #pragma once
 
+#include <array>
 #include <string_view>
 
 extern "C" {
@@ -15,30 +17,57 @@ extern "C" {
 
 namespace tc {
 
+// How a hardware encoder is driven: which options say what, in the order FFmpeg's CLI would
+// pass them.
+struct HwEncoderDesc {
+  // Chosen from the probed entrypoints ("1" when only the low-power one exists); empty = none.
+  std::string_view low_power_option;
+  std::string_view preset_option;  // takes the job's --preset; empty = the encoder has none
+  std::string_view default_preset;
+  std::string_view rate_option;   // names the rate-control mode ...
+  std::string_view quality_mode;  // ... constant quality (with `qp`)
+  std::string_view cbr_mode;
+  std::string_view vbr_mode;
+  int default_qp = 0;
+  // Frames the encoder keeps in flight before it returns them (0 = no such option).
+  int async_depth = 0;
+  // B-frames it uses when the job does not say: their reorder window holds frames too.
+  int default_b_frames = 0;
+};
+
 struct BackendDesc {
   BackendKind kind;
   std::string_view name;
-  AVHWDeviceType device_type;     // AV_HWDEVICE_TYPE_NONE for software
-  AVPixelFormat hw_format;        // AV_PIX_FMT_NONE for software
-  std::string_view scale;         // the scale filter; "%W" and "%H" stand for the target size
-  std::string_view upload;        // filters that bring a software frame to the device
-  std::string_view download;      // filters that bring a device frame back to memory
-  AVPixelFormat download_format;  // the software format `download` yields
-  bool decodes_on_device;         // the decoder can output device frames (hwaccel)
+  AVHWDeviceType device_type;  // AV_HWDEVICE_TYPE_NONE for software
+  AVPixelFormat hw_format;     // AV_PIX_FMT_NONE for software
+  // The software format of device frames: what the scaler writes, `download` yields and the
+  // hardware encoders take.
+  AVPixelFormat sw_format;
+  std::string_view scale;     // the scale filter; "%W" and "%H" stand for the target size
+  std::string_view upload;    // filters that bring a software frame to the device
+  std::string_view download;  // filters that bring a device frame back to memory
+  bool decodes_on_device;     // the decoder can output device frames (hwaccel)
+  // Frame pools cannot grow (VA-API surfaces): the plan sizes them for every frame held
+  // downstream, through extra_hw_frames on the decoder, hwupload and each scaler.
+  bool fixed_pools;
+  // What `auto` calls a device of this backend ("Intel GPU"); empty = auto never picks it.
+  std::string_view auto_label;
+  std::string_view device_noun;  // for errors: "no usable <noun>"
+  // Encoders by codec (h264, hevc, av1, vp9); empty where the backend has none.
+  std::array<std::string_view, 4> encoders;
+  HwEncoderDesc encoder;
+
+  std::string_view encoder_for(VideoCodec codec) const;
+  bool on_device() const { return device_type != AV_HWDEVICE_TYPE_NONE; }
+  // Frames a hardware encoder of this backend holds from its input pool: in flight plus the
+  // B-frame reorder window plus the one being encoded; 0 where pools grow on demand.
+  int encoder_held_frames(int b_frames) const;
 };
 
 const BackendDesc& backend_desc(BackendKind kind);
+// Every backend, in the order `auto` prefers them.
+const std::array<BackendDesc, 4>& backends();
 
-struct CodecEncoders {
-  VideoCodec codec;
-  AVCodecID id;
-  std::string_view software;
-  std::string_view vaapi;
-  std::string_view cuda;
-};
-
-const CodecEncoders& encoders_of(VideoCodec codec);
-// The hw encoder of `codec` on `backend`; empty when the backend has none.
-std::string_view hw_encoder(BackendKind backend, VideoCodec codec);
+AVCodecID codec_id(VideoCodec codec);  // AV_CODEC_ID_NONE for kCopy
 
 }  // namespace tc

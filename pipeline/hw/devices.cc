@@ -176,11 +176,6 @@ struct DrmVersionDeleter {
 };
 using DrmVersion = std::unique_ptr<drmVersion, DrmVersionDeleter>;
 
-struct DrmDeviceDeleter {
-  void operator()(drmDevicePtr device) const { drmFreeDevice(&device); }
-};
-using DrmDevice = std::unique_ptr<drmDevice, DrmDeviceDeleter>;
-
 // A display from vaGetDisplayDRM. vaTerminate also frees a display whose vaInitialize failed
 // (as libavutil's hwcontext_vaapi does), so it runs for every non-null display.
 class VaDisplayHandle {
@@ -227,16 +222,6 @@ std::vector<std::string> list_render_nodes(const std::string& dri_dir, HwInvento
   std::sort(nodes.begin(), nodes.end(), render_node_before);
   if (nodes.empty()) inventory.notes.push_back(dri_dir + ": no renderD* nodes");
   return nodes;
-}
-
-void read_pci_ids(int fd, HwDevice& device) {
-  drmDevicePtr raw = nullptr;
-  // flags 0: no PCI revision, whose read can wake a suspended GPU.
-  if (drmGetDevice2(fd, 0, &raw) != 0) return;
-  DrmDevice drm_device(raw);
-  if (drm_device->bustype != DRM_BUS_PCI || !drm_device->deviceinfo.pci) return;
-  device.pci_vendor = drm_device->deviceinfo.pci->vendor_id;
-  device.pci_device = drm_device->deviceinfo.pci->device_id;
 }
 
 Result<std::vector<VaProfileEntrypoints>> query_va_profiles(VADisplay display) {
@@ -306,7 +291,6 @@ HwDevice probe_render_node(const std::string& path) {
     return device;
   }
   device.driver.assign(version->name, version->name_len);
-  read_pci_ids(fd.get(), device);
   if (!is_intel_driver(device.driver)) {
     device.unusable_reason =
         "kernel driver " + device.driver + " is not an Intel GPU driver (i915/xe)";
@@ -395,7 +379,7 @@ Status open_nvenc(const AVCodec* encoder, const AVBufferRef& cuda_device) {
 
 void probe_nvenc(VideoCodec codec, const AVBufferRef& cuda_device, HwDevice& device,
                  HwInventory& inventory) {
-  const std::string encoder_name(hw_encoder(BackendKind::kCuda, codec));
+  const std::string encoder_name(backend_desc(BackendKind::kCuda).encoder_for(codec));
   if (encoder_name.empty()) return;  // NVENC has no encoder for this codec
   const std::string prefix = "cuda " + device.path + ": " + encoder_name + " unavailable: ";
   const AVCodec* encoder = avcodec_find_encoder_by_name(encoder_name.c_str());
@@ -413,7 +397,7 @@ void probe_nvenc(VideoCodec codec, const AVBufferRef& cuda_device, HwDevice& dev
     inventory.notes.push_back(prefix + opened.message());
     return;
   }
-  device.encode[encoders_of(codec).id].full = true;
+  device.encode[codec_id(codec)].full = true;
 }
 
 void discover_cuda(const DiscoveryOptions& options, HwInventory& inventory) {

@@ -24,11 +24,9 @@ struct EncodeEntrypoints {
 
 struct HwDevice {
   BackendKind backend = BackendKind::kVaapi;
-  std::string path;    // "/dev/dri/renderD128"; CUDA: the device index, "0"
-  std::string driver;  // kernel driver: "i915", "xe", "amdgpu", "nvidia"
-  std::string vendor;  // VA-API vendor string / GPU name
-  uint16_t pci_vendor = 0;
-  uint16_t pci_device = 0;
+  std::string path;                 // "/dev/dri/renderD128"; CUDA: the device index, "0"
+  std::string driver;               // kernel driver: "i915", "xe", "amdgpu", "nvidia"
+  std::string vendor;               // VA-API vendor string / GPU name
   std::map<AVCodecID, int> decode;  // codec -> highest bit depth the device decodes
   std::map<AVCodecID, EncodeEntrypoints> encode;
   bool can_scale = false;  // VAEntrypointVideoProc / scale_cuda / scale_vulkan

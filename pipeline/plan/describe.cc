@@ -50,12 +50,12 @@ std::string describe(const Plan& plan) {
   text << "backend: " << name_of(plan.backend) << " (" << plan.backend_reason << ")\n";
   for (const Stage& stage : plan.stages)
     text << "  " << stage.name << ": " << stage.what << " [" << stage.device.to_string() << "]\n";
-  if (!plan.video_graph.empty()) text << "video graph: " << plan.video_graph << "\n";
-  if (!plan.audio_graph.empty()) text << "audio graph: " << plan.audio_graph << "\n";
+  if (!plan.video_graph.empty()) text << "video graph: " << plan.video_graph.text << "\n";
+  if (!plan.audio_graph.empty()) text << "audio graph: " << plan.audio_graph.text << "\n";
   if (plan.decode.extra_hw_frames)
     text << "decoder extra_hw_frames: " << plan.decode.extra_hw_frames << "\n";
   text << "frames copied between device and memory: "
-       << (plan.transfers() ? std::to_string(plan.transfers()) + " transfer filter(s)" : "none")
+       << (plan.crossings() ? std::to_string(plan.crossings()) + " transfer filter(s)" : "none")
        << "\n";
   return text.str();
 }
@@ -78,24 +78,24 @@ std::string ffmpeg_command(const Plan& plan, const JobSpec& spec) {
   if (spec.start_s > 0) args.insert(args.end(), {"-ss", seconds(spec.start_s)});
   if (spec.duration_s > 0) args.insert(args.end(), {"-t", seconds(spec.duration_s)});
   args.insert(args.end(), {"-i", spec.input});
-  std::string graph = replace_all(plan.video_graph, "[in]", "[0:v:0]");
+  std::string graph = replace_all(plan.video_graph.text, "[in]", "[0:v:0]");
   if (!plan.audio_graph.empty())
-    graph += (graph.empty() ? "" : ";") + replace_all(plan.audio_graph, "[ain]", "[0:a:0]");
+    graph += (graph.empty() ? "" : ";") + replace_all(plan.audio_graph.text, "[ain]", "[0:a:0]");
   if (!graph.empty()) args.insert(args.end(), {"-filter_complex", graph});
   for (size_t k = 0; k < plan.outputs.size(); ++k) {
     const OutputPlan& output = plan.outputs[k];
     if (output.video_copy) {
       args.insert(args.end(), {"-map", "0:v:0", "-c:v", "copy"});
     } else {
-      args.insert(args.end(), {"-map", "[" + video_sink_label(k) + "]"});
+      args.insert(args.end(), {"-map", "[" + plan.video_graph.sink_label(k) + "]"});
       add_encoder_args(output, args);
     }
     if (output.audio.mode == AudioPlan::Mode::kCopy)
       args.insert(args.end(), {"-map", "0:a:0", "-c:a", "copy"});
     if (output.audio.mode == AudioPlan::Mode::kEncode)
       args.insert(args.end(),
-                  {"-map", "[" + audio_sink_label(k) + "]", "-c:a", output.audio.encoder, "-b:a",
-                   std::to_string(output.audio.bit_rate)});
+                  {"-map", "[" + plan.audio_graph.sink_label(k) + "]", "-c:a", output.audio.encoder,
+                   "-b:a", std::to_string(output.audio.bit_rate)});
     for (const auto& [key, value] : output.mux_options) args.insert(args.end(), {"-" + key, value});
     args.insert(args.end(), {"-f", output.format, output.path});
   }

@@ -39,13 +39,19 @@ struct Stage {
 struct DecodePlan {
   bool needed = false;  // false when every output copies the video
   bool hw = false;      // frames stay in device memory (get_format picks hw_format)
+  bool upload = false;  // software-decoded frames go up to the device before the graph
   int threads = 0;      // 0 = auto; hw decoders keep 1-2 (the pool grows with threads)
   int extra_hw_frames = 0;
+  StageDevice device;  // where the decoder runs
+  std::string note;    // why it runs there: "vaapi hwaccel", "software: ... cannot decode ..."
 };
 
 struct VideoEncodePlan {
   std::string encoder;                         // "libx264", "h264_vaapi"
+  StageDevice device;                          // where it runs
+  std::string note;                            // "low_power", "cuda cannot encode vp9", or ""
   bool hw_frames = false;                      // takes device frames from its buffersink
+  bool download = false;                       // its frames come down from the device first
   AVPixelFormat pix_fmt = AV_PIX_FMT_YUV420P;  // software format of the frames it encodes
   Options options;                             // private options: preset, crf, rc_mode, ...
   int64_t bit_rate = 0;
@@ -72,6 +78,24 @@ struct OutputPlan {
   AudioPlan audio;
 };
 
+// The graph's sink `label` feeds output `output`.
+struct GraphSink {
+  std::string label;  // "out2", "aout2"
+  size_t output = 0;
+};
+
+// A libavfilter graph as the planner wrote it, with what it recorded while writing it.
+struct FilterGraphPlan {
+  std::string text;              // from one input ("[in]" / "[ain]") to every sink below
+  std::vector<GraphSink> sinks;  // in output order
+  int uploads = 0;               // filters that copy frames from memory to the device
+  int downloads = 0;             // filters that copy frames from the device to memory
+  int scalers = 0;
+  bool empty() const { return text.empty(); }
+  // The label of output `output`'s sink; empty when it has none.
+  std::string sink_label(size_t output) const;
+};
+
 struct Plan {
   BackendKind backend = BackendKind::kSoftware;
   std::string backend_reason;  // why this backend ("auto: no Intel render node; software")
@@ -79,23 +103,16 @@ struct Plan {
   AVHWDeviceType device_type = AV_HWDEVICE_TYPE_NONE;
   AVPixelFormat hw_format = AV_PIX_FMT_NONE;
   DecodePlan decode;
-  // libavfilter graph text: one input "[in]", one output "[outK]" per output K that encodes
-  // video. Empty when no output encodes video.
-  std::string video_graph;
-  // Same for audio: "[ain]" -> "[aoutK]" per output K that encodes audio.
-  std::string audio_graph;
+  FilterGraphPlan video_graph;  // empty when no output encodes video
+  FilterGraphPlan audio_graph;  // empty when no output encodes audio
   std::vector<OutputPlan> outputs;
-  std::vector<Stage> stages;
-  // Frames copied between device and host memory, as the graph says: hwupload + hwdownload
-  // filters. 0 for a pure hardware plan.
-  int transfers() const;
+  std::vector<Stage> stages;  // demux, decode, upload, filter, then per output; in order
+  // Places where frames cross between device and host memory (an upload or a download
+  // filter); 0 for a pure hardware plan.
+  int crossings() const { return video_graph.uploads + video_graph.downloads; }
 };
 
 Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInventory& devices);
-
-// The graph labels of output K's sinks, shared by the planner and the executor: "out2", "aout2".
-std::string video_sink_label(size_t output);
-std::string audio_sink_label(size_t output);
 
 // Human-readable plan, one stage a line.
 std::string describe(const Plan& plan);

@@ -87,6 +87,7 @@ int serve(const DaemonConfig& config) {
   if (!store.is_ok()) return usage_error(store.status());
   HwInventory inventory = discover_devices();
   Scheduler scheduler(
+      inventory,
       devices_from_inventory(inventory, config.slots, std::thread::hardware_concurrency()),
       config.max_queue);
   log_devices(scheduler.devices(), inventory);

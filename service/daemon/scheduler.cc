@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "pipeline/plan/backend_choice.h"
+
 namespace tc::daemon {
 
 int default_slots(BackendKind backend, unsigned cores) {
@@ -37,17 +39,16 @@ bool Scheduler::remove(const std::string& id) {
   return true;
 }
 
-// `auto` goes where the worker's auto would go: the first hw device when there is one (the
-// inventory lists VA-API first), else software. A job no device can run gets a software slot
-// and the worker fails it with the pipeline's own reason.
+// A device can run a job when the planner, pointed at that device, would run the job there:
+// `auto` on a GPU that cannot scale plans software, so it takes a software slot. A job that
+// no device can run (a backend this node lacks) gets a software slot, and the worker fails it
+// with the planner's own reason.
 bool Scheduler::can_run(const QueuedJob& job, const SchedDevice& device) const {
-  if (job.backend == BackendKind::kAuto) {
-    bool any_hw = devices_.size() > 1;
-    return any_hw ? device.backend == devices_[1].backend
-                  : device.backend == BackendKind::kSoftware;
-  }
-  if (device.backend != job.backend) return false;
-  return job.device_path.empty() || job.device_path == device.path;
+  const std::string& path = job.device_path.empty() ? device.path : job.device_path;
+  Result<BackendChoice> choice = choose_backend(job.backend, path, inventory_);
+  if (!choice.is_ok()) return false;
+  std::string chosen_path = choice->device ? choice->device->path : "";
+  return choice->kind == device.backend && chosen_path == device.path;
 }
 
 std::optional<int> Scheduler::least_loaded_free(const QueuedJob& job) const {

@@ -45,8 +45,10 @@ std::vector<SchedDevice> devices_from_inventory(const HwInventory& inventory, in
 
 class Scheduler {
  public:
-  Scheduler(std::vector<SchedDevice> devices, int max_queue)
-      : devices_(std::move(devices)), max_queue_(max_queue) {}
+  // `inventory` is what `devices` were made from: a job goes where the planner, given the same
+  // inventory, will run it (tc::choose_backend, the one decision).
+  Scheduler(HwInventory inventory, std::vector<SchedDevice> devices, int max_queue)
+      : inventory_(std::move(inventory)), devices_(std::move(devices)), max_queue_(max_queue) {}
 
   // False when the queue is full; `force` ignores the bound (jobs recovered at start-up).
   bool enqueue(const QueuedJob& job, bool force = false);
@@ -71,6 +73,7 @@ class Scheduler {
   bool can_run(const QueuedJob& job, const SchedDevice& device) const;
   std::optional<int> least_loaded_free(const QueuedJob& job) const;
 
+  HwInventory inventory_;
   std::vector<SchedDevice> devices_;
   std::set<QueuedJob, Order> queue_;
   int max_queue_;

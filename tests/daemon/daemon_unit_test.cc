@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "pipeline/exec/executor.h"
+#include "pipeline/plan/plan.h"
 #include "service/daemon/config.h"
 #include "service/daemon/job_manager.h"
 #include "service/daemon/job_store.h"
@@ -17,6 +18,7 @@
 #include "service/daemon/worker_protocol.h"
 #include "service/daemon/worker_supervisor.h"
 #include "tests/support/media_tools.h"
+#include "tests/unit/fixtures.h"
 
 namespace fs = std::filesystem;
 using namespace tc;
@@ -139,7 +141,7 @@ TEST(JobStore, RequestIdReturnsTheFirstJob) {
 }
 
 TEST(Scheduler, PriorityThenOrderAndSlots) {
-  Scheduler s({{BackendKind::kSoftware, "", "software", 2, 0}}, 3);
+  Scheduler s({}, {{BackendKind::kSoftware, "", "software", 2, 0}}, 3);
   EXPECT_TRUE(s.enqueue({"low", 0, 1}));
   EXPECT_TRUE(s.enqueue({"high", 5, 2}));
   EXPECT_TRUE(s.enqueue({"low2", 0, 3}));
@@ -155,7 +157,9 @@ TEST(Scheduler, LeastLoadedDeviceOfTheBackend) {
   std::vector<SchedDevice> devices = {{BackendKind::kSoftware, "", "software", 1, 0},
                                       {BackendKind::kVaapi, "/dev/dri/renderD128", "a", 4, 0},
                                       {BackendKind::kVaapi, "/dev/dri/renderD129", "b", 4, 0}};
-  Scheduler s(devices, 10);
+  Scheduler s(tc::testing::inventory({tc::testing::intel_gpu("/dev/dri/renderD128"),
+                                      tc::testing::intel_gpu("/dev/dri/renderD129")}),
+              devices, 10);
   for (int i = 0; i < 4; ++i)
     ASSERT_TRUE(s.enqueue({"j" + std::to_string(i), 0, i, BackendKind::kVaapi}));
   std::vector<int> picked;
@@ -166,6 +170,36 @@ TEST(Scheduler, LeastLoadedDeviceOfTheBackend) {
   EXPECT_EQ(default_slots(BackendKind::kSoftware, 2), 1);
   EXPECT_EQ(default_slots(BackendKind::kSoftware, 16), 8);
   EXPECT_EQ(default_slots(BackendKind::kVaapi, 2), 4);
+}
+
+// The scheduler and the planner make one decision: an auto job goes where make_plan will run it.
+TEST(Scheduler, AutoJobIsPlacedWhereThePlannerRunsIt) {
+  HwDevice no_video_proc = tc::testing::intel_gpu("/dev/dri/renderD128");
+  no_video_proc.can_scale = false;  // decodes and encodes, but no VAEntrypointVideoProc
+  HwInventory inventory = tc::testing::inventory({no_video_proc});
+  JobSpec spec = tc::testing::job({tc::testing::output("out.mp4", 640, 360)});
+  spec.device = no_video_proc.path;  // as the daemon pins it for a worker on that device
+  Result<Plan> plan = make_plan(spec, tc::testing::media(), inventory);
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  ASSERT_EQ(plan->backend, BackendKind::kSoftware);
+
+  Scheduler s(inventory, devices_from_inventory(inventory, 0, 2), 10);
+  ASSERT_EQ(s.devices().size(), 2u);  // software and the GPU
+  ASSERT_TRUE(s.enqueue({"auto", 0, 1, BackendKind::kAuto}));
+  std::optional<Assignment> placed = s.next();
+  ASSERT_TRUE(placed.has_value());
+  EXPECT_EQ(s.devices()[placed->device].backend, BackendKind::kSoftware);
+
+  // A GPU that can scale takes auto jobs, and the planner agrees.
+  HwInventory capable = tc::testing::inventory({tc::testing::intel_gpu("/dev/dri/renderD128")});
+  Scheduler t(capable, devices_from_inventory(capable, 0, 2), 10);
+  ASSERT_TRUE(t.enqueue({"auto", 0, 1, BackendKind::kAuto}));
+  placed = t.next();
+  ASSERT_TRUE(placed.has_value());
+  EXPECT_EQ(t.devices()[placed->device].backend, BackendKind::kVaapi);
+  Result<Plan> gpu_plan = make_plan(spec, tc::testing::media(), capable);
+  ASSERT_TRUE(gpu_plan.is_ok());
+  EXPECT_EQ(gpu_plan->backend, BackendKind::kVaapi);
 }
 
 class Policy : public ::testing::Test {
@@ -310,7 +344,7 @@ TEST(JobManager, RecoveryRequeuesOrFailsInterruptedJobsAndRemovesPartials) {
   options.max_attempts = 3;
   // No slots: recovery only, nothing starts.
   JobManager manager(options, std::move(*store),
-                     Scheduler({{BackendKind::kSoftware, "", "software", 0, 0}}, 10));
+                     Scheduler({}, {{BackendKind::kSoftware, "", "software", 0, 0}}, 10));
   ASSERT_TRUE(manager.start().is_ok());
   JobRecord again, spent;
   ASSERT_TRUE(manager.get("again", again).is_ok());

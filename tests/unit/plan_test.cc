@@ -47,13 +47,13 @@ TEST(SoftwarePlan, SingleOutputScalesOnCpu) {
   Result<Plan> plan = make_plan(job({output("out.mp4", 1280, 0)}), media(), inventory({}));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   EXPECT_EQ(plan->backend, BackendKind::kSoftware);
-  EXPECT_EQ(plan->video_graph, "[in]scale=1280:720,format=yuv420p[out0]");
+  EXPECT_EQ(plan->video_graph.text, "[in]scale=1280:720,format=yuv420p[out0]");
   EXPECT_EQ(plan->outputs[0].video.encoder, "libx264");
   EXPECT_EQ(option(plan->outputs[0].video, "preset"), "veryfast");
   EXPECT_EQ(plan->outputs[0].format, "mp4");
   EXPECT_EQ(plan->outputs[0].mux_options, (Options{{"movflags", "+faststart"}}));
   EXPECT_EQ(plan->outputs[0].video.gop, 60);  // two seconds at 30 fps
-  EXPECT_EQ(plan->transfers(), 0);
+  EXPECT_EQ(plan->crossings(), 0);
   EXPECT_FALSE(plan->decode.hw);
 }
 
@@ -61,7 +61,7 @@ TEST(SoftwarePlan, LadderDecodesOnceAndScalesCascaded) {
   Result<Plan> plan = make_plan(job(ladder()), media(), inventory({}));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   // 720p scales from 1080p, 360p from 720p: each scaler works on the smallest frame that holds it.
-  EXPECT_EQ(plan->video_graph,
+  EXPECT_EQ(plan->video_graph.text,
             "[in]split=2[v0][v1];[v0]format=yuv420p[out0];[v1]scale=1280:720,split=2[v2][v3];"
             "[v2]format=yuv420p[out1];[v3]scale=640:360,format=yuv420p[out2]");
   EXPECT_TRUE(plan->decode.needed);
@@ -99,12 +99,45 @@ TEST(SoftwarePlan, AudioAutoCopiesWhatTheContainerTakesElseAac) {
   ASSERT_TRUE(pcm_source.is_ok());
   EXPECT_EQ(pcm_source->outputs[0].audio.mode, AudioPlan::Mode::kEncode);
   EXPECT_EQ(pcm_source->outputs[0].audio.encoder, "aac");
-  EXPECT_EQ(pcm_source->audio_graph,
+  EXPECT_EQ(pcm_source->audio_graph.text,
             "[ain]aformat=sample_fmts=fltp,asplit=2[a0][a1];[a0]anull[aout0];[a1]anull[aout1]");
   OutputSpec forced_copy = output("a.mp4");
   forced_copy.audio = AudioMode::kCopy;
   Result<Plan> refused = make_plan(job({forced_copy}), pcm, inventory({}));
   EXPECT_EQ(refused.status().code(), Code::kUnsupported);
+}
+
+// The executor wires sinks to outputs from the plan: a copied output has no video sink, and
+// only outputs that encode audio have an audio sink.
+TEST(SoftwarePlan, SinksNameTheOutputsTheyFeed) {
+  MediaInfo pcm = media();
+  pcm.audio->codec = AV_CODEC_ID_PCM_S16LE;
+  pcm.audio->codec_name = "pcm_s16le";
+  std::vector<OutputSpec> outputs = {output("a.mp4", 1280, 720),
+                                     output("b.mkv", 0, 0, VideoCodec::kCopy),
+                                     output("c.mp4", 640, 360)};
+  outputs[2].audio = AudioMode::kNone;
+  Result<Plan> plan = make_plan(job(outputs), pcm, inventory({}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  ASSERT_EQ(plan->video_graph.sinks.size(), 2u);
+  EXPECT_EQ(plan->video_graph.sinks[0].output, 0u);
+  EXPECT_EQ(plan->video_graph.sinks[1].output, 2u);
+  EXPECT_EQ(plan->video_graph.sink_label(1), "");
+  EXPECT_NE(plan->video_graph.text.find("[" + plan->video_graph.sinks[1].label + "]"),
+            std::string::npos);
+  // mp4 takes no PCM: output 0 encodes AAC; mkv copies PCM; output 2 has no audio.
+  ASSERT_EQ(plan->audio_graph.sinks.size(), 1u);
+  EXPECT_EQ(plan->audio_graph.sinks[0].output, 0u);
+  EXPECT_EQ(plan->outputs[1].audio.mode, AudioPlan::Mode::kCopy);
+  EXPECT_EQ(plan->outputs[1].video.device.backend, BackendKind::kSoftware);  // a copy: cpu
+  EXPECT_EQ(plan->video_graph.scalers, 2);
+  EXPECT_EQ(plan->crossings(), 0);
+  // Stages come in pipeline order: demux, decode, filter, then each output's encode and mux.
+  std::vector<std::string> names;
+  for (const Stage& stage : plan->stages) names.push_back(stage.name);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"demux", "decode", "filter", "encode out0", "mux out0",
+                                      "encode out1", "mux out1", "encode out2", "mux out2"}));
 }
 
 TEST(VaapiPlan, AutoPicksAUsableIntelGpuAndSaysWhy) {
@@ -129,18 +162,23 @@ TEST(VaapiPlan, PureLadderStaysOnTheGpu) {
   Result<Plan> plan =
       make_plan(job(ladder(), BackendKind::kVaapi), media(), inventory({intel_gpu()}));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
-  EXPECT_EQ(plan->transfers(), 0) << plan->video_graph;
-  EXPECT_EQ(count(plan->video_graph, "hwupload"), 0);
-  EXPECT_EQ(count(plan->video_graph, "hwdownload"), 0);
-  EXPECT_EQ(count(plan->video_graph, "split=3"), 1) << plan->video_graph;
-  EXPECT_EQ(count(plan->video_graph, "scale_vaapi="), 3) << plan->video_graph;
-  EXPECT_NE(plan->video_graph.find("scale_vaapi=w=640:h=360:format=nv12"), std::string::npos);
+  EXPECT_EQ(plan->crossings(), 0) << plan->video_graph.text;
+  EXPECT_EQ(plan->video_graph.uploads, 0);
+  EXPECT_EQ(plan->video_graph.downloads, 0);
+  EXPECT_EQ(plan->video_graph.scalers, 3);  // every branch scales from the decoded surface
+  EXPECT_EQ(count(plan->video_graph.text, "split=3"), 1) << plan->video_graph.text;
+  EXPECT_NE(plan->video_graph.text.find("scale_vaapi=w=640:h=360:format=nv12"), std::string::npos);
   EXPECT_TRUE(plan->decode.hw);
+  EXPECT_FALSE(plan->decode.upload);
+  EXPECT_EQ(plan->decode.device.path, "/dev/dri/renderD128");
   EXPECT_EQ(plan->decode.threads, 1);
   EXPECT_EQ(plan->hw_format, AV_PIX_FMT_VAAPI);
   for (const OutputPlan& output : plan->outputs) {
     EXPECT_EQ(output.video.encoder, "h264_vaapi");
     EXPECT_TRUE(output.video.hw_frames);
+    EXPECT_FALSE(output.video.download);
+    EXPECT_EQ(output.video.device.backend, BackendKind::kVaapi);
+    EXPECT_EQ(output.video.device.path, "/dev/dri/renderD128");
     EXPECT_EQ(option(output.video, "low_power"), "0");  // the full entrypoint exists
     EXPECT_EQ(option(output.video, "rc_mode"), "CQP");
   }
@@ -158,13 +196,14 @@ TEST(VaapiPlan, PoolsAreSizedForEveryBranch) {
   // The decoder's pool covers a surface per branch in the graph, plus the graph's queue.
   EXPECT_EQ(plan->decode.extra_hw_frames, 3 + 2);
   // Each scaler's pool covers what its encoder holds: async_depth 2 + 2 B-frames + 1.
-  EXPECT_EQ(count(plan->video_graph, ":extra_hw_frames=5"), 3) << plan->video_graph;
+  EXPECT_EQ(count(plan->video_graph.text, ":extra_hw_frames=5"), 3) << plan->video_graph.text;
   OutputSpec no_b = output("d.mp4", 320, 180);
   no_b.b_frames = 0;
   Result<Plan> fewer =
       make_plan(job({no_b}, BackendKind::kVaapi), media(), inventory({intel_gpu()}));
   ASSERT_TRUE(fewer.is_ok());
-  EXPECT_NE(fewer->video_graph.find(":extra_hw_frames=3"), std::string::npos) << fewer->video_graph;
+  EXPECT_NE(fewer->video_graph.text.find(":extra_hw_frames=3"), std::string::npos)
+      << fewer->video_graph.text;
 }
 
 TEST(VaapiPlan, LowPowerWhenOnlyVdencExists) {
@@ -185,8 +224,12 @@ TEST(VaapiPlan, SoftwareDecodeAndUploadWhenTheGpuCannotDecode) {
                                 media(AV_CODEC_ID_HEVC), inventory({gpu}));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   EXPECT_FALSE(plan->decode.hw);
-  EXPECT_EQ(plan->transfers(), 1);
-  EXPECT_EQ(plan->video_graph.rfind("[in]format=nv12,hwupload", 0), 0u) << plan->video_graph;
+  EXPECT_TRUE(plan->decode.upload);
+  EXPECT_EQ(plan->video_graph.uploads, 1);
+  EXPECT_EQ(plan->video_graph.downloads, 0);
+  EXPECT_EQ(plan->crossings(), 1);
+  EXPECT_EQ(plan->video_graph.text.rfind("[in]format=nv12,hwupload", 0), 0u)
+      << plan->video_graph.text;
   ASSERT_NE(stage(*plan, "upload"), nullptr);
   EXPECT_EQ(stage(*plan, "decode")->device.backend, BackendKind::kSoftware);
   EXPECT_NE(stage(*plan, "decode")->what.find("cannot decode hevc"), std::string::npos);
@@ -217,10 +260,17 @@ TEST(VaapiPlan, DownloadOnlyTheBranchTheGpuCannotEncode) {
   EXPECT_EQ(plan->outputs[0].video.encoder, "h264_vaapi");
   EXPECT_EQ(plan->outputs[1].video.encoder, "libvpx-vp9");
   EXPECT_FALSE(plan->outputs[1].video.hw_frames);
-  EXPECT_EQ(plan->transfers(), 1);
-  EXPECT_NE(plan->video_graph.find("scale_vaapi=w=640:h=360:format=nv12,hwdownload,format=nv12"),
-            std::string::npos)
-      << plan->video_graph;
+  EXPECT_FALSE(plan->outputs[0].video.download);
+  EXPECT_TRUE(plan->outputs[1].video.download);
+  EXPECT_EQ(plan->outputs[0].video.device.backend, BackendKind::kVaapi);
+  EXPECT_EQ(plan->outputs[1].video.device.backend, BackendKind::kSoftware);
+  EXPECT_EQ(plan->video_graph.uploads, 0);
+  EXPECT_EQ(plan->video_graph.downloads, 1);
+  EXPECT_EQ(plan->crossings(), 1);
+  EXPECT_NE(
+      plan->video_graph.text.find("scale_vaapi=w=640:h=360:format=nv12,hwdownload,format=nv12"),
+      std::string::npos)
+      << plan->video_graph.text;
   EXPECT_NE(stage(*plan, "download out1"), nullptr);
   EXPECT_EQ(stage(*plan, "download out0"), nullptr);
   EXPECT_EQ(stage(*plan, "encode out1")->device.backend, BackendKind::kSoftware);
@@ -235,7 +285,7 @@ TEST(VaapiPlan, Av1EncodeNeedsAnEncoderInThisFfmpeg) {
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   bool has_av1_vaapi = avcodec_find_encoder_by_name("av1_vaapi") != nullptr;
   EXPECT_EQ(plan->outputs[0].video.encoder, has_av1_vaapi ? "av1_vaapi" : "libsvtav1");
-  EXPECT_EQ(plan->transfers(), has_av1_vaapi ? 0 : 1);
+  EXPECT_EQ(plan->crossings(), has_av1_vaapi ? 0 : 1);
 }
 
 TEST(VaapiPlan, RequestedWithoutIntelGpuIsADeviceErrorThatMentionsAuto) {
@@ -303,9 +353,9 @@ TEST(VulkanPlan, UploadsScalesAndDownloads) {
       make_plan(job(ladder(), BackendKind::kVulkan), media(), inventory({lavapipe()}));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   EXPECT_FALSE(plan->decode.hw);
-  EXPECT_EQ(count(plan->video_graph, "hwupload"), 1) << plan->video_graph;
-  EXPECT_EQ(count(plan->video_graph, "scale_vulkan"), 3);
-  EXPECT_EQ(count(plan->video_graph, "hwdownload"), 3);
+  EXPECT_EQ(count(plan->video_graph.text, "hwupload"), 1) << plan->video_graph.text;
+  EXPECT_EQ(count(plan->video_graph.text, "scale_vulkan"), 3);
+  EXPECT_EQ(count(plan->video_graph.text, "hwdownload"), 3);
   EXPECT_EQ(plan->outputs[0].video.encoder, "libx264");
   EXPECT_EQ(stage(*plan, "filter")->device.backend, BackendKind::kVulkan);
 }
@@ -332,9 +382,9 @@ TEST(CudaPlan, NoNvencMeansDownloadAndSoftwareEncode) {
       make_plan(job(ladder(), BackendKind::kCuda), media(), inventory({h200(false)}));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   bool nvdec = plan->decode.hw;  // needs this libavcodec to have the nvdec hwaccel
-  EXPECT_EQ(count(plan->video_graph, "scale_cuda=w="), 3) << plan->video_graph;
-  EXPECT_EQ(count(plan->video_graph, "hwdownload,format=nv12"), 3);
-  EXPECT_EQ(count(plan->video_graph, "hwupload"), nvdec ? 0 : 1);
+  EXPECT_EQ(count(plan->video_graph.text, "scale_cuda=w="), 3) << plan->video_graph.text;
+  EXPECT_EQ(count(plan->video_graph.text, "hwdownload,format=nv12"), 3);
+  EXPECT_EQ(count(plan->video_graph.text, "hwupload"), nvdec ? 0 : 1);
   for (const OutputPlan& output : plan->outputs) {
     EXPECT_EQ(output.video.encoder, "libx264");
     EXPECT_EQ(output.video.pix_fmt, AV_PIX_FMT_NV12);  // x264 takes nv12: no extra conversion
@@ -348,7 +398,7 @@ TEST(CudaPlan, NvencKeepsFramesOnTheGpu) {
   if (avcodec_find_encoder_by_name("h264_nvenc") == nullptr)
     GTEST_SKIP() << "no h264_nvenc in this FFmpeg";
   EXPECT_EQ(plan->outputs[0].video.encoder, "h264_nvenc");
-  EXPECT_EQ(count(plan->video_graph, "hwdownload"), 0) << plan->video_graph;
+  EXPECT_EQ(count(plan->video_graph.text, "hwdownload"), 0) << plan->video_graph.text;
 }
 
 TEST(GraphBuilder, SingleConsumerExtendsTheChain) {

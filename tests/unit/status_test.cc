@@ -45,3 +45,17 @@ TEST(Status, AvErrorsMapInOnePlace) {
 
 }  // namespace
 }  // namespace tc
+
+namespace tc {
+namespace {
+
+// Reading an error's value is a caller's bug: it stops loudly, naming the error, instead of
+// reading an empty optional.
+TEST(ResultDeathTest, ReadingTheValueOfAnErrorAborts) {
+  Result<int> failed = Status(Code::kInput, "in.mp4: no such file");
+  EXPECT_DEATH((void)failed.value(), "in.mp4: no such file");
+  EXPECT_DEATH((void)*failed, "value of an error result");
+}
+
+}  // namespace
+}  // namespace tc

@@ -1,0 +1,82 @@
+#include "pipeline/plan/encoder_options.h"
+
+namespace tc {
+namespace {
+
+constexpr std::string_view kSoftwarePreset = "veryfast";
+
+// CBR pins rate, peak and buffer together; VBR allows 1.5x peaks over a 2x buffer.
+void apply_bitrate(const OutputSpec& output, VideoEncodePlan& plan) {
+  if (output.rate_control == RateControl::kCbr)
+    plan.bit_rate = plan.max_rate = plan.buffer_size = output.bitrate;
+  if (output.rate_control == RateControl::kVbr) {
+    plan.bit_rate = output.bitrate;
+    plan.max_rate = output.bitrate * 3 / 2;
+    plan.buffer_size = output.bitrate * 2;
+  }
+}
+
+bool constant_quality(const OutputSpec& output) {
+  return output.rate_control == RateControl::kDefault ||
+         output.rate_control == RateControl::kQuality;
+}
+
+void add_hw_rate_control(const OutputSpec& output, const HwEncoderDesc& encoder, Options& options) {
+  std::string option(encoder.rate_option);
+  if (constant_quality(output)) {
+    options.emplace_back(option, encoder.quality_mode);
+    options.emplace_back("qp",
+                         std::to_string(output.quality >= 0 ? output.quality : encoder.default_qp));
+  } else {
+    options.emplace_back(
+        option, output.rate_control == RateControl::kCbr ? encoder.cbr_mode : encoder.vbr_mode);
+  }
+}
+
+}  // namespace
+
+void plan_hw_encoder_options(const OutputSpec& output, const HwEncoderDesc& encoder,
+                             const EncodeEntrypoints& entrypoints, VideoEncodePlan& plan) {
+  apply_bitrate(output, plan);
+  if (!encoder.low_power_option.empty()) {
+    // Arc/DG2 and newer expose only the low-power (VDEnc) entrypoint: choose from the probe.
+    bool low_power = !entrypoints.full;
+    plan.options.emplace_back(encoder.low_power_option, low_power ? "1" : "0");
+    plan.note = low_power ? "low_power" : "full";
+  }
+  if (!encoder.preset_option.empty())
+    plan.options.emplace_back(encoder.preset_option, output.preset.empty()
+                                                         ? std::string(encoder.default_preset)
+                                                         : output.preset);
+  add_hw_rate_control(output, encoder, plan.options);
+  if (encoder.async_depth > 0)
+    plan.options.emplace_back("async_depth", std::to_string(encoder.async_depth));
+}
+
+void plan_software_encoder_options(const OutputSpec& output, VideoEncodePlan& plan) {
+  apply_bitrate(output, plan);
+  const std::string& encoder = plan.encoder;
+  Options& options = plan.options;
+  bool x26x = encoder == "libx264" || encoder == "libx265";
+  if (constant_quality(output)) {
+    int default_crf = encoder == "libsvtav1" ? 35 : x26x ? 23 : 32;
+    options.emplace_back("crf", std::to_string(output.quality >= 0 ? output.quality : default_crf));
+  }
+  if (encoder == "libsvtav1" && !constant_quality(output))
+    options.emplace_back("rc", output.rate_control == RateControl::kCbr ? "2" : "1");
+  if (encoder == "libx264" && output.rate_control == RateControl::kCbr)
+    options.emplace_back("nal-hrd", "cbr");
+  if (encoder == "libvpx-vp9") {
+    options.emplace_back("deadline", "realtime");
+    options.emplace_back("cpu-used", output.preset.empty() ? "8" : output.preset);
+    options.emplace_back("row-mt", "1");
+  } else if (encoder == "libsvtav1") {
+    options.emplace_back("preset", output.preset.empty() ? "10" : output.preset);
+  } else {
+    options.emplace_back("preset",
+                         output.preset.empty() ? std::string(kSoftwarePreset) : output.preset);
+  }
+  if (encoder == "libx265") options.emplace_back("x265-params", "log-level=error");
+}
+
+}  // namespace tc

@@ -1,0 +1,18 @@
+// An output's video encoder options: rate control and speed, for a hardware encoder from its
+// backend's HwEncoderDesc, for a software encoder from what each library calls them.
+#pragma once
+
+#include <string>
+
+#include "pipeline/hw/backends.h"
+#include "pipeline/hw/devices.h"
+#include "pipeline/plan/plan.h"
+
+namespace tc {
+
+// Sets options, rates and `note` ("low_power"/"full" where the backend chooses) of `plan`.
+void plan_hw_encoder_options(const OutputSpec& output, const HwEncoderDesc& encoder,
+                             const EncodeEntrypoints& entrypoints, VideoEncodePlan& plan);
+void plan_software_encoder_options(const OutputSpec& output, VideoEncodePlan& plan);
+
+}  // namespace tc

@@ -1,0 +1,124 @@
+#include "pipeline/plan/graphs.h"
+
+#include <algorithm>
+
+#include "pipeline/plan/graph_builder.h"
+
+namespace tc {
+namespace {
+
+std::string join(std::string first, const std::string& second) {
+  if (first.empty()) return second;
+  if (second.empty()) return first;
+  return first + "," + second;
+}
+
+std::string label(std::string_view prefix, size_t output) {
+  return std::string(prefix).append(std::to_string(output));
+}
+
+void sort_sinks(FilterGraphPlan& graph) {
+  std::sort(graph.sinks.begin(), graph.sinks.end(),
+            [](const GraphSink& a, const GraphSink& b) { return a.output < b.output; });
+}
+
+// parent[i]: the branch whose scaled frames branch i scales from; -1 = the source. Branches are
+// sorted largest first.
+std::vector<int> scale_parents(const VideoSource& source,
+                               const std::vector<VideoBranch>& branches) {
+  std::vector<int> parent(branches.size(), -1);
+  if (!source.on_device)
+    for (size_t i = 1; i < branches.size(); ++i)
+      if (branches[i].size.fits_in(branches[i - 1].size)) parent[i] = int(i) - 1;
+  return parent;
+}
+
+}  // namespace
+
+std::string FilterGraphPlan::sink_label(size_t output) const {
+  for (const GraphSink& sink : sinks)
+    if (sink.output == output) return sink.label;
+  return {};
+}
+
+namespace {
+
+// The graph's input, uploaded first when frames decoded in memory are scaled on the device.
+Tap source_tap(const BackendDesc& backend, const VideoSource& source, FilterGraphPlan& plan) {
+  Tap input{"[in]", ""};
+  if (!source.upload) return input;
+  input.filters = std::string(backend.upload);
+  if (source.upload_extra_frames > 0)
+    input.filters += "=extra_hw_frames=" + std::to_string(source.upload_extra_frames);
+  ++plan.uploads;
+  return input;
+}
+
+// Scaling from `from` to the branch's size: always on a device (it also converts and gives the
+// branch its own pool), in memory only when the size changes.
+std::string scale_filter(const BackendDesc& backend, const VideoSource& source,
+                         const VideoBranch& branch, FrameSize from, FilterGraphPlan& plan) {
+  if (!source.on_device && branch.size == from) return {};
+  ++plan.scalers;
+  std::string scale =
+      GraphBuilder::substitute(backend.scale, branch.size.width, branch.size.height);
+  if (branch.held_frames > 0) scale += ":extra_hw_frames=" + std::to_string(branch.held_frames);
+  return scale;
+}
+
+// After scaling: down to memory for a software encoder, then the encoder's format.
+std::string tail_filters(const BackendDesc& backend, const VideoBranch& branch,
+                         FilterGraphPlan& plan) {
+  std::string tail = branch.download ? std::string(backend.download) : "";
+  plan.downloads += branch.download;
+  if (!branch.convert_to.empty()) tail = join(tail, "format=" + branch.convert_to);
+  return tail;
+}
+
+}  // namespace
+
+FilterGraphPlan build_video_graph(const BackendDesc& backend, const VideoSource& source,
+                                  std::vector<VideoBranch> branches) {
+  FilterGraphPlan plan;
+  GraphBuilder graph("split");
+  std::stable_sort(
+      branches.begin(), branches.end(),
+      [](const VideoBranch& a, const VideoBranch& b) { return a.size.area() > b.size.area(); });
+  std::vector<int> parent = scale_parents(source, branches);
+  auto children_of = [&](int node) { return int(std::count(parent.begin(), parent.end(), node)); };
+
+  std::vector<std::vector<Tap>> taps(branches.size() + 1);  // taps[0] = the source's
+  taps[0] = graph.fan_out(source_tap(backend, source, plan), "", children_of(-1));
+  std::vector<size_t> next_tap(branches.size() + 1, 0);
+  for (size_t i = 0; i < branches.size(); ++i) {
+    const VideoBranch& branch = branches[i];
+    Tap in = taps[parent[i] + 1][next_tap[parent[i] + 1]++];
+    FrameSize from = parent[i] < 0 ? source.size : branches[parent[i]].size;
+    taps[i + 1] = graph.fan_out(in, scale_filter(backend, source, branch, from, plan),
+                                1 + children_of(int(i)));
+    next_tap[i + 1] = 1;  // tap 0 is this branch's own; the rest feed its children
+    std::string sink = label("out", branch.output);
+    graph.terminate(taps[i + 1][0], tail_filters(backend, branch, plan), sink);
+    plan.sinks.push_back({sink, branch.output});
+  }
+  plan.text = graph.text();
+  sort_sinks(plan);
+  return plan;
+}
+
+FilterGraphPlan build_audio_graph(const std::vector<size_t>& outputs) {
+  FilterGraphPlan plan;
+  if (outputs.empty()) return plan;
+  GraphBuilder graph("asplit");
+  std::vector<Tap> taps =
+      graph.fan_out({"[ain]", ""}, "aformat=sample_fmts=fltp", int(outputs.size()));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::string sink = label("aout", outputs[i]);
+    graph.terminate(taps[i], "", sink);
+    plan.sinks.push_back({sink, outputs[i]});
+  }
+  plan.text = graph.text();
+  return plan;
+}
+
+}  // namespace tc

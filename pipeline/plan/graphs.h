@@ -1,0 +1,47 @@
+// The video and audio filter graphs of a plan: one input split to a sink per encoding output.
+// Counts what the executor and the report need (sinks, uploads, downloads, scalers) while it
+// writes the text, so nothing reads the text back.
+#pragma once
+
+#include <vector>
+
+#include "pipeline/hw/backends.h"
+#include "pipeline/plan/plan.h"
+
+namespace tc {
+
+struct FrameSize {
+  int width = 0;
+  int height = 0;
+  bool operator==(const FrameSize&) const = default;
+  bool fits_in(const FrameSize& other) const {
+    return width <= other.width && height <= other.height;
+  }
+  int64_t area() const { return int64_t(width) * height; }
+};
+
+// One output that encodes video.
+struct VideoBranch {
+  size_t output = 0;
+  FrameSize size;
+  bool download = false;  // its frames come back to memory (a software encoder)
+  // The pixel format its encoder takes when frames arrive in another ("" = as they arrive).
+  std::string convert_to;
+  int held_frames = 0;  // frames its encoder holds from the scaler's fixed pool
+};
+
+struct VideoSource {
+  FrameSize size;
+  bool on_device = false;  // frames are on the device by the time they are scaled
+  bool upload = false;     // ... because the graph uploads them first
+  int upload_extra_frames = 0;
+};
+
+// On a device every branch scales from the source (cheap there); in software each output
+// scales from the smallest larger output (cascaded), which saves most of a ladder's scaling.
+FilterGraphPlan build_video_graph(const BackendDesc& backend, const VideoSource& source,
+                                  std::vector<VideoBranch> branches);
+// Audio: "[ain]" to fltp, split to each output in `outputs`.
+FilterGraphPlan build_audio_graph(const std::vector<size_t>& outputs);
+
+}  // namespace tc
