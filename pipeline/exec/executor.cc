@@ -290,7 +290,7 @@ class Transcode {
     now.frames_decoded = frames_decoded_;
     now.frames_encoded = frames_encoded_;
     now.media_time_s = last_media_pts_s_;
-    now.media_duration_s = duration_s_;
+    now.input_duration_s = duration_s_;
     now.elapsed_s = elapsed();
     if (now.elapsed_s > 0) {
       now.fps = frames_decoded_ / now.elapsed_s;
@@ -379,16 +379,28 @@ Result<JobReport> execute(const Plan& plan, const JobSpec& spec, const MediaInfo
   return Transcode(plan, spec, media, options).run();
 }
 
-Result<JobReport> run_job(const JobSpec& spec, const RunOptions& options) {
+Result<PreparedJob> prepare_job(const JobSpec& spec, const RunOptions& options,
+                                const SourceCheck& check_source) {
   Clock::time_point setup_start = Clock::now();
   TC_RETURN_IF_ERROR(validate(spec));
   TC_ASSIGN_OR_RETURN(MediaInfo media, probe(spec.input));
+  if (check_source) TC_RETURN_IF_ERROR(check_source(media));
   HwInventory devices = discover_devices(discovery_for(spec, options.discovery));
   TC_ASSIGN_OR_RETURN(Plan plan, make_plan(spec, media, devices));
   double setup_s = std::chrono::duration<double>(Clock::now() - setup_start).count();
-  TC_ASSIGN_OR_RETURN(JobReport report, execute(plan, spec, media, options));
-  report.setup_s = setup_s;
+  return PreparedJob{std::move(media), std::move(plan), setup_s};
+}
+
+Result<JobReport> run_prepared(const PreparedJob& job, const JobSpec& spec,
+                               const RunOptions& options) {
+  TC_ASSIGN_OR_RETURN(JobReport report, execute(job.plan, spec, job.media, options));
+  report.setup_s = job.setup_s;
   return report;
+}
+
+Result<JobReport> run_job(const JobSpec& spec, const RunOptions& options) {
+  TC_ASSIGN_OR_RETURN(PreparedJob job, prepare_job(spec, options));
+  return run_prepared(job, spec, options);
 }
 
 }  // namespace tc

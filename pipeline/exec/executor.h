@@ -10,49 +10,12 @@
 #include <vector>
 
 #include "pipeline/core/status.h"
+#include "pipeline/exec/report.h"
 #include "pipeline/plan/plan.h"
 #include "pipeline/probe/media_info.h"
 #include "pipeline/spec/job_spec.h"
 
 namespace tc {
-
-struct Progress {
-  int64_t frames_decoded = 0;
-  int64_t frames_encoded = 0;   // video frames, summed over outputs
-  double media_time_s = 0;      // how far into the (trimmed) input the job is
-  double media_duration_s = 0;  // the (trimmed) input's length; 0 when unknown
-  double elapsed_s = 0;
-  double fps = 0;    // decoded frames per wall second
-  double speed = 0;  // media time per wall time
-};
-
-struct OutputReport {
-  std::string path;
-  std::string encoder;  // "libx264", "h264_vaapi", "copy"
-  std::string device;   // where its encoder ran
-  int width = 0;
-  int height = 0;
-  int64_t frames = 0;
-  int64_t bytes = 0;
-  double duration_s = 0;
-  int64_t bitrate = 0;  // bits per second, bytes * 8 / duration
-};
-
-struct JobReport {
-  std::string input;
-  std::string backend;
-  std::string backend_reason;
-  std::vector<Stage> stages;
-  std::vector<OutputReport> outputs;
-  int64_t frames_decoded = 0;
-  double media_duration_s = 0;
-  double setup_s = 0;        // probe + device discovery + plan, before wall_s starts
-  double wall_s = 0;         // the pipeline itself: open to last output renamed
-  double cpu_s = 0;          // user + system CPU time of this process
-  double fps = 0;            // frames decoded per wall second
-  double speed = 0;          // media seconds per wall second
-  double first_frame_s = 0;  // wall time to the first encoded video packet
-};
 
 using ProgressFn = std::function<void(const Progress&)>;
 
@@ -66,14 +29,26 @@ struct RunOptions {
 Result<JobReport> execute(const Plan& plan, const JobSpec& spec, const MediaInfo& media,
                           const RunOptions& options);
 
-// probe -> discover -> plan -> execute: what `transcode run` and a daemon worker do.
+// A job probed, its devices discovered and planned: everything execute() needs.
+struct PreparedJob {
+  MediaInfo media;
+  Plan plan;
+  double setup_s = 0;  // what preparing took
+};
+
+// validate -> probe -> `check_source` (when set; a caller's limits on what the probe found,
+// before any device is opened) -> discover -> plan. The input is probed here, once per job.
+using SourceCheck = std::function<Status(const MediaInfo&)>;
+Result<PreparedJob> prepare_job(const JobSpec& spec, const RunOptions& options,
+                                const SourceCheck& check_source = {});
+// execute() of a prepared job, its report carrying setup_s.
+Result<JobReport> run_prepared(const PreparedJob& job, const JobSpec& spec,
+                               const RunOptions& options);
+// prepare -> execute: what `transcode run` does.
 Result<JobReport> run_job(const JobSpec& spec, const RunOptions& options);
 
 // The temporary name an output is written to before it is complete: a hidden file beside it,
 // so that the rename is atomic and a crash leaves only names that say "partial".
 std::string partial_path(const std::string& path);
-
-std::string report_to_json(const JobReport& report, int indent = 2);
-std::string progress_to_json(const Progress& progress);
 
 }  // namespace tc

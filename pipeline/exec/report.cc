@@ -1,53 +1,204 @@
-// Reports as JSON: the shape `transcode run --json` prints and a daemon worker sends.
-#include <nlohmann/json.hpp>
+// Reports as JSON. Each struct lists its fields once, with their keys, in a field table; the
+// writer and the reader both walk that table, so the two directions cannot drift apart.
+#include "pipeline/exec/report.h"
 
-#include "pipeline/exec/executor.h"
+#include <concepts>
+#include <type_traits>
 
 namespace tc {
+namespace {
 
 using nlohmann::json;
 
-std::string progress_to_json(const Progress& progress) {
-  return json{{"frames_decoded", progress.frames_decoded},
-              {"frames_encoded", progress.frames_encoded},
-              {"media_time_s", progress.media_time_s},
-              {"media_duration_s", progress.media_duration_s},
-              {"elapsed_s", progress.elapsed_s},
-              {"fps", progress.fps},
-              {"speed", progress.speed}}
-      .dump();
+// `Self` is T or const T: one table serves the writer (const) and the reader.
+template <typename Self, typename T>
+concept Is = std::same_as<std::remove_const_t<Self>, T>;
+
+template <Is<Progress> Self, typename Visit>
+void fields(Self& p, Visit&& visit) {
+  visit("frames_decoded", p.frames_decoded);
+  visit("frames_encoded", p.frames_encoded);
+  visit("media_time_s", p.media_time_s);
+  visit("media_duration_s", p.input_duration_s);  // the key clients have always read
+  visit("elapsed_s", p.elapsed_s);
+  visit("fps", p.fps);
+  visit("speed", p.speed);
+}
+
+template <Is<OutputReport> Self, typename Visit>
+void fields(Self& o, Visit&& visit) {
+  visit("path", o.path);
+  visit("encoder", o.encoder);
+  visit("device", o.device);
+  visit("width", o.width);
+  visit("height", o.height);
+  visit("frames", o.frames);
+  visit("bytes", o.bytes);
+  visit("duration_s", o.duration_s);
+  visit("bitrate", o.bitrate);
+}
+
+template <Is<Stage> Self, typename Visit>
+void fields(Self& s, Visit&& visit) {
+  visit("name", s.name);
+  visit("what", s.what);
+  visit("device_backend", s.device.backend);
+  visit("device_path", s.device.path);
+  visit("device_driver", s.device.driver);
+}
+
+template <Is<JobReport> Self, typename Visit>
+void fields(Self& r, Visit&& visit) {
+  visit("input", r.input);
+  visit("backend", r.backend);
+  visit("backend_reason", r.backend_reason);
+  visit("frames_decoded", r.frames_decoded);
+  visit("media_duration_s", r.media_duration_s);
+  visit("setup_s", r.setup_s);
+  visit("wall_s", r.wall_s);
+  visit("cpu_s", r.cpu_s);
+  visit("fps", r.fps);
+  visit("speed", r.speed);
+  visit("first_frame_s", r.first_frame_s);
+  visit("stages", r.stages);
+  visit("outputs", r.outputs);
+  visit("engines", r.engines);
+}
+
+// ---- writing
+
+template <typename T>
+void write_value(json& out, const T& value) {
+  if constexpr (std::is_same_v<T, BackendKind>)
+    out = name_of(value);
+  else if constexpr (std::is_same_v<T, metrics::EngineUsage>)
+    out = metrics::engine_usage_to_json(value);
+  else
+    out = value;  // numbers, strings, vectors of reports (their to_json)
+}
+
+template <typename T>
+json write_fields(const T& value) {
+  json out = json::object();
+  fields(value, [&out](const char* key, const auto& field) {
+    if constexpr (requires { field.has_value(); }) {
+      if (field) write_value(out[key], *field);  // absent stays absent
+    } else {
+      write_value(out[key], field);
+    }
+  });
+  return out;
+}
+
+// ---- reading
+
+Status wrong_type(const std::string& where, const json& value, const char* wanted) {
+  return {Code::kInvalidArgument,
+          where + ": " + std::string(value.type_name()) + " where " + wanted + " belongs"};
+}
+
+template <typename T>
+Status read_fields(const json& in, T& value, const std::string& where);
+
+template <typename T>
+Status read_value(const json& in, T& out, const std::string& where) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!in.is_boolean()) return wrong_type(where, in, "a boolean");
+    out = in.get<bool>();
+  } else if constexpr (std::is_integral_v<T>) {
+    if (!in.is_number_integer()) return wrong_type(where, in, "an integer");
+    out = in.get<T>();
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (!in.is_number()) return wrong_type(where, in, "a number");
+    out = in.get<T>();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (!in.is_string()) return wrong_type(where, in, "a string");
+    out = in.get<std::string>();
+  } else if constexpr (std::is_same_v<T, BackendKind>) {
+    std::string name;
+    TC_RETURN_IF_ERROR(read_value(in, name, where));
+    Result<BackendKind> backend = parse_backend(name);
+    if (!backend.is_ok())
+      return {Code::kInvalidArgument, where + ": " + backend.status().message()};
+    out = *backend;
+  } else if constexpr (std::is_same_v<T, std::optional<metrics::EngineUsage>>) {
+    if (!in.is_object()) return wrong_type(where, in, "an object");
+    try {
+      out = metrics::engine_usage_from_json(in);
+    } catch (const json::exception& e) {
+      return {Code::kInvalidArgument, where + ": " + e.what()};
+    }
+  } else if constexpr (requires { out.push_back(typename T::value_type{}); }) {
+    if (!in.is_array()) return wrong_type(where, in, "an array");
+    out.clear();
+    for (size_t i = 0; i < in.size(); ++i) {
+      typename T::value_type element;
+      TC_RETURN_IF_ERROR(read_fields(in[i], element, where + "[" + std::to_string(i) + "]"));
+      out.push_back(std::move(element));
+    }
+  } else {
+    return read_fields(in, out, where);
+  }
+  return Status::ok();
+}
+
+template <typename T>
+Status read_fields(const json& in, T& value, const std::string& where) {
+  if (!in.is_object()) return wrong_type(where.empty() ? "report" : where, in, "an object");
+  Status status;
+  fields(value, [&](const char* key, auto& field) {
+    auto it = in.find(key);
+    if (!status.is_ok() || it == in.end() || it->is_null()) return;
+    status = read_value(*it, field, where.empty() ? key : where + "." + key);
+  });
+  return status;
+}
+
+}  // namespace
+
+void to_json(json& j, const Progress& progress) {
+  j = write_fields(progress);
+}
+void to_json(json& j, const OutputReport& output) {
+  j = write_fields(output);
+}
+void to_json(json& j, const Stage& stage) {
+  j = write_fields(stage);
+  j["device"] = stage.device.to_string();  // for people and scripts; derived, never read back
+}
+void to_json(json& j, const JobReport& report) {
+  j = write_fields(report);
+}
+
+Status from_json(const json& j, Progress& progress) {
+  return read_fields(j, progress, "");
+}
+Status from_json(const json& j, OutputReport& output) {
+  return read_fields(j, output, "");
+}
+Status from_json(const json& j, Stage& stage) {
+  return read_fields(j, stage, "");
+}
+Status from_json(const json& j, JobReport& report) {
+  return read_fields(j, report, "");
+}
+
+StageDevice stage_device_from_text(std::string_view text) {
+  StageDevice device;
+  size_t space = text.find(' ');
+  Result<BackendKind> backend = parse_backend(text.substr(0, space));
+  if (text == "cpu" || space == std::string_view::npos || !backend.is_ok()) return device;
+  device.backend = *backend;
+  std::string_view rest = text.substr(space + 1);
+  size_t paren = rest.find(" (");
+  device.path = std::string(rest.substr(0, paren));
+  if (paren != std::string_view::npos && rest.back() == ')')
+    device.driver = std::string(rest.substr(paren + 2, rest.size() - paren - 3));
+  return device;
 }
 
 std::string report_to_json(const JobReport& report, int indent) {
-  json stages = json::array();
-  for (const Stage& stage : report.stages)
-    stages.push_back(
-        {{"name", stage.name}, {"what", stage.what}, {"device", stage.device.to_string()}});
-  json outputs = json::array();
-  for (const OutputReport& output : report.outputs)
-    outputs.push_back({{"path", output.path},
-                       {"encoder", output.encoder},
-                       {"device", output.device},
-                       {"width", output.width},
-                       {"height", output.height},
-                       {"frames", output.frames},
-                       {"bytes", output.bytes},
-                       {"duration_s", output.duration_s},
-                       {"bitrate", output.bitrate}});
-  json root{{"input", report.input},
-            {"backend", report.backend},
-            {"backend_reason", report.backend_reason},
-            {"frames_decoded", report.frames_decoded},
-            {"media_duration_s", report.media_duration_s},
-            {"setup_s", report.setup_s},
-            {"wall_s", report.wall_s},
-            {"cpu_s", report.cpu_s},
-            {"fps", report.fps},
-            {"speed", report.speed},
-            {"first_frame_s", report.first_frame_s},
-            {"stages", stages},
-            {"outputs", outputs}};
-  return root.dump(indent);
+  return json(report).dump(indent);
 }
 
 }  // namespace tc

@@ -33,6 +33,7 @@ struct OutputSpec {
   std::string preset;   // encoder speed preset; empty = the backend's default
   AudioMode audio = AudioMode::kAuto;
   int64_t audio_bitrate = 128000;  // bits per second, when encoding AAC
+  bool operator==(const OutputSpec&) const = default;
 };
 
 struct JobSpec {
@@ -42,6 +43,7 @@ struct JobSpec {
   BackendKind backend = BackendKind::kAuto;
   std::string device;  // hw device (render node, CUDA index); empty = discover
   std::vector<OutputSpec> outputs;
+  bool operator==(const JobSpec&) const = default;
 };
 
 // Limits a caller (the daemon's configuration) may tighten.

@@ -28,13 +28,13 @@ ProgressBar::~ProgressBar() {
 void ProgressBar::update(const Progress& progress, const std::string& detail) {
   if (!active_) return;
   constexpr int kWidth = 30;
-  double done = progress.media_duration_s > 0
-                    ? std::min(1.0, progress.media_time_s / progress.media_duration_s)
+  double done = progress.input_duration_s > 0
+                    ? std::min(1.0, progress.media_time_s / progress.input_duration_s)
                     : 0;
   int filled = int(done * kWidth);
   std::string bar = std::string(filled, '#') + std::string(kWidth - filled, '.');
   double eta = progress.speed > 0
-                   ? (progress.media_duration_s - progress.media_time_s) / progress.speed
+                   ? (progress.input_duration_s - progress.media_time_s) / progress.speed
                    : -1;
   // \033[K clears what a longer previous line left.
   std::fprintf(stream_, "\r[%s] %3d%%  frames %lld  %.1f fps  %.2fx  ETA %s %s\033[K", bar.c_str(),

@@ -61,21 +61,6 @@ std::string percent(const pb::Job& job) {
   return std::to_string(std::min(std::max(value, 0), 100)) + "%";
 }
 
-// StageDevice::to_string's text back into its parts: "cpu", "vaapi /dev/dri/renderD128 (i915)".
-StageDevice stage_device(const std::string& text) {
-  StageDevice device;
-  size_t space = text.find(' ');
-  Result<BackendKind> backend = parse_backend(text.substr(0, space));
-  if (text == "cpu" || space == std::string::npos || !backend.is_ok()) return device;
-  device.backend = *backend;
-  std::string rest = text.substr(space + 1);
-  size_t paren = rest.find(" (");
-  device.path = rest.substr(0, paren);
-  if (paren != std::string::npos && rest.back() == ')')
-    device.driver = rest.substr(paren + 2, rest.size() - paren - 3);
-  return device;
-}
-
 }  // namespace
 
 JobReport report_from_proto(const pb::JobResult& r) {
@@ -87,7 +72,7 @@ JobReport report_from_proto(const pb::JobResult& r) {
     Stage stage;
     stage.name = s.name();
     stage.what = s.what();
-    stage.device = stage_device(s.device());
+    stage.device = stage_device_from_text(s.device());
     report.stages.push_back(stage);
   }
   for (const pb::OutputResult& o : r.outputs())
@@ -108,7 +93,7 @@ Progress progress_from_proto(const pb::Progress& p) {
   progress.frames_decoded = p.frames_decoded();
   progress.frames_encoded = p.frames_encoded();
   progress.media_time_s = p.media_time_s();
-  progress.media_duration_s = p.media_duration_s();
+  progress.input_duration_s = p.media_duration_s();
   progress.elapsed_s = p.elapsed_s();
   progress.fps = p.fps();
   progress.speed = p.speed();

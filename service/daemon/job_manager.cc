@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
 #include <random>
 
 #include "pipeline/exec/executor.h"
@@ -37,21 +36,15 @@ ApiStatus store_failure(const Status& status) {
 
 QueuedJob queued_job(const JobRecord& job) {
   QueuedJob queued{job.id, job.priority, job.seq};
-  Result<JobSpec> spec = job_spec_from_json(job.spec_json);
-  if (spec.is_ok()) {
-    queued.backend = spec->backend;
-    queued.device_path = spec->device;
-  }
+  queued.backend = job.spec.backend;
+  queued.device_path = job.spec.device;
   return queued;
 }
 
 // The spec the worker gets: the stored one, pinned to the device the scheduler chose.
-std::string spec_for_device(const std::string& spec_json, const SchedDevice& device) {
-  Result<JobSpec> spec = job_spec_from_json(spec_json);
-  if (!spec.is_ok() || device.backend == BackendKind::kSoftware || !spec->device.empty())
-    return spec_json;
-  spec->device = device.path;
-  return job_spec_to_json(*spec);
+JobSpec spec_for_device(JobSpec spec, const SchedDevice& device) {
+  if (device.backend != BackendKind::kSoftware && spec.device.empty()) spec.device = device.path;
+  return spec;
 }
 
 void log_store_error(const Status& status) {
@@ -60,23 +53,17 @@ void log_store_error(const Status& status) {
 
 }  // namespace
 
-void remove_partial_outputs(const std::string& spec_json) {
-  Result<JobSpec> spec = job_spec_from_json(spec_json);
-  if (!spec.is_ok()) return;
-  for (const OutputSpec& output : spec->outputs) {
+void remove_partial_outputs(const JobSpec& spec) {
+  for (const OutputSpec& output : spec.outputs) {
     std::string partial = partial_path(output.path);
     if (::unlink(partial.c_str()) == 0) spdlog::info("removed partial output {}", partial);
   }
 }
 
-std::string attach_engine_usage(const std::string& report_json, metrics::EngineUsage usage) {
-  nlohmann::json report = nlohmann::json::parse(report_json, nullptr, false);
-  if (!report.is_object()) return report_json;
-  double wall_s = report.value("wall_s", 0.0);
-  double cpu_s = report.value("cpu_s", 0.0);
-  if (wall_s > 0 && cpu_s > 0) usage.cpu_cores = cpu_s / wall_s;
-  report["engines"] = metrics::engine_usage_to_json(usage);
-  return report.dump();
+JobReport attach_engine_usage(JobReport report, metrics::EngineUsage usage) {
+  if (report.wall_s > 0 && report.cpu_s > 0) usage.cpu_cores = report.cpu_s / report.wall_s;
+  report.engines = std::move(usage);
+  return report;
 }
 
 JobManager::JobManager(ManagerOptions options, std::unique_ptr<JobStore> store, Scheduler scheduler)
@@ -106,7 +93,7 @@ Status JobManager::start() {
 Status JobManager::recover() {
   TC_ASSIGN_OR_RETURN(std::vector<JobRecord> interrupted, store_->all_in_state(JobState::kRunning));
   for (JobRecord& job : interrupted) {
-    remove_partial_outputs(job.spec_json);
+    remove_partial_outputs(job.spec);
     job.progress = {};
     if (job.attempt >= options_.max_attempts) {
       job.state = JobState::kFailed;
@@ -153,12 +140,12 @@ ApiStatus JobManager::create(NewJob request, JobRecord& job) {
   job.request_id = request.request_id;
   job.priority = request.priority;
   job.labels = std::move(request.labels);
-  job.spec_json = job_spec_to_json(request.spec);
+  job.spec = std::move(request.spec);
   job.create_ms = now_ms();
   Result<bool> inserted = store_->insert(job);
   if (!inserted.is_ok()) return store_failure(inserted.status());
   (void)scheduler_.enqueue(queued_job(job), /*force=*/true);
-  spdlog::info("job {}: queued ({})", job.id, request.spec.input);
+  spdlog::info("job {}: queued ({})", job.id, job.spec.input);
   wake_dispatcher();
   return {};
 }
@@ -320,17 +307,17 @@ void JobManager::start_job(const Assignment& assignment) {
   spdlog::info("job {}: running on {} (attempt {})", job.id, device.name, job.attempt);
   publish(EventKind::kState, job);
   Running* raw = running.get();
-  std::string spec_json = spec_for_device(job.spec_json, device);
-  running->thread = std::thread([this, spec_json, raw] { run_job_thread(spec_json, raw); });
+  running->thread = std::thread(
+      [this, spec = spec_for_device(job.spec, device), raw] { run_job_thread(spec, raw); });
   running_[job.id] = std::move(running);
 }
 
-void JobManager::run_job_thread(std::string spec_json, Running* running) {
+void JobManager::run_job_thread(JobSpec spec, Running* running) {
   const std::string id = running->job.id;
   WorkerOutcome outcome;
   Result<std::unique_ptr<WorkerProcess>> worker =
-      WorkerProcess::spawn({options_.worker_executable, std::move(spec_json),
-                            options_.worker_memory_mb, options_.policy.max_pixels});
+      WorkerProcess::spawn({options_.worker_executable, std::move(spec), options_.worker_memory_mb,
+                            options_.policy.max_pixels});
   std::unique_ptr<metrics::JobSampler> sampler;
   if (!worker.is_ok()) {
     outcome.status = worker.status();
@@ -386,7 +373,7 @@ void JobManager::finish_job(Running& running, const WorkerOutcome& outcome,
                             const metrics::EngineUsage& engines) {
   JobRecord& job = running.job;
   int stop = running.stop.load();
-  if (!outcome.status.is_ok()) remove_partial_outputs(job.spec_json);
+  if (!outcome.status.is_ok()) remove_partial_outputs(job.spec);
   if (stop == kStopShutdown && !outcome.status.is_ok()) {
     // Not the job's fault: the next start runs it again without using up an attempt.
     job.state = JobState::kQueued;
@@ -397,7 +384,7 @@ void JobManager::finish_job(Running& running, const WorkerOutcome& outcome,
     spdlog::info("job {}: stopped by shutdown, left queued", job.id);
   } else if (outcome.status.is_ok()) {
     job.state = JobState::kSucceeded;
-    job.report_json = attach_engine_usage(outcome.report_json, engines);
+    job.report = attach_engine_usage(outcome.report, engines);
     spdlog::info("job {}: succeeded", job.id);
   } else if (stop == kStopCancel) {
     job.state = JobState::kCancelled;
@@ -418,15 +405,11 @@ void JobManager::finish_job(Running& running, const WorkerOutcome& outcome,
 void JobManager::count_finished(const JobRecord& job) {
   if (job.start_ms > 0 && job.end_ms >= job.start_ms)
     job_durations_[std::string(state_name(job.state))].observe((job.end_ms - job.start_ms) / 1e3);
-  if (job.state != JobState::kSucceeded) return;
-  nlohmann::json report = nlohmann::json::parse(job.report_json, nullptr, false);
-  if (!report.is_object()) return;
+  if (job.state != JobState::kSucceeded || !job.report) return;
   DeviceTotals& totals = device_totals_[job.device];
-  totals.frames_decoded += report.value("frames_decoded", int64_t{0});
-  if (report.contains("outputs") && report["outputs"].is_array())
-    for (const nlohmann::json& output : report["outputs"])
-      if (output.is_object() && output.value("encoder", "") != "copy")
-        totals.frames_encoded += output.value("frames", int64_t{0});
+  totals.frames_decoded += job.report->frames_decoded;
+  for (const OutputReport& output : job.report->outputs)
+    if (output.encoder != "copy") totals.frames_encoded += output.frames;
 }
 
 NodeSnapshot JobManager::node_snapshot() {

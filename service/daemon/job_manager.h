@@ -104,7 +104,7 @@ class JobManager {
   Status recover();
   void dispatch_loop();
   void start_job(const Assignment& assignment);
-  void run_job_thread(std::string spec_json, Running* running);
+  void run_job_thread(JobSpec spec, Running* running);
   void finish_job(Running& running, const WorkerOutcome& outcome,
                   const metrics::EngineUsage& engines);
   std::unique_ptr<metrics::JobSampler> make_sampler(const Running& running, int pid) const;
@@ -135,10 +135,10 @@ class JobManager {
 };
 
 // Removes the partial outputs (tc::partial_path) a job may have left.
-void remove_partial_outputs(const std::string& spec_json);
+void remove_partial_outputs(const JobSpec& spec);
 
-// The worker's report with "engines": the sampler's job average, its cpu_cores taken from the
+// The worker's report with its engines: the sampler's job average, its cpu_cores taken from the
 // report's own cpu_s / wall_s (the worker's rusage, exact) when both are there.
-std::string attach_engine_usage(const std::string& report_json, metrics::EngineUsage usage);
+JobReport attach_engine_usage(JobReport report, metrics::EngineUsage usage);
 
 }  // namespace tc::daemon

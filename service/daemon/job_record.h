@@ -9,8 +9,9 @@
 #include <string_view>
 
 #include "pipeline/core/status.h"
-#include "pipeline/exec/executor.h"
+#include "pipeline/exec/report.h"
 #include "pipeline/metrics/engine_usage.h"
+#include "pipeline/spec/job_spec.h"
 
 namespace tc::daemon {
 
@@ -29,7 +30,7 @@ struct JobRecord {
   JobState state = JobState::kQueued;
   int priority = 0;
   std::map<std::string, std::string> labels;
-  std::string spec_json;  // tc::job_spec_to_json of the validated spec
+  JobSpec spec;           // validated at admission
   int64_t create_ms = 0;  // unix milliseconds; 0 = not yet
   int64_t start_ms = 0;
   int64_t end_ms = 0;
@@ -38,8 +39,8 @@ struct JobRecord {
   Progress progress;
   // Live while RUNNING: the last sampling interval of the worker. Not stored.
   metrics::EngineUsage engines;
-  std::string report_json;  // tc::report_to_json of a SUCCEEDED job
-  Status error;             // why a FAILED or CANCELLED job ended; ok otherwise
+  std::optional<JobReport> report;  // a SUCCEEDED job's, with its average engines
+  Status error;                     // why a FAILED or CANCELLED job ended; ok otherwise
 };
 
 int64_t now_ms();

@@ -5,33 +5,13 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "service/daemon/worker_protocol.h"
+#include "service/daemon/job_store_schema.h"
+#include "service/daemon/sqlite_statement.h"
 
 namespace tc::daemon {
 namespace {
 
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS jobs (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  id TEXT NOT NULL UNIQUE,
-  request_id TEXT UNIQUE,          -- NULL when the client gave none
-  state INTEGER NOT NULL,
-  priority INTEGER NOT NULL,
-  labels TEXT NOT NULL,            -- JSON object
-  spec TEXT NOT NULL,              -- tc::job_spec_to_json
-  create_ms INTEGER NOT NULL,
-  start_ms INTEGER NOT NULL,
-  end_ms INTEGER NOT NULL,
-  attempt INTEGER NOT NULL,
-  device TEXT NOT NULL,
-  progress TEXT NOT NULL,          -- JSON, the last progress seen
-  report TEXT NOT NULL,            -- tc::report_to_json, when SUCCEEDED
-  error_code TEXT NOT NULL,        -- code_key(), "ok" when none
-  error_message TEXT NOT NULL,
-  error_retryable INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs(state, seq);
-)sql";
+using nlohmann::json;
 
 constexpr const char* kColumns =
     "seq, id, request_id, state, priority, labels, spec, create_ms, start_ms, end_ms, attempt, "
@@ -41,63 +21,61 @@ Status db_error(sqlite3* db, const std::string& what) {
   return {Code::kInternal, "job store: " + what + ": " + sqlite3_errmsg(db), true};
 }
 
-// A prepared statement that finalises itself; binds by 1-based index.
-class Statement {
- public:
-  Statement(sqlite3* db, const std::string& sql) {
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) stmt_ = nullptr;
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
+// ---- the typed columns: written once here, read once in row_to_job.
 
-  bool ok() const { return stmt_ != nullptr; }
-  void bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
-  void bind(int i, const std::string& v) {
-    sqlite3_bind_text(stmt_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+Status labels_from(const std::string& text, std::map<std::string, std::string>& labels) {
+  json j = json::parse(text, nullptr, false);
+  if (!j.is_object()) return {Code::kInternal, "not a JSON object"};
+  for (auto& [key, value] : j.items()) {
+    if (!value.is_string()) return {Code::kInternal, key + ": not a string"};
+    labels[key] = value.get<std::string>();
   }
-  void bind_null(int i) { sqlite3_bind_null(stmt_, i); }
-  // SQLITE_ROW, SQLITE_DONE or an error code.
-  int step() { return sqlite3_step(stmt_); }
-  int64_t int_at(int i) { return sqlite3_column_int64(stmt_, i); }
-  std::string text_at(int i) {
-    const unsigned char* text = sqlite3_column_text(stmt_, i);
-    return text ? reinterpret_cast<const char*>(text) : "";
-  }
-
- private:
-  sqlite3_stmt* stmt_ = nullptr;
-};
-
-std::string labels_json(const std::map<std::string, std::string>& labels) {
-  return nlohmann::json(labels).dump();
+  return {};
 }
 
-std::map<std::string, std::string> labels_from(const std::string& text) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  std::map<std::string, std::string> labels;
-  if (!j.is_object()) return labels;
-  for (auto& [k, v] : j.items())
-    if (v.is_string()) labels[k] = v.get<std::string>();
-  return labels;
+template <typename T>
+Status typed_from(const std::string& text, T& out) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded()) return {Code::kInternal, "not valid JSON"};
+  return from_json(j, out);
 }
 
-JobRecord row_to_job(Statement& s) {
+std::string report_text(const std::optional<JobReport>& report) {
+  return report ? json(*report).dump() : "";
+}
+
+Status report_from(const std::string& text, std::optional<JobReport>& report) {
+  if (text.empty()) return {};
+  report.emplace();
+  return typed_from(text, *report);
+}
+
+Status column_error(const std::string& id, const char* column, const Status& why) {
+  return {Code::kInternal, "job store: job " + id + ": the stored " + column +
+                               " does not read back: " + why.message()};
+}
+
+Result<JobRecord> row_to_job(Statement& s) {
   JobRecord job;
   job.seq = s.int_at(0);
   job.id = s.text_at(1);
   job.request_id = s.text_at(2);
   job.state = static_cast<JobState>(s.int_at(3));
   job.priority = static_cast<int>(s.int_at(4));
-  job.labels = labels_from(s.text_at(5));
-  job.spec_json = s.text_at(6);
+  if (Status st = labels_from(s.text_at(5), job.labels); !st.is_ok())
+    return column_error(job.id, "labels", st);
+  Result<JobSpec> spec = job_spec_from_json(s.text_at(6));
+  if (!spec.is_ok()) return column_error(job.id, "spec", spec.status());
+  job.spec = std::move(*spec);
   job.create_ms = s.int_at(7);
   job.start_ms = s.int_at(8);
   job.end_ms = s.int_at(9);
   job.attempt = static_cast<int>(s.int_at(10));
   job.device = s.text_at(11);
-  job.progress = progress_from_json(s.text_at(12));
-  job.report_json = s.text_at(13);
+  if (Status st = typed_from(s.text_at(12), job.progress); !st.is_ok())
+    return column_error(job.id, "progress", st);
+  if (Status st = report_from(s.text_at(13), job.report); !st.is_ok())
+    return column_error(job.id, "report", st);
   Code code = parse_code_key(s.text_at(14)).value_or(Code::kInternal);
   if (code != Code::kOk) job.error = Status(code, s.text_at(15), s.int_at(16) != 0);
   return job;
@@ -111,15 +89,15 @@ void bind_fields(Statement& s, int first, const JobRecord& job) {
     s.bind(first, job.request_id);
   s.bind(first + 1, static_cast<int64_t>(job.state));
   s.bind(first + 2, int64_t{job.priority});
-  s.bind(first + 3, labels_json(job.labels));
-  s.bind(first + 4, job.spec_json);
+  s.bind(first + 3, json(job.labels).dump());
+  s.bind(first + 4, job_spec_to_json(job.spec));
   s.bind(first + 5, job.create_ms);
   s.bind(first + 6, job.start_ms);
   s.bind(first + 7, job.end_ms);
   s.bind(first + 8, int64_t{job.attempt});
   s.bind(first + 9, job.device);
-  s.bind(first + 10, progress_json(job.progress));
-  s.bind(first + 11, job.report_json);
+  s.bind(first + 10, json(job.progress).dump());
+  s.bind(first + 11, report_text(job.report));
   s.bind(first + 12, std::string(code_key(job.error.code())));
   s.bind(first + 13, job.error.message());
   s.bind(first + 14, int64_t{job.error.retryable()});
@@ -128,7 +106,10 @@ void bind_fields(Statement& s, int first, const JobRecord& job) {
 Result<std::vector<JobRecord>> collect(sqlite3* db, Statement& s) {
   std::vector<JobRecord> jobs;
   int rc;
-  while ((rc = s.step()) == SQLITE_ROW) jobs.push_back(row_to_job(s));
+  while ((rc = s.step()) == SQLITE_ROW) {
+    TC_ASSIGN_OR_RETURN(JobRecord job, row_to_job(s));
+    jobs.push_back(std::move(job));
+  }
   if (rc != SQLITE_DONE) return db_error(db, "read");
   return jobs;
 }
@@ -153,7 +134,7 @@ Result<std::unique_ptr<JobStore>> JobStore::open(const std::string& state_dir) {
   // WAL: readers never block the writer; NORMAL sync is durable across a process kill (the
   // case that matters here), only an OS crash may lose the last transactions.
   TC_RETURN_IF_ERROR(store->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
-  TC_RETURN_IF_ERROR(store->exec(kSchema));
+  TC_RETURN_IF_ERROR(migrate_schema(db, path));
   return store;
 }
 
@@ -175,7 +156,7 @@ Result<bool> JobStore::insert(JobRecord& job) {
     Statement find(db_, std::string("SELECT ") + kColumns + " FROM jobs WHERE request_id = ?");
     find.bind(1, job.request_id);
     if (find.step() == SQLITE_ROW) {
-      job = row_to_job(find);
+      TC_ASSIGN_OR_RETURN(job, row_to_job(find));
       return false;
     }
   }
@@ -197,7 +178,8 @@ Result<std::optional<JobRecord>> JobStore::get(const std::string& id) {
   int rc = s.step();
   if (rc == SQLITE_DONE) return std::optional<JobRecord>();
   if (rc != SQLITE_ROW) return db_error(db_, "get job " + id);
-  return std::optional<JobRecord>(row_to_job(s));
+  TC_ASSIGN_OR_RETURN(JobRecord job, row_to_job(s));
+  return std::optional<JobRecord>(std::move(job));
 }
 
 Result<std::optional<JobRecord>> JobStore::find_by_request_id(const std::string& request_id) {
@@ -208,7 +190,8 @@ Result<std::optional<JobRecord>> JobStore::find_by_request_id(const std::string&
   int rc = s.step();
   if (rc == SQLITE_DONE) return std::optional<JobRecord>();
   if (rc != SQLITE_ROW) return db_error(db_, "find request " + request_id);
-  return std::optional<JobRecord>(row_to_job(s));
+  TC_ASSIGN_OR_RETURN(JobRecord job, row_to_job(s));
+  return std::optional<JobRecord>(std::move(job));
 }
 
 Status JobStore::update(const JobRecord& job) {

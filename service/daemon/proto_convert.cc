@@ -1,9 +1,9 @@
 #include "service/daemon/proto_convert.h"
 
-#include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/time_util.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 extern "C" {
 #include <libavcodec/avcodec.h>
@@ -40,7 +40,7 @@ void progress_to_proto(const Progress& p, pb::Progress* out) {
   out->set_frames_decoded(p.frames_decoded);
   out->set_frames_encoded(p.frames_encoded);
   out->set_media_time_s(p.media_time_s);
-  out->set_media_duration_s(p.media_duration_s);
+  out->set_media_duration_s(p.input_duration_s);
   out->set_elapsed_s(p.elapsed_s);
   out->set_fps(p.fps);
   out->set_speed(p.speed);
@@ -65,13 +65,84 @@ void engines_to_proto(const metrics::EngineUsage& usage, pb::EngineUsage* out) {
   out->set_samples(usage.samples);
 }
 
-// The report's JSON keys are JobResult's field names (report_to_json writes them); fields
-// either side does not know are skipped rather than failing the whole result.
-void result_to_proto(const std::string& report_json, pb::JobResult* out) {
-  google::protobuf::util::JsonParseOptions options;
-  options.ignore_unknown_fields = true;
-  (void)google::protobuf::util::JsonStringToMessage(report_json, out, options);
-  out->set_report_json(report_json);
+void result_to_proto(const JobReport& report, pb::JobResult* out) {
+  out->set_input(report.input);
+  out->set_backend(report.backend);
+  out->set_backend_reason(report.backend_reason);
+  for (const Stage& s : report.stages) {
+    pb::Stage* stage = out->add_stages();
+    stage->set_name(s.name);
+    stage->set_what(s.what);
+    stage->set_device(s.device.to_string());
+  }
+  for (const OutputReport& o : report.outputs) {
+    pb::OutputResult* output = out->add_outputs();
+    output->set_path(o.path);
+    output->set_encoder(o.encoder);
+    output->set_device(o.device);
+    output->set_width(o.width);
+    output->set_height(o.height);
+    output->set_frames(o.frames);
+    output->set_bytes(o.bytes);
+    output->set_duration_s(o.duration_s);
+    output->set_bitrate(o.bitrate);
+  }
+  out->set_frames_decoded(report.frames_decoded);
+  out->set_media_duration_s(report.media_duration_s);
+  out->set_wall_s(report.wall_s);
+  out->set_cpu_s(report.cpu_s);
+  out->set_fps(report.fps);
+  out->set_speed(report.speed);
+  out->set_first_frame_s(report.first_frame_s);
+  if (report.engines) engines_to_proto(*report.engines, out->mutable_engines());
+  // The API's one JSON copy of the report: written here, from the typed report.
+  out->set_report_json(nlohmann::json(report).dump());
+}
+
+// An enum of the config by its name; empty keeps the default, as in a JSON job file.
+template <typename Enum>
+Status enum_from(const std::string& name, Enum& out, const std::string& field,
+                 Result<Enum> (*parse)(std::string_view)) {
+  if (name.empty()) return Status::ok();
+  Result<Enum> value = parse(name);
+  if (!value.is_ok()) return {Code::kInvalidArgument, field + ": " + value.status().message()};
+  out = *value;
+  return Status::ok();
+}
+
+Result<OutputSpec> output_from_config(const pb::OutputConfig& c, const std::string& field) {
+  OutputSpec o;
+  o.path = c.path();
+  o.container = c.container();
+  TC_RETURN_IF_ERROR(enum_from(c.codec(), o.codec, field + ".codec", parse_codec));
+  o.width = c.width();
+  o.height = c.height();
+  TC_RETURN_IF_ERROR(
+      enum_from(c.rate_control(), o.rate_control, field + ".rate_control", parse_rate_control));
+  if (c.has_quality()) o.quality = c.quality();
+  o.bitrate = c.bitrate();
+  o.gop = c.gop();
+  if (c.has_b_frames()) o.b_frames = c.b_frames();
+  o.preset = c.preset();
+  TC_RETURN_IF_ERROR(enum_from(c.audio(), o.audio, field + ".audio", parse_audio));
+  if (c.has_audio_bitrate()) o.audio_bitrate = c.audio_bitrate();
+  return o;
+}
+
+void output_to_config(const OutputSpec& o, pb::OutputConfig* c) {
+  c->set_path(o.path);
+  c->set_container(o.container);
+  c->set_codec(std::string(name_of(o.codec)));
+  c->set_width(o.width);
+  c->set_height(o.height);
+  c->set_rate_control(std::string(name_of(o.rate_control)));
+  c->set_quality(o.quality);
+  c->set_bitrate(o.bitrate);
+  c->set_gop(o.gop);
+  c->set_b_frames(o.b_frames);
+  c->set_preset(o.preset);
+  c->set_audio(std::string(name_of(o.audio)));
+  c->set_audio_bitrate(o.audio_bitrate);
 }
 
 void set_time(int64_t ms, google::protobuf::Timestamp* out) {
@@ -87,18 +158,28 @@ std::vector<std::string> codec_names(const std::map<AVCodecID, int>& codecs) {
 }  // namespace
 
 Result<JobSpec> spec_from_config(const pb::JobConfig& config) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  std::string json;
-  if (!google::protobuf::util::MessageToJsonString(config, &json, options).ok())
-    return Status(Code::kInvalidArgument, "config: cannot be written as JSON");
-  return job_spec_from_json(json);
+  JobSpec spec;
+  spec.input = config.input();
+  spec.start_s = config.start_s();
+  spec.duration_s = config.duration_s();
+  TC_RETURN_IF_ERROR(enum_from(config.backend(), spec.backend, "backend", parse_backend));
+  spec.device = config.device();
+  for (int i = 0; i < config.outputs_size(); ++i) {
+    TC_ASSIGN_OR_RETURN(
+        OutputSpec output,
+        output_from_config(config.outputs(i), "outputs[" + std::to_string(i) + "]"));
+    spec.outputs.push_back(std::move(output));
+  }
+  return spec;
 }
 
-void config_from_spec_json(const std::string& spec_json, pb::JobConfig* config) {
-  google::protobuf::util::JsonParseOptions options;
-  options.ignore_unknown_fields = true;
-  (void)google::protobuf::util::JsonStringToMessage(spec_json, config, options);
+void config_from_spec(const JobSpec& spec, pb::JobConfig* config) {
+  config->set_input(spec.input);
+  config->set_start_s(spec.start_s);
+  config->set_duration_s(spec.duration_s);
+  config->set_backend(std::string(name_of(spec.backend)));
+  config->set_device(spec.device);
+  for (const OutputSpec& output : spec.outputs) output_to_config(output, config->add_outputs());
 }
 
 pb::JobState state_to_proto(JobState state) {
@@ -126,7 +207,7 @@ std::optional<JobState> state_from_proto(pb::JobState state) {
 
 void job_to_proto(const JobRecord& job, pb::Job* out) {
   out->set_id(job.id);
-  config_from_spec_json(job.spec_json, out->mutable_config());
+  config_from_spec(job.spec, out->mutable_config());
   out->set_state(state_to_proto(job.state));
   set_time(job.create_ms, out->mutable_create_time());
   if (job.start_ms) set_time(job.start_ms, out->mutable_start_time());
@@ -135,8 +216,8 @@ void job_to_proto(const JobRecord& job, pb::Job* out) {
   progress_to_proto(job.progress, out->mutable_progress());
   if (job.state == JobState::kRunning)
     engines_to_proto(job.engines, out->mutable_progress()->mutable_engines());
-  if (job.state == JobState::kSucceeded && !job.report_json.empty())
-    result_to_proto(job.report_json, out->mutable_result());
+  if (job.state == JobState::kSucceeded && job.report)
+    result_to_proto(*job.report, out->mutable_result());
   if (!job.error.is_ok()) {
     out->mutable_error()->set_code(error_code_to_proto(job.error.code()));
     out->mutable_error()->set_message(job.error.message());

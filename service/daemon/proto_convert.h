@@ -1,5 +1,6 @@
-// Daemon records <-> transcode.v1 messages. JobConfig goes through JSON both ways: its field
-// names are the job spec's keys, so tc::job_spec_from_json stays the one parser of a spec.
+// Daemon records <-> transcode.v1 messages, field by field from the typed values: the RPC edge
+// of the daemon. JobConfig's fields are the job spec's; result.report_json is written here, once,
+// from the typed report.
 #pragma once
 
 #include <string>
@@ -16,7 +17,7 @@ namespace tc::daemon {
 namespace pb = ::transcode::v1;
 
 Result<JobSpec> spec_from_config(const pb::JobConfig& config);
-void config_from_spec_json(const std::string& spec_json, pb::JobConfig* config);
+void config_from_spec(const JobSpec& spec, pb::JobConfig* config);
 void job_to_proto(const JobRecord& job, pb::Job* out);
 pb::JobState state_to_proto(JobState state);
 std::optional<JobState> state_from_proto(pb::JobState state);

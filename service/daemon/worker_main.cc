@@ -68,7 +68,7 @@ void emit(const std::string& line) {
 }
 
 int fail(const Status& status) {
-  emit(error_line(status));
+  emit(worker_line(status));
   return exit_code_for(status.code());
 }
 
@@ -87,7 +87,7 @@ RunOptions run_options(Fault fault) {
   options.cancel = &g_cancel;
   options.progress_interval_s = 0.5;
   if (fault != Fault::kSlow) {
-    options.on_progress = [](const Progress& p) { emit(progress_line(p)); };
+    options.on_progress = [](const Progress& p) { emit(worker_line(p)); };
     return options;
   }
   // The executor calls on_progress for each frame when the interval is 0: sleeping there slows
@@ -99,7 +99,7 @@ RunOptions run_options(Fault fault) {
     auto now = std::chrono::steady_clock::now();
     if (now - last < std::chrono::milliseconds(500)) return;
     last = now;
-    emit(progress_line(p));
+    emit(worker_line(p));
   };
   return options;
 }
@@ -123,13 +123,15 @@ bool is_worker_invocation(const std::vector<std::string>& args) {
   return !args.empty() && args[0] == "--worker";
 }
 
-// The daemon checked the sizes a request names; the source's size is known only here. A probe
-// costs one open of the input, and keeps a 16K upload from ever reaching a decoder.
-Status check_pixels(const JobSpec& spec, long long max_pixels) {
+// The daemon checked the sizes a request names; the source's size is known only once the job's
+// one probe has run: checked there, before any device or decoder is opened, so a 16K upload
+// never reaches a decoder.
+SourceCheck pixel_check(const JobSpec& spec, long long max_pixels) {
   if (max_pixels <= 0) return {};
-  TC_ASSIGN_OR_RETURN(MediaInfo media, probe(spec.input));
-  if (!media.video) return {};  // run_job says what is wrong with it
-  return check_source_pixels(spec, media.video->width, media.video->height, max_pixels);
+  return [&spec, max_pixels](const MediaInfo& media) {
+    if (!media.video) return Status::ok();  // planning says what is wrong with it
+    return check_source_pixels(spec, media.video->width, media.video->height, max_pixels);
+  };
 }
 
 int worker_main(const std::vector<std::string>& args) {
@@ -143,10 +145,12 @@ int worker_main(const std::vector<std::string>& args) {
   Fault fault = fault_for(std::getenv("TC_TEST_FAULT"), spec->input);
   apply_fault(fault);
   if (g_cancel.load()) return fail(Status(Code::kCancelled, "cancelled before start"));
-  if (Status pixels = check_pixels(*spec, options.max_pixels); !pixels.is_ok()) return fail(pixels);
-  Result<JobReport> report = run_job(*spec, run_options(fault));
+  RunOptions run = run_options(fault);
+  Result<PreparedJob> prepared = prepare_job(*spec, run, pixel_check(*spec, options.max_pixels));
+  if (!prepared.is_ok()) return fail(prepared.status());
+  Result<JobReport> report = run_prepared(*prepared, *spec, run);
   if (!report.is_ok()) return fail(report.status());
-  emit(result_line(*report));
+  emit(worker_line(*report));
   return kExitOk;
 }
 

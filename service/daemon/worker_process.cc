@@ -95,7 +95,7 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const WorkerLaunch& 
   ::close(out_write.release());
   // The spec is a few KB, well under a pipe's buffer; a worker that died early gives EPIPE
   // (SIGPIPE is ignored by the daemon) and is judged by its exit status.
-  (void)write_all(in_write.fd, launch.spec_json);
+  (void)write_all(in_write.fd, job_spec_to_json(launch.spec));
   return worker;
 }
 

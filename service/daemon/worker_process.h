@@ -9,12 +9,13 @@
 #include <string>
 
 #include "pipeline/core/status.h"
+#include "pipeline/spec/job_spec.h"
 
 namespace tc::daemon {
 
 struct WorkerLaunch {
   std::string executable;  // this daemon's binary
-  std::string spec_json;
+  JobSpec spec;            // written to the worker's stdin as JSON: the pipe's one encoding of it
   long long memory_mb = 0;
   long long max_pixels = 0;
 };

@@ -7,77 +7,63 @@ namespace {
 
 using nlohmann::json;
 
-Progress progress_from(const json& j) {
-  Progress p;
-  if (!j.is_object()) return p;
-  p.frames_decoded = j.value("frames_decoded", int64_t{0});
-  p.frames_encoded = j.value("frames_encoded", int64_t{0});
-  p.media_time_s = j.value("media_time_s", 0.0);
-  p.media_duration_s = j.value("media_duration_s", 0.0);
-  p.elapsed_s = j.value("elapsed_s", 0.0);
-  p.fps = j.value("fps", 0.0);
-  p.speed = j.value("speed", 0.0);
-  return p;
+Status bad_line(std::string_view line, const std::string& why) {
+  return {Code::kInternal,
+          "worker wrote a bad line (" + why + "): " + std::string(line.substr(0, 200))};
 }
 
-// tc::progress_to_json is the pipeline's format; the fields are read by name, so a writer that
-// adds fields does not break this reader.
-json progress_to(const Progress& progress) {
-  json j = json::parse(progress_to_json(progress), nullptr, false);
-  return j.is_discarded() ? json::object() : j;
+// The worker's error, into `error`; what is wrong with the line otherwise.
+Status error_from(const json& e, Status& error) {
+  if (!e.is_object() || !e.contains("code") || !e["code"].is_string())
+    return {Code::kInternal, "error.code: missing"};
+  std::string key = e["code"].get<std::string>();
+  std::optional<Code> code = parse_code_key(key);
+  if (!code || *code == Code::kOk) return {Code::kInternal, "error.code: '" + key + "' unknown"};
+  auto message = e.find("message");
+  auto retryable = e.find("retryable");
+  error =
+      Status(*code, message != e.end() && message->is_string() ? message->get<std::string>() : "",
+             retryable != e.end() && retryable->is_boolean() && retryable->get<bool>());
+  return Status::ok();
 }
 
 }  // namespace
 
-std::string progress_line(const Progress& progress) {
-  return json{{"progress", progress_to(progress)}}.dump();
+std::string worker_line(const Progress& progress) {
+  return json{{"progress", progress}}.dump();
 }
 
-std::string result_line(const JobReport& report) {
-  json j = json::parse(report_to_json(report), nullptr, false);
-  if (j.is_discarded()) j = json::object();
-  return json{{"result", j}}.dump();
+std::string worker_line(const JobReport& report) {
+  return json{{"result", report}}.dump();
 }
 
-std::string error_line(const Status& status) {
+std::string worker_line(const Status& error) {
   return json{{"error",
-               {{"code", code_key(status.code())},
-                {"message", status.message()},
-                {"retryable", status.retryable()}}}}
+               {{"code", code_key(error.code())},
+                {"message", error.message()},
+                {"retryable", error.retryable()}}}}
       .dump();
 }
 
 Result<WorkerMessage> parse_worker_line(std::string_view line) {
-  json j = json::parse(line, nullptr, false);
+  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || j.size() != 1) return bad_line(line, "not a one-key JSON object");
   WorkerMessage message;
-  if (j.is_object() && j.contains("progress")) {
+  Status read;
+  if (j.contains("progress")) {
     message.kind = WorkerMessage::Kind::kProgress;
-    message.progress = progress_from(j["progress"]);
-    return message;
-  }
-  if (j.is_object() && j.contains("result")) {
+    read = from_json(j["progress"], message.progress);
+  } else if (j.contains("result")) {
     message.kind = WorkerMessage::Kind::kResult;
-    message.report_json = j["result"].dump();
-    return message;
-  }
-  if (j.is_object() && j.contains("error") && j["error"].is_object()) {
-    const json& e = j["error"];
-    Code code = parse_code_key(e.value("code", "internal")).value_or(Code::kInternal);
-    if (code == Code::kOk) code = Code::kInternal;
+    read = from_json(j["result"], message.report);
+  } else if (j.contains("error")) {
     message.kind = WorkerMessage::Kind::kError;
-    message.error = Status(code, e.value("message", ""), e.value("retryable", false));
-    return message;
+    read = error_from(j["error"], message.error);
+  } else {
+    return bad_line(line, "unknown key");
   }
-  return Status(Code::kInternal,
-                "worker wrote an unknown line: " + std::string(line.substr(0, 200)));
-}
-
-std::string progress_json(const Progress& progress) {
-  return progress_to(progress).dump();
-}
-
-Progress progress_from_json(std::string_view text) {
-  return progress_from(json::parse(text, nullptr, false));
+  if (!read.is_ok()) return bad_line(line, read.message());
+  return message;
 }
 
 }  // namespace tc::daemon

@@ -1,38 +1,34 @@
 // What a worker writes on its stdout, one JSON object a line:
-//   {"progress": <tc::progress_to_json>}                       about every 0.5 s
-//   {"result": <tc::report_to_json>}                            once, on success
+//   {"progress": <to_json(Progress)>}                                  about every 0.5 s
+//   {"result": <to_json(JobReport)>}                                   once, on success
 //   {"error": {"code": "input", "message": "...", "retryable": false}}  once, on failure
 // Lines are the whole protocol: a worker that dies mid-line or writes nothing is judged by its
-// exit status instead (worker_process.h).
+// exit status instead (worker_process.h). The worker encodes with worker_line, the daemon
+// decodes with parse_worker_line: the only two places these lines are touched.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <string_view>
 
 #include "pipeline/core/status.h"
-#include "pipeline/exec/executor.h"
+#include "pipeline/exec/report.h"
 
 namespace tc::daemon {
 
-// Errors travel as tc::code_key() names (pipeline/core/status.h).
-std::string progress_line(const Progress& progress);
-std::string result_line(const JobReport& report);
-std::string error_line(const Status& status);
-
 struct WorkerMessage {
   enum class Kind { kProgress, kResult, kError } kind = Kind::kProgress;
-  Progress progress;
-  std::string report_json;  // compact
-  Status error;
+  Progress progress;  // kProgress
+  JobReport report;   // kResult
+  Status error;       // kError: never ok
 };
 
-// kInternal for a line that is not one of the three.
-Result<WorkerMessage> parse_worker_line(std::string_view line);
+// Errors travel as tc::code_key() names (pipeline/core/status.h).
+std::string worker_line(const Progress& progress);
+std::string worker_line(const JobReport& report);
+std::string worker_line(const Status& error);
 
-// Progress as JSON and back (the store keeps the last progress of a job). Reading tolerates
-// missing keys: a field the writer did not know stays 0.
-std::string progress_json(const Progress& progress);
-Progress progress_from_json(std::string_view json);
+// kInternal naming the problem for a line that is not JSON, not one of the three, or whose
+// content does not read back.
+Result<WorkerMessage> parse_worker_line(std::string_view line);
 
 }  // namespace tc::daemon

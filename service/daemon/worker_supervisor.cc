@@ -26,7 +26,7 @@ struct Watch {
   bool stalled = false;
   bool got_result = false;
   Status said;  // its error line
-  std::string report_json;
+  JobReport report;
 };
 
 void handle_line(const std::string& line, Watch& watch,
@@ -43,7 +43,7 @@ void handle_line(const std::string& line, Watch& watch,
       break;
     case WorkerMessage::Kind::kResult:
       watch.got_result = true;
-      watch.report_json = std::move(message->report_json);
+      watch.report = std::move(message->report);
       break;
     case WorkerMessage::Kind::kError:
       watch.said = message->error;
@@ -110,7 +110,7 @@ WorkerOutcome supervise(WorkerProcess& worker, const SuperviseOptions& options,
     return outcome;
   }
   outcome.status = judge_exit(wait_status, watch.got_result, watch.said);
-  if (outcome.status.is_ok()) outcome.report_json = std::move(watch.report_json);
+  if (outcome.status.is_ok()) outcome.report = std::move(watch.report);
   return outcome;
 }
 

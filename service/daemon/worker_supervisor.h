@@ -8,7 +8,7 @@
 #include <string>
 
 #include "pipeline/core/status.h"
-#include "pipeline/exec/executor.h"
+#include "pipeline/exec/report.h"
 #include "service/daemon/worker_process.h"
 
 namespace tc::daemon {
@@ -21,8 +21,8 @@ struct SuperviseOptions {
 };
 
 struct WorkerOutcome {
-  Status status;            // ok: the worker sent a result and exited 0
-  std::string report_json;  // when ok
+  Status status;     // ok: the worker sent a result and exited 0
+  JobReport report;  // when ok
 };
 
 // `on_tick`, when set, is called from the same thread at least every 0.2 s until the worker

@@ -1,5 +1,6 @@
 // Daemon pieces without a server: settings, store, scheduler, request policy, worker protocol.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include "service/daemon/config.h"
 #include "service/daemon/job_manager.h"
 #include "service/daemon/job_store.h"
+#include "service/daemon/job_store_schema.h"
 #include "service/daemon/request_policy.h"
 #include "service/daemon/scheduler.h"
 #include "service/daemon/worker_main.h"
@@ -32,6 +34,92 @@ Result<DaemonConfig> load(std::vector<std::string> args) {
   bool help = false;
   return load_config(args, help);
 }
+
+// A database as a test needs it, written with SQL of its own: the store's code is what is
+// under test, so the fixture does not borrow it.
+class RawDb {
+ public:
+  explicit RawDb(const std::string& path) { sqlite3_open(path.c_str(), &db_); }
+  ~RawDb() { sqlite3_close(db_); }
+  RawDb(const RawDb&) = delete;
+  RawDb& operator=(const RawDb&) = delete;
+  void exec(const std::string& sql) {
+    char* error = nullptr;
+    ASSERT_EQ(sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+        << (error ? error : "") << "\n"
+        << sql;
+  }
+  int user_version() {
+    sqlite3_stmt* s = nullptr;
+    sqlite3_prepare_v2(db_, "PRAGMA user_version", -1, &s, nullptr);
+    int version = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int(s, 0) : -1;
+    sqlite3_finalize(s);
+    return version;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+// The table exactly as the first release created it (no user_version: 0).
+constexpr const char* kReleaseOneTable = R"sql(
+CREATE TABLE IF NOT EXISTS jobs (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  request_id TEXT UNIQUE,          -- NULL when the client gave none
+  state INTEGER NOT NULL,
+  priority INTEGER NOT NULL,
+  labels TEXT NOT NULL,            -- JSON object
+  spec TEXT NOT NULL,              -- tc::job_spec_to_json
+  create_ms INTEGER NOT NULL,
+  start_ms INTEGER NOT NULL,
+  end_ms INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  device TEXT NOT NULL,
+  progress TEXT NOT NULL,          -- JSON, the last progress seen
+  report TEXT NOT NULL,            -- tc::report_to_json, when SUCCEEDED
+  error_code TEXT NOT NULL,        -- code_key(), "ok" when none
+  error_message TEXT NOT NULL,
+  error_retryable INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs(state, seq);
+)sql";
+
+// A succeeded job as the first release wrote it: its spec indented, its stages' devices as
+// text only, the engines appended to the worker's report.
+constexpr const char* kReleaseOneRow = R"sql(
+INSERT INTO jobs (id, request_id, state, priority, labels, spec, create_ms, start_ms, end_ms,
+  attempt, device, progress, report, error_code, error_message, error_retryable)
+VALUES ('old', 'req-7', 3, 5, '{"team":"video"}',
+'{
+  "backend": "vaapi",
+  "device": "",
+  "duration_s": 0.0,
+  "input": "/media/in.mp4",
+  "outputs": [
+    {
+      "audio": "auto",
+      "audio_bitrate": 128000,
+      "b_frames": -1,
+      "bitrate": 0,
+      "codec": "hevc",
+      "container": "",
+      "gop": 0,
+      "height": 720,
+      "path": "/media/out.mkv",
+      "preset": "",
+      "quality": 26,
+      "rate_control": "quality",
+      "width": 1280
+    }
+  ],
+  "start_s": 10.0
+}',
+1000, 2000, 9000, 1, 'vaapi /dev/dri/renderD128',
+'{"elapsed_s":2.0,"fps":150.0,"frames_decoded":300,"frames_encoded":300,"media_duration_s":10.0,"media_time_s":10.0,"speed":5.0}',
+'{"backend":"vaapi","backend_reason":"the only device","cpu_s":1.0,"first_frame_s":0.1,"fps":150.0,"frames_decoded":300,"input":"/media/in.mp4","media_duration_s":10.0,"outputs":[{"bitrate":80000,"bytes":100000,"device":"vaapi /dev/dri/renderD128 (i915)","duration_s":10.0,"encoder":"hevc_vaapi","frames":300,"height":720,"path":"/media/out.mkv","width":1280}],"setup_s":0.2,"speed":5.0,"stages":[{"device":"vaapi /dev/dri/renderD128 (i915)","name":"decode","what":"h264 (VA-API hwaccel)"},{"device":"cpu","name":"mux out0","what":"matroska"}],"wall_s":2.0,"engines":{"available":false,"cpu_cores":0.5,"driver":"","engines":[],"interval_s":2.0,"memory_resident_peak_bytes":0,"memory_total_peak_bytes":0,"samples":4,"source":"","unavailable_reason":"not available: test"}}',
+'ok', '', 0);
+)sql";
 
 }  // namespace
 
@@ -89,7 +177,6 @@ TEST(JobStore, KeepsJobsAcrossReopenAndPages) {
     for (int i = 0; i < 5; ++i) {
       JobRecord job;
       job.id = "j" + std::to_string(i);
-      job.spec_json = "{}";
       job.labels = {{"k", "v"}};
       job.create_ms = 1000 + i;
       ASSERT_TRUE((*store)->insert(job).is_ok());
@@ -128,16 +215,90 @@ TEST(JobStore, RequestIdReturnsTheFirstJob) {
   JobRecord first;
   first.id = "a";
   first.request_id = "req-1";
-  first.spec_json = "{}";
   ASSERT_TRUE(*(*store)->insert(first));
   JobRecord again;
   again.id = "b";
   again.request_id = "req-1";
-  again.spec_json = "{}";
   Result<bool> inserted = (*store)->insert(again);
   ASSERT_TRUE(inserted.is_ok());
   EXPECT_FALSE(*inserted);
   EXPECT_EQ(again.id, "a");
+}
+
+TEST(JobStore, MigratesAReleaseOneDatabaseAndReadsItsJobTyped) {
+  TempDir dir;
+  std::string path = dir.path() + "/jobs.sqlite3";
+  {
+    RawDb db(path);
+    db.exec(kReleaseOneTable);
+    db.exec(kReleaseOneRow);
+    ASSERT_EQ(db.user_version(), 0);
+  }
+  for (int open = 0; open < 2; ++open) {  // the second open finds nothing left to migrate
+    auto store = JobStore::open(dir.path());
+    ASSERT_TRUE(store.is_ok()) << store.status().message();
+    Result<std::optional<JobRecord>> found = (*store)->get("old");
+    ASSERT_TRUE(found.is_ok()) << found.status().message();
+    ASSERT_TRUE(found->has_value());
+    const JobRecord& job = **found;
+    EXPECT_EQ(job.state, JobState::kSucceeded);
+    EXPECT_EQ(job.labels.at("team"), "video");
+    EXPECT_EQ(job.spec.input, "/media/in.mp4");
+    EXPECT_EQ(job.spec.start_s, 10.0);
+    EXPECT_EQ(job.spec.backend, BackendKind::kVaapi);
+    ASSERT_EQ(job.spec.outputs.size(), 1u);
+    EXPECT_EQ(job.spec.outputs[0].codec, VideoCodec::kHevc);
+    EXPECT_EQ(job.spec.outputs[0].quality, 26);
+    EXPECT_EQ(job.progress.input_duration_s, 10.0);
+    ASSERT_TRUE(job.report.has_value());
+    EXPECT_EQ(job.report->outputs.at(0).encoder, "hevc_vaapi");
+    ASSERT_EQ(job.report->stages.size(), 2u);
+    // The stage device stored as text comes back as its parts.
+    EXPECT_EQ(job.report->stages[0].device.backend, BackendKind::kVaapi);
+    EXPECT_EQ(job.report->stages[0].device.path, "/dev/dri/renderD128");
+    EXPECT_EQ(job.report->stages[0].device.driver, "i915");
+    EXPECT_EQ(job.report->stages[1].device.backend, BackendKind::kSoftware);
+    ASSERT_TRUE(job.report->engines.has_value());
+    EXPECT_EQ(job.report->engines->samples, 4);
+  }
+  EXPECT_EQ(RawDb(path).user_version(), job_store_schema_version());
+}
+
+TEST(JobStore, RefusesADatabaseNewerThanItKnows) {
+  TempDir dir;
+  std::string path = dir.path() + "/jobs.sqlite3";
+  int future = job_store_schema_version() + 1;
+  {
+    RawDb db(path);
+    db.exec(kReleaseOneTable);
+    db.exec("PRAGMA user_version = " + std::to_string(future));
+  }
+  auto store = JobStore::open(dir.path());
+  ASSERT_FALSE(store.is_ok());
+  const std::string& message = store.status().message();
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  EXPECT_NE(message.find("version " + std::to_string(future)), std::string::npos) << message;
+  EXPECT_NE(message.find("(" + std::to_string(job_store_schema_version()) + ")"), std::string::npos)
+      << message;
+  EXPECT_EQ(RawDb(path).user_version(), future);  // left as it was
+}
+
+TEST(JobStore, ARowThatDoesNotReadIsAnErrorNamingTheJob) {
+  TempDir dir;
+  ASSERT_TRUE(JobStore::open(dir.path()).is_ok());  // the current schema
+  RawDb(dir.path() + "/jobs.sqlite3")
+      .exec(
+          "INSERT INTO jobs (id, state, priority, labels, spec, create_ms, start_ms, end_ms, "
+          "attempt, device, progress, report, error_code, error_message, error_retryable) VALUES "
+          "('broken', 1, 0, '{}', '{\"outputs\": 5}', 0, 0, 0, 0, '', '{}', '', 'ok', '', 0)");
+  auto store = JobStore::open(dir.path());
+  ASSERT_TRUE(store.is_ok());
+  Result<std::optional<JobRecord>> found = (*store)->get("broken");
+  ASSERT_FALSE(found.is_ok());
+  EXPECT_NE(found.status().message().find("job broken"), std::string::npos)
+      << found.status().message();
+  EXPECT_NE(found.status().message().find("spec"), std::string::npos) << found.status().message();
+  EXPECT_FALSE((*store)->all_in_state(JobState::kQueued).is_ok());
 }
 
 TEST(Scheduler, PriorityThenOrderAndSlots) {
@@ -284,16 +445,42 @@ TEST(PixelCap, SourceAndDerivedOutputSizes) {
 TEST(WorkerProtocol, LinesRoundTrip) {
   Progress p;
   p.frames_decoded = 42;
+  p.input_duration_s = 12.5;
   p.speed = 2.5;
-  Result<WorkerMessage> m = parse_worker_line(progress_line(p));
-  ASSERT_TRUE(m.is_ok());
+  Result<WorkerMessage> m = parse_worker_line(worker_line(p));
+  ASSERT_TRUE(m.is_ok()) << m.status().message();
   EXPECT_EQ(m->kind, WorkerMessage::Kind::kProgress);
-  EXPECT_EQ(m->progress.frames_decoded, 42);
-  Result<WorkerMessage> e = parse_worker_line(error_line(Status(Code::kDevice, "hang", true)));
+  EXPECT_EQ(m->progress, p);
+  JobReport report;
+  report.input = "in.mp4";
+  report.outputs.push_back({"out.mp4", "libx264", "cpu", 640, 360, 30, 1000, 1.0, 8000});
+  report.wall_s = 1.5;
+  Result<WorkerMessage> r = parse_worker_line(worker_line(report));
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_EQ(r->kind, WorkerMessage::Kind::kResult);
+  EXPECT_EQ(r->report.input, "in.mp4");
+  EXPECT_EQ(r->report.outputs, report.outputs);
+  EXPECT_EQ(r->report.wall_s, 1.5);
+  Result<WorkerMessage> e = parse_worker_line(worker_line(Status(Code::kDevice, "hang", true)));
   ASSERT_TRUE(e.is_ok());
+  EXPECT_EQ(e->kind, WorkerMessage::Kind::kError);
   EXPECT_EQ(e->error.code(), Code::kDevice);
+  EXPECT_EQ(e->error.message(), "hang");
   EXPECT_TRUE(e->error.retryable());
-  EXPECT_FALSE(parse_worker_line("garbage").is_ok());
+}
+
+TEST(WorkerProtocol, MalformedLinesAreErrorsThatSayWhy) {
+  for (const char* line :
+       {"garbage", "[1]", R"({"progress": {}, "result": {}})", R"({"chatter": 1})",
+        R"({"progress": {"fps": "fast"}})", R"({"result": {"outputs": 3}})",
+        R"({"error": {"code": "ok"}})", R"({"error": "bad"})"}) {
+    Result<WorkerMessage> m = parse_worker_line(line);
+    ASSERT_FALSE(m.is_ok()) << line;
+    EXPECT_EQ(m.status().code(), Code::kInternal) << line;
+    EXPECT_NE(m.status().message().find(line), std::string::npos) << m.status().message();
+  }
+  Result<WorkerMessage> typed = parse_worker_line(R"({"progress": {"fps": "fast"}})");
+  EXPECT_NE(typed.status().message().find("fps"), std::string::npos) << typed.status().message();
 }
 
 TEST(WorkerSupervisor, JudgesHowAWorkerEnded) {
@@ -334,7 +521,7 @@ TEST(JobManager, RecoveryRequeuesOrFailsInterruptedJobsAndRemovesPartials) {
       job.id = id;
       job.state = JobState::kRunning;
       job.attempt = attempt;
-      job.spec_json = job_spec_to_json(spec);
+      job.spec = spec;
       ASSERT_TRUE((*store)->insert(job).is_ok());
     }
   }

@@ -48,15 +48,21 @@ TEST(MetricsReport, EnginesJoinTheReportWithCpuFromTheWorker) {
   usage.unavailable_reason = "not available: worker 7 has no DRM file descriptor (a software job)";
   usage.cpu_cores = 9;  // the sampler's estimate; the worker's own figures win
   usage.samples = 3;
-  std::string joined =
-      attach_engine_usage(R"({"input":"in.mp4","wall_s":2.0,"cpu_s":3.0,"outputs":[]})", usage);
-  nlohmann::json report = nlohmann::json::parse(joined);
-  EXPECT_EQ(report["input"], "in.mp4");
-  EXPECT_EQ(report["engines"]["available"], false);
-  EXPECT_EQ(report["engines"]["unavailable_reason"], usage.unavailable_reason);
-  EXPECT_DOUBLE_EQ(report["engines"]["cpu_cores"].get<double>(), 1.5);
-  EXPECT_EQ(report["engines"]["samples"], 3);
-  EXPECT_EQ(attach_engine_usage("not json", usage), "not json");
+  JobReport report;
+  report.input = "in.mp4";
+  report.wall_s = 2.0;
+  report.cpu_s = 3.0;
+  JobReport joined = attach_engine_usage(report, usage);
+  EXPECT_EQ(joined.input, "in.mp4");
+  ASSERT_TRUE(joined.engines.has_value());
+  // The API's report_json carries them under "engines".
+  nlohmann::json json = joined;
+  EXPECT_EQ(json["engines"]["available"], false);
+  EXPECT_EQ(json["engines"]["unavailable_reason"], usage.unavailable_reason);
+  EXPECT_DOUBLE_EQ(json["engines"]["cpu_cores"].get<double>(), 1.5);
+  EXPECT_EQ(json["engines"]["samples"], 3);
+  report.wall_s = 0;  // no figures of its own: the sampler's estimate stays
+  EXPECT_DOUBLE_EQ(attach_engine_usage(report, usage).engines->cpu_cores, 9);
 }
 
 TEST(NodeMetrics, HistogramBuckets) {

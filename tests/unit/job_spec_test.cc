@@ -103,6 +103,35 @@ TEST(JobSpec, JsonRoundTrip) {
   EXPECT_EQ(job_spec_to_json(*back), job_spec_to_json(spec));
 }
 
+TEST(JobSpec, JsonRoundTripKeepsEveryField) {
+  JobSpec spec;
+  spec.input = "in.mp4";
+  spec.start_s = 2.5;
+  spec.duration_s = 7.25;
+  spec.backend = BackendKind::kCuda;
+  spec.device = "1";
+  OutputSpec output;
+  output.path = "out.ts";
+  output.container = "mpegts";
+  output.codec = VideoCodec::kHevc;
+  output.width = 1280;
+  output.height = 720;
+  output.rate_control = RateControl::kCbr;
+  output.quality = 23;
+  output.bitrate = 3'000'000;
+  output.gop = 48;
+  output.b_frames = 2;
+  output.preset = "p4";
+  output.audio = AudioMode::kAac;
+  output.audio_bitrate = 96'000;
+  spec.outputs = {output, output};
+  spec.outputs[1].path = "second.mkv";
+  spec.outputs[1].audio = AudioMode::kCopy;
+  Result<JobSpec> back = job_spec_from_json(job_spec_to_json(spec));
+  ASSERT_TRUE(back.is_ok()) << back.status().to_string();
+  EXPECT_EQ(*back, spec) << job_spec_to_json(*back);
+}
+
 TEST(JobSpec, JsonAcceptsProtobufStyleInt64StringsAndMissingKeys) {
   Result<JobSpec> spec = job_spec_from_json(
       R"({"input": "a.mp4", "outputs": [{"path": "b.mp4", "bitrate": "3000000", "rate_control": "cbr"}]})");

@@ -1,0 +1,87 @@
+// What a job reports: live Progress while it runs, a JobReport when it has finished. Both have
+// one JSON form (the shape `transcode run --json` prints, a daemon worker sends on its pipe and
+// the daemon's store keeps), written and read by the functions here and nowhere else.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/core/status.h"
+#include "pipeline/metrics/engine_usage.h"
+#include "pipeline/plan/plan.h"
+
+namespace tc {
+
+struct Progress {
+  int64_t frames_decoded = 0;
+  int64_t frames_encoded = 0;  // video frames, summed over outputs
+  double media_time_s = 0;     // how far into the (trimmed) input the job is
+  // The (trimmed) input's expected length from the probe; 0 when unknown. JSON and proto key:
+  // "media_duration_s" (what clients read).
+  double input_duration_s = 0;
+  double elapsed_s = 0;
+  double fps = 0;    // decoded frames per wall second
+  double speed = 0;  // media time per wall time
+  bool operator==(const Progress&) const = default;
+};
+
+struct OutputReport {
+  std::string path;
+  std::string encoder;  // "libx264", "h264_vaapi", "copy"
+  std::string device;   // where its encoder ran
+  int width = 0;
+  int height = 0;
+  int64_t frames = 0;
+  int64_t bytes = 0;
+  double duration_s = 0;
+  int64_t bitrate = 0;  // bits per second, bytes * 8 / duration
+  bool operator==(const OutputReport&) const = default;
+};
+
+struct JobReport {
+  std::string input;
+  std::string backend;
+  std::string backend_reason;
+  std::vector<Stage> stages;
+  std::vector<OutputReport> outputs;
+  int64_t frames_decoded = 0;
+  double media_duration_s = 0;  // media time actually transcoded (the longest output)
+  double setup_s = 0;           // probe + device discovery + plan, before wall_s starts
+  double wall_s = 0;            // the pipeline itself: open to last output renamed
+  double cpu_s = 0;             // user + system CPU time of this process
+  double fps = 0;               // frames decoded per wall second
+  double speed = 0;             // media seconds per wall second
+  double first_frame_s = 0;     // wall time to the first encoded video packet
+  // The job's average engine use: the daemon's sampler adds it; `transcode run` has none.
+  std::optional<metrics::EngineUsage> engines;
+};
+
+// nlohmann's ADL writers: `nlohmann::json j = report;`. A Stage's "device" is also written as
+// the text people read ("vaapi /dev/dri/renderD128 (i915)"); its parts are read back from
+// "device_backend", "device_path" and "device_driver".
+void to_json(nlohmann::json& j, const Progress& progress);
+void to_json(nlohmann::json& j, const OutputReport& output);
+void to_json(nlohmann::json& j, const Stage& stage);
+void to_json(nlohmann::json& j, const JobReport& report);
+
+// The readers: keys a writer did not know stay at their defaults; a key of the wrong type is a
+// kInvalidArgument naming it ("outputs[1].frames: ..."). Never throws.
+Status from_json(const nlohmann::json& j, Progress& progress);
+Status from_json(const nlohmann::json& j, OutputReport& output);
+Status from_json(const nlohmann::json& j, Stage& stage);
+Status from_json(const nlohmann::json& j, JobReport& report);
+
+// StageDevice::to_string's text back into its parts: "cpu", "vaapi /dev/dri/renderD128 (i915)".
+// Only for text that has nothing else: a report stored before stages carried the parts, and
+// the proto's Stage.device at a client.
+StageDevice stage_device_from_text(std::string_view text);
+
+// `transcode run --json`: the report as indented text.
+std::string report_to_json(const JobReport& report, int indent = 2);
+
+}  // namespace tc

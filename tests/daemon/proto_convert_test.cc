@@ -1,0 +1,101 @@
+// The RPC edge: JobConfig <-> JobSpec field by field, and a job's typed report as JobResult
+// with its one report_json.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "service/daemon/proto_convert.h"
+
+using namespace tc;
+using namespace tc::daemon;
+
+namespace {
+
+JobSpec every_field_set() {
+  JobSpec spec;
+  spec.input = "/media/in.mp4";
+  spec.start_s = 3.5;
+  spec.duration_s = 20;
+  spec.backend = BackendKind::kVaapi;
+  spec.device = "/dev/dri/renderD129";
+  OutputSpec output;
+  output.path = "/media/out.ts";
+  output.container = "mpegts";
+  output.codec = VideoCodec::kHevc;
+  output.width = 1280;
+  output.height = 720;
+  output.rate_control = RateControl::kVbr;
+  output.quality = 30;
+  output.bitrate = 2'500'000;
+  output.gop = 60;
+  output.b_frames = 3;
+  output.preset = "slow";
+  output.audio = AudioMode::kCopy;
+  output.audio_bitrate = 64'000;
+  spec.outputs = {output, output};
+  spec.outputs[1].path = "/media/second.mkv";
+  spec.outputs[1].container = "";
+  return spec;
+}
+
+TEST(ProtoConvert, JobConfigRoundTripKeepsEveryField) {
+  JobSpec spec = every_field_set();
+  pb::JobConfig config;
+  config_from_spec(spec, &config);
+  EXPECT_EQ(config.outputs(0).codec(), "hevc");
+  Result<JobSpec> back = spec_from_config(config);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_EQ(*back, spec);
+}
+
+TEST(ProtoConvert, EmptyEnumsTakeDefaultsAndUnknownOnesNameTheField) {
+  pb::JobConfig config;
+  config.set_input("/media/in.mp4");
+  config.add_outputs()->set_path("/media/out.mp4");
+  Result<JobSpec> spec = spec_from_config(config);
+  ASSERT_TRUE(spec.is_ok());
+  EXPECT_EQ(spec->backend, BackendKind::kAuto);
+  EXPECT_EQ(spec->outputs[0].codec, VideoCodec::kH264);
+  EXPECT_EQ(spec->outputs[0].quality, -1);  // unset optional: the encoder's default
+  EXPECT_EQ(spec->outputs[0].audio_bitrate, OutputSpec{}.audio_bitrate);
+  config.mutable_outputs(0)->set_rate_control("loud");
+  Result<JobSpec> bad = spec_from_config(config);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("outputs[0].rate_control"), std::string::npos)
+      << bad.status().message();
+}
+
+TEST(ProtoConvert, SucceededJobCarriesItsTypedReport) {
+  JobRecord job;
+  job.id = "j-1";
+  job.state = JobState::kSucceeded;
+  job.spec = every_field_set();
+  job.progress.input_duration_s = 20;
+  JobReport report;
+  report.input = "/media/in.mp4";
+  report.stages.push_back(
+      {"decode", "hevc", StageDevice{BackendKind::kVaapi, "/dev/dri/renderD129", "xe"}});
+  report.outputs.push_back({"/media/out.ts", "hevc_vaapi", "vaapi /dev/dri/renderD129 (xe)", 1280,
+                            720, 480, 5'000'000, 20, 2'000'000});
+  report.media_duration_s = 20;
+  report.wall_s = 4;
+  metrics::EngineUsage engines;
+  engines.samples = 8;
+  report.engines = engines;
+  job.report = report;
+  pb::Job out;
+  job_to_proto(job, &out);
+  EXPECT_EQ(out.progress().media_duration_s(), 20);
+  const pb::JobResult& result = out.result();
+  EXPECT_EQ(result.stages(0).device(), "vaapi /dev/dri/renderD129 (xe)");
+  EXPECT_EQ(result.outputs(0).frames(), 480);
+  EXPECT_EQ(result.media_duration_s(), 20);
+  EXPECT_EQ(result.engines().samples(), 8);
+  nlohmann::json json = nlohmann::json::parse(result.report_json());
+  EXPECT_EQ(json["outputs"][0]["encoder"], "hevc_vaapi");
+  EXPECT_EQ(json["engines"]["samples"], 8);
+  EXPECT_EQ(out.config().outputs(1).path(), "/media/second.mkv");
+}
+
+}  // namespace
