@@ -120,7 +120,7 @@ class MetricsConventionsTest(unittest.TestCase):
                               capture_output=True, text=True)
         self.assertNotEqual(lint.stdout + lint.stderr, "")
 
-    def test_standard_names(self):
+    def test_promtool_sees_the_standard_names(self):
         names = exported_names(self.text)
         for name in ("process_cpu_seconds_total", "process_resident_memory_bytes",
                      "process_virtual_memory_bytes", "process_open_fds", "process_max_fds",
