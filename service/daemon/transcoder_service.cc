@@ -45,6 +45,7 @@ ApiStatus TranscoderService::create(const pb::CreateJobRequest& request, pb::Job
              {request.labels().begin(), request.labels().end()},
              request.request_id()};
   JobRecord record;
+  // The fields create() names are the spec's (apply_policy): under "config" too.
   TC_API_RETURN_IF_ERROR(manager_.create(std::move(job), record).within("config"));
   job_to_proto(record, &response);
   return {};

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Submits one job to a transcoded daemon, follows it to the end, and prints the result.
 
-    python3 -m transcoded_client.stubs --proto-dir ../../proto   # once, from clients/python
+    python3 -m transcoded_client --proto-dir ../../proto   # once, from clients/python
     python3 examples/submit.py --server 127.0.0.1:50051 /media/in.mp4 /media/out.mp4 \\
         --codec h264 --size 1280x720
 

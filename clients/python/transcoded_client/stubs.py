@@ -4,7 +4,7 @@ Debian 12 has no `python3 -m grpc_tools.protoc` that reads proto3 `optional` (it
 python3-grpc-tools bundles protoc 3.5.1), so this runs `protoc --python_out` with
 protobuf-compiler-grpc's plugin. Generated code is never committed: run
 
-    python3 -m transcoded_client.stubs --proto-dir PATH/TO/proto
+    python3 -m transcoded_client --proto-dir PATH/TO/proto
 
 once after checkout (it writes transcoded_client/_generated/), or pass `stubs_dir` to Client.
 """
@@ -57,7 +57,7 @@ class Stubs:
 
     def __init__(self, stubs_dir):
         if not os.path.isdir(os.path.join(stubs_dir, "transcode", "v1")):
-            raise StubsError(f"no stubs in {stubs_dir}: run python3 -m transcoded_client.stubs")
+            raise StubsError(f"no stubs in {stubs_dir}: run python3 -m transcoded_client")
         # The generated modules import each other as transcode.v1.*.
         if stubs_dir not in sys.path:
             sys.path.insert(0, stubs_dir)
@@ -72,7 +72,8 @@ def load(stubs_dir=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Generate the transcode.v1 Python stubs.")
+    parser = argparse.ArgumentParser(prog="python3 -m transcoded_client",
+                                     description="Generate the transcode.v1 Python stubs.")
     parser.add_argument("--proto-dir", default=SOURCE_PROTO_DIR,
                         help="the repository's proto/ directory (default: %(default)s)")
     parser.add_argument("--out", default=DEFAULT_OUT, help="where to write (default: %(default)s)")
@@ -80,10 +81,6 @@ def main(argv=None):
     try:
         print(generate(args.proto_dir, args.out))
     except StubsError as error:
-        print(f"transcoded_client.stubs: {error}", file=sys.stderr)
+        print(f"transcoded_client: {error}", file=sys.stderr)
         return 1
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
