@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "service/cli/progress_bar.h"
+#include "service/client/error_details.h"
 #include "service/common/exit_codes.h"
 
 namespace tc::client {
@@ -220,6 +221,8 @@ int exit_code_for_job(const pb::Job& job) {
 int rpc_failure(const grpc::Status& status) {
   std::fprintf(stderr, "transcode: %s: %s\n", code_name(status.error_code()).c_str(),
                status.error_message().c_str());
+  if (std::optional<pb::ErrorDetail> detail = error_detail(status))
+    std::fprintf(stderr, "transcode: %s\n", describe(*detail).c_str());
   switch (status.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
     case grpc::StatusCode::DEADLINE_EXCEEDED:

@@ -1,29 +1,58 @@
 #include "service/daemon/grpc_status.h"
 
+#include "transcode/v1/error_details.pb.h"
+
 namespace tc::daemon {
+namespace {
+
+namespace pb = ::transcode::v1;
+
+// ApiReason mirrors pb::Reason value for value.
+static_assert(static_cast<int>(ApiReason::kInternal) == pb::INTERNAL_ERROR &&
+              pb::Reason_MAX == pb::INTERNAL_ERROR);
+
+grpc::StatusCode grpc_code(ApiCode code) {
+  switch (code) {
+    case ApiCode::kOk:
+      return grpc::StatusCode::OK;
+    case ApiCode::kInvalidArgument:
+      return grpc::StatusCode::INVALID_ARGUMENT;
+    case ApiCode::kPermissionDenied:
+      return grpc::StatusCode::PERMISSION_DENIED;
+    case ApiCode::kNotFound:
+      return grpc::StatusCode::NOT_FOUND;
+    case ApiCode::kResourceExhausted:
+      return grpc::StatusCode::RESOURCE_EXHAUSTED;
+    case ApiCode::kFailedPrecondition:
+      return grpc::StatusCode::FAILED_PRECONDITION;
+    case ApiCode::kUnavailable:
+      return grpc::StatusCode::UNAVAILABLE;
+    case ApiCode::kUnauthenticated:
+      return grpc::StatusCode::UNAUTHENTICATED;
+    case ApiCode::kInternal:
+      return grpc::StatusCode::INTERNAL;
+  }
+  return grpc::StatusCode::INTERNAL;
+}
+
+// The grpc-status-details-bin payload: a google.rpc.Status-shaped message holding the detail.
+std::string status_details(grpc::StatusCode code, const ApiStatus& status) {
+  pb::ErrorDetail detail;
+  detail.set_reason(static_cast<pb::Reason>(status.reason()));
+  detail.set_field(status.field());
+  pb::Status wire;
+  wire.set_code(code);
+  wire.set_message(status.message());
+  wire.add_details()->PackFrom(detail);
+  return wire.SerializeAsString();
+}
+
+}  // namespace
 
 grpc::Status to_grpc_status(const ApiStatus& status) {
-  switch (status.code()) {
-    case ApiCode::kOk:
-      return grpc::Status::OK;
-    case ApiCode::kInvalidArgument:
-      return {grpc::StatusCode::INVALID_ARGUMENT, status.message()};
-    case ApiCode::kPermissionDenied:
-      return {grpc::StatusCode::PERMISSION_DENIED, status.message()};
-    case ApiCode::kNotFound:
-      return {grpc::StatusCode::NOT_FOUND, status.message()};
-    case ApiCode::kResourceExhausted:
-      return {grpc::StatusCode::RESOURCE_EXHAUSTED, status.message()};
-    case ApiCode::kFailedPrecondition:
-      return {grpc::StatusCode::FAILED_PRECONDITION, status.message()};
-    case ApiCode::kUnavailable:
-      return {grpc::StatusCode::UNAVAILABLE, status.message()};
-    case ApiCode::kUnauthenticated:
-      return {grpc::StatusCode::UNAUTHENTICATED, status.message()};
-    case ApiCode::kInternal:
-      return {grpc::StatusCode::INTERNAL, status.message()};
-  }
-  return {grpc::StatusCode::INTERNAL, status.message()};
+  if (status.is_ok()) return grpc::Status::OK;
+  grpc::StatusCode code = grpc_code(status.code());
+  return {code, status.message(), status_details(code, status)};
 }
 
 }  // namespace tc::daemon

@@ -8,6 +8,12 @@
 #include <limits>
 #include <sstream>
 
+extern "C" {
+#include <libavutil/avutil.h>
+}
+
+#include "service/daemon/process_metrics.h"
+
 namespace tc::daemon {
 namespace {
 
@@ -49,11 +55,40 @@ ClientMetric histogram_metric(const std::string& state, const DurationHistogram&
   return metric;
 }
 
+// The standard process_* families (see process_metrics.h); none when /proc is unreadable.
+std::vector<MetricFamily> process_families() {
+  std::optional<ProcessStats> stats = read_process_stats();
+  if (!stats) return {};
+  auto one = [](const char* name, const char* help, MetricType type, double value) {
+    MetricFamily f = family(name, help, type);
+    add(f, {}, value);
+    return f;
+  };
+  return {
+      one("process_cpu_seconds_total", "User and system CPU time spent in seconds",
+          MetricType::Counter, stats->cpu_seconds),
+      one("process_resident_memory_bytes", "Resident memory size in bytes", MetricType::Gauge,
+          stats->resident_bytes),
+      one("process_virtual_memory_bytes", "Virtual memory size in bytes", MetricType::Gauge,
+          stats->virtual_bytes),
+      one("process_open_fds", "Number of open file descriptors", MetricType::Gauge,
+          stats->open_fds),
+      one("process_max_fds", "Maximum number of open file descriptors", MetricType::Gauge,
+          stats->max_fds),
+      one("process_start_time_seconds", "Start time of the process since unix epoch in seconds",
+          MetricType::Gauge, stats->start_time_seconds),
+  };
+}
+
 class SnapshotCollectable : public prometheus::Collectable {
  public:
   explicit SnapshotCollectable(std::function<NodeSnapshot()> snapshot)
       : snapshot_(std::move(snapshot)) {}
-  std::vector<MetricFamily> Collect() const override { return node_families(snapshot_()); }
+  std::vector<MetricFamily> Collect() const override {
+    std::vector<MetricFamily> families = node_families(snapshot_());
+    for (MetricFamily& f : process_families()) families.push_back(std::move(f));
+    return families;
+  }
 
  private:
   std::function<NodeSnapshot()> snapshot_;
@@ -62,6 +97,10 @@ class SnapshotCollectable : public prometheus::Collectable {
 }  // namespace
 
 std::vector<MetricFamily> node_families(const NodeSnapshot& s) {
+  MetricFamily build =
+      family("transcoded_build_info", "The daemon's version and the FFmpeg it runs on; always 1",
+             MetricType::Gauge);
+  add(build, {{"version", TC_VERSION}, {"ffmpeg", av_version_info()}}, 1);
   MetricFamily jobs = family("transcoded_jobs", "Jobs in the store, by state", MetricType::Gauge);
   for (const auto& [state, count] : s.jobs_by_state)
     add(jobs, {{"state", state}}, static_cast<double>(count));
@@ -73,9 +112,9 @@ std::vector<MetricFamily> node_families(const NodeSnapshot& s) {
       family("transcoded_running_jobs", "Jobs running, per device", MetricType::Gauge);
   MetricFamily slots =
       family("transcoded_device_slots", "Jobs a device runs at once", MetricType::Gauge);
-  MetricFamily busy = family("transcoded_device_engine_busy_percent",
-                             "Engine busy % of a device over the last sampling interval, summed "
-                             "over its running jobs (DRM fdinfo or NVML)",
+  MetricFamily busy = family("transcoded_device_engine_busy_ratio",
+                             "Engine busy fraction (0..1) of a device over the last sampling "
+                             "interval, summed over its running jobs (DRM fdinfo or NVML)",
                              MetricType::Gauge);
   MetricFamily busy_s =
       family("transcoded_engine_busy_seconds_total",
@@ -89,7 +128,7 @@ std::vector<MetricFamily> node_families(const NodeSnapshot& s) {
     add(running, device, d.running);
     add(slots, device, d.slots);
     for (const auto& [engine, percent] : d.engine_busy_percent)
-      add(busy, {{"device", d.name}, {"engine", engine}}, percent);
+      add(busy, {{"device", d.name}, {"engine", engine}}, percent / 100);
     for (const auto& [engine, seconds] : d.totals.engine_busy_s)
       add(busy_s, {{"device", d.name}, {"engine", engine}}, seconds);
     add(encoded, device, static_cast<double>(d.totals.frames_encoded));
@@ -97,17 +136,19 @@ std::vector<MetricFamily> node_families(const NodeSnapshot& s) {
   }
 
   MetricFamily job_busy =
-      family("transcoded_job_engine_busy_percent",
-             "Engine busy % of a running job over the last sampling interval", MetricType::Gauge);
+      family("transcoded_job_engine_busy_ratio",
+             "Engine busy fraction (0..1) of a running job over the last sampling interval",
+             MetricType::Gauge);
   MetricFamily job_cpu =
       family("transcoded_job_cpu_cores",
              "CPU cores a running job's worker used over the last interval", MetricType::Gauge);
+  // "job_id", not "job": Prometheus's scrape sets "job" and would rename ours "exported_job".
   for (const NodeSnapshot::RunningJob& job : s.running) {
-    add(job_cpu, {{"job", job.id}, {"device", job.device}}, job.live.cpu_cores);
+    add(job_cpu, {{"job_id", job.id}, {"device", job.device}}, job.live.cpu_cores);
     if (!job.live.available) continue;
     for (const metrics::EngineBusy& e : job.live.engines)
-      add(job_busy, {{"job", job.id}, {"device", job.device}, {"engine", e.engine}},
-          e.busy_percent);
+      add(job_busy, {{"job_id", job.id}, {"device", job.device}, {"engine", e.engine}},
+          e.busy_percent / 100);
   }
 
   MetricFamily duration =
@@ -116,7 +157,8 @@ std::vector<MetricFamily> node_families(const NodeSnapshot& s) {
   for (const auto& [state, histogram] : s.job_duration)
     duration.metric.push_back(histogram_metric(state, histogram));
 
-  return {jobs, queue, running, slots, busy, busy_s, encoded, decoded, job_busy, job_cpu, duration};
+  return {build,  jobs,    queue,   running,  slots,   busy,
+          busy_s, encoded, decoded, job_busy, job_cpu, duration};
 }
 
 std::string node_metrics_text(const NodeSnapshot& snapshot) {

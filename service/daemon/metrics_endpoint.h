@@ -18,7 +18,8 @@ struct MetricFamily;
 
 namespace tc::daemon {
 
-// The families of a snapshot (names under "transcoded_"); see README.md, Metrics.
+// The families of a snapshot (names under "transcoded_"); see README.md, Metrics. A scrape
+// serves these, the process_* families (process_metrics.h) and prometheus-cpp's exposer_*.
 std::vector<prometheus::MetricFamily> node_families(const NodeSnapshot& snapshot);
 // The same in Prometheus text format 0.0.4.
 std::string node_metrics_text(const NodeSnapshot& snapshot);

@@ -28,8 +28,20 @@ bool inside_any(const std::string& path, const std::vector<std::string>& roots) 
 }
 
 ApiStatus denied(const std::string& field, const std::string& path) {
-  return {ApiCode::kPermissionDenied,
-          field + ": '" + path + "' is outside the allowed media roots (media_root)"};
+  return {ApiCode::kPermissionDenied, ApiReason::kOutsideMediaRoot, field,
+          "'" + path + "' is outside the allowed media roots (media_root)"};
+}
+
+ApiStatus invalid(const std::string& field, const std::string& problem) {
+  return {ApiCode::kInvalidArgument, ApiReason::kInvalidField, field, problem};
+}
+
+ApiStatus missing(const std::string& field, const std::string& problem) {
+  return {ApiCode::kInvalidArgument, ApiReason::kPathNotFound, field, problem};
+}
+
+ApiStatus over_limit(const std::string& field, const std::string& problem) {
+  return {ApiCode::kInvalidArgument, ApiReason::kLimitExceeded, field, problem};
 }
 
 // A URL-like input ("http://..."): its scheme, else empty.
@@ -44,24 +56,24 @@ ApiStatus check_input(std::string& input, const RequestPolicy& policy) {
   if (!scheme.empty()) {
     for (const std::string& allowed : policy.protocols)
       if (scheme == allowed) return {};
-    return {ApiCode::kPermissionDenied,
-            "input: protocol '" + scheme + "' is not allowed (allow_protocol)"};
+    return {ApiCode::kPermissionDenied, ApiReason::kProtocolNotAllowed, "input",
+            "protocol '" + scheme + "' is not allowed (allow_protocol)"};
   }
   // Absolute paths only: the daemon's working directory means nothing to a client, and a
   // relative name like "concat:a|b" would reach an FFmpeg protocol.
   if (input.empty() || input[0] != '/')
-    return {ApiCode::kInvalidArgument, "input: '" + input + "' is not an absolute path"};
+    return invalid("input", "'" + input + "' is not an absolute path");
   std::string resolved;
   if (!real_path(input, resolved)) {
     // Say "outside" before "missing": no probing for files beyond the roots.
     std::string lexical = fs::path(input).lexically_normal().string();
     if (!inside_any(lexical, policy.roots)) return denied("input", input);
-    return {ApiCode::kInvalidArgument, "input: '" + input + "': no such file"};
+    return missing("input", "'" + input + "': no such file");
   }
   if (!inside_any(resolved, policy.roots)) return denied("input", input);
   struct stat st {};
   if (::stat(resolved.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-    return {ApiCode::kInvalidArgument, "input: '" + input + "' is not a regular file"};
+    return invalid("input", "'" + input + "' is not a regular file");
   input = resolved;
   return {};
 }
@@ -74,16 +86,14 @@ bool is_symlink(const std::string& path) {
 ApiStatus check_output(OutputSpec& output, const std::string& field, const RequestPolicy& policy) {
   const std::string& path = output.path;
   if (path.empty() || path[0] != '/' || path.back() == '/')
-    return {ApiCode::kInvalidArgument, field + ": '" + path + "' is not an absolute file path"};
+    return invalid(field, "'" + path + "' is not an absolute file path");
   fs::path p(path);
   std::string name = p.filename().string();
-  if (name == "." || name == "..")
-    return {ApiCode::kInvalidArgument, field + ": '" + path + "' is not a file name"};
+  if (name == "." || name == "..") return invalid(field, "'" + path + "' is not a file name");
   std::string dir;
   if (!real_path(p.parent_path().string(), dir)) {
     if (!inside_any(p.lexically_normal().string(), policy.roots)) return denied(field, path);
-    return {ApiCode::kInvalidArgument,
-            field + ": directory '" + p.parent_path().string() + "' does not exist"};
+    return missing(field, "directory '" + p.parent_path().string() + "' does not exist");
   }
   std::string resolved = (fs::path(dir) / name).string();
   if (!inside_any(resolved, policy.roots)) return denied(field, path);
@@ -95,25 +105,23 @@ ApiStatus check_output(OutputSpec& output, const std::string& field, const Reque
 }
 
 ApiStatus check_caps(JobSpec& spec, const RequestPolicy& policy) {
-  if (spec.outputs.empty())
-    return {ApiCode::kInvalidArgument, "outputs: a job needs at least one output"};
+  if (spec.outputs.empty()) return invalid("outputs", "a job needs at least one output");
   if (static_cast<int>(spec.outputs.size()) > policy.max_outputs)
-    return {ApiCode::kInvalidArgument, "outputs: " + std::to_string(spec.outputs.size()) +
-                                           " outputs, more than max_outputs (" +
-                                           std::to_string(policy.max_outputs) + ")"};
+    return over_limit("outputs", std::to_string(spec.outputs.size()) +
+                                     " outputs, more than max_outputs (" +
+                                     std::to_string(policy.max_outputs) + ")");
   for (size_t i = 0; i < spec.outputs.size(); ++i) {
     const OutputSpec& o = spec.outputs[i];
     long long pixels = static_cast<long long>(o.width) * o.height;
     if (policy.max_pixels > 0 && pixels > policy.max_pixels)
-      return {ApiCode::kInvalidArgument,
-              "outputs[" + std::to_string(i) + "]: " + std::to_string(o.width) + "x" +
-                  std::to_string(o.height) + " is more than max_pixels (" +
-                  std::to_string(policy.max_pixels) + ")"};
+      return over_limit("outputs[" + std::to_string(i) + "]",
+                        std::to_string(o.width) + "x" + std::to_string(o.height) +
+                            " is more than max_pixels (" + std::to_string(policy.max_pixels) + ")");
   }
   if (policy.max_duration_s > 0) {
     if (spec.duration_s > policy.max_duration_s)
-      return {ApiCode::kInvalidArgument, "duration_s: more than max_duration (" +
-                                             std::to_string(policy.max_duration_s) + " s)"};
+      return over_limit("duration_s",
+                        "more than max_duration (" + std::to_string(policy.max_duration_s) + " s)");
     // The input's length is known only to the worker: a trim bounds the work regardless.
     if (spec.duration_s == 0) spec.duration_s = policy.max_duration_s;
   }

@@ -38,13 +38,15 @@ ApiStatus TranscoderService::authorize(const grpc::CallbackServerContext& contex
 
 ApiStatus TranscoderService::create(const pb::CreateJobRequest& request, pb::Job& response) {
   Result<JobSpec> spec = spec_from_config(request.config());
-  if (!spec.is_ok()) return ApiStatus::from_spec(spec.status());
+  // The spec's field names are the JobConfig's; the request holds it as "config".
+  if (!spec.is_ok()) return ApiStatus::from_spec(spec.status()).within("config");
   NewJob job{std::move(*spec),
              request.priority(),
              {request.labels().begin(), request.labels().end()},
              request.request_id()};
   JobRecord record;
-  TC_API_RETURN_IF_ERROR(manager_.create(std::move(job), record));
+  // The fields create() names are the spec's (apply_policy): under "config" too.
+  TC_API_RETURN_IF_ERROR(manager_.create(std::move(job), record).within("config"));
   job_to_proto(record, &response);
   return {};
 }
@@ -54,7 +56,8 @@ ApiStatus TranscoderService::list(const pb::ListJobsRequest& request,
   std::optional<JobState> state;
   if (request.state() != pb::JOB_STATE_UNSPECIFIED) {
     state = state_from_proto(request.state());
-    if (!state) return {ApiCode::kInvalidArgument, "state: unknown value"};
+    if (!state)
+      return {ApiCode::kInvalidArgument, ApiReason::kInvalidField, "state", "unknown value"};
   }
   JobPage page;
   TC_API_RETURN_IF_ERROR(manager_.list(state, request.page_size(), request.page_token(), page));

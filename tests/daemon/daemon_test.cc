@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "daemon_fixture.h"
+#include "service/client/error_details.h"
 #include "transcode/v1/transcoder.grpc.pb.h"
 
 namespace fs = std::filesystem;
@@ -277,24 +278,39 @@ TEST_F(DaemonTest, BadRequestsGetExactCodes) {
     grpc::Status status;
     grpc::StatusCode code;
     std::string names;  // the field or setting the message must name
+    pb::Reason reason;  // and what the status details say, for programs
+    std::string field;
   };
+  const auto kOutside = pb::OUTSIDE_MEDIA_ROOT;
+  const auto kInvalid = grpc::StatusCode::INVALID_ARGUMENT;
   std::vector<Case> cases = {
-      {create(outside, {out}), grpc::StatusCode::PERMISSION_DENIED, "input"},
-      {create(media + "/../outside/in.mp4", {out}), grpc::StatusCode::PERMISSION_DENIED, "input"},
-      {create(media + "/link.mp4", {out}), grpc::StatusCode::PERMISSION_DENIED, "input"},
-      {create(input, {media + "/escape/o.mp4"}), grpc::StatusCode::PERMISSION_DENIED, "outputs[0]"},
-      {create(input, {dir.path() + "/o.mp4"}), grpc::StatusCode::PERMISSION_DENIED, "outputs[0]"},
-      {create(input, {out}, "h266"), grpc::StatusCode::INVALID_ARGUMENT, "codec"},
-      {create(media + "/missing.mp4", {out}), grpc::StatusCode::INVALID_ARGUMENT, "input"},
-      {create(input, {}), grpc::StatusCode::INVALID_ARGUMENT, "outputs"},
-      {create(input, {out, media + "/b.mp4", media + "/c.mp4"}), grpc::StatusCode::INVALID_ARGUMENT,
-       "max_outputs"},
+      {create(outside, {out}), grpc::StatusCode::PERMISSION_DENIED, "input", kOutside,
+       "config.input"},
+      {create(media + "/../outside/in.mp4", {out}), grpc::StatusCode::PERMISSION_DENIED, "input",
+       kOutside, "config.input"},
+      {create(media + "/link.mp4", {out}), grpc::StatusCode::PERMISSION_DENIED, "input", kOutside,
+       "config.input"},
+      {create(input, {media + "/escape/o.mp4"}), grpc::StatusCode::PERMISSION_DENIED, "outputs[0]",
+       kOutside, "config.outputs[0].path"},
+      {create(input, {dir.path() + "/o.mp4"}), grpc::StatusCode::PERMISSION_DENIED, "outputs[0]",
+       kOutside, "config.outputs[0].path"},
+      {create(input, {out}, "h266"), kInvalid, "codec", pb::INVALID_FIELD,
+       "config.outputs[0].codec"},
+      {create(media + "/missing.mp4", {out}), kInvalid, "input", pb::PATH_NOT_FOUND,
+       "config.input"},
+      {create(input, {}), kInvalid, "outputs", pb::INVALID_FIELD, "config.outputs"},
+      {create(input, {out, media + "/b.mp4", media + "/c.mp4"}), kInvalid, "max_outputs",
+       pb::LIMIT_EXCEEDED, "config.outputs"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     EXPECT_EQ(cases[i].status.error_code(), cases[i].code)
         << "case " << i << ": " << cases[i].status.error_message();
     EXPECT_NE(cases[i].status.error_message().find(cases[i].names), std::string::npos)
         << "case " << i << ": " << cases[i].status.error_message();
+    std::optional<pb::ErrorDetail> detail = tc::client::error_detail(cases[i].status);
+    ASSERT_TRUE(detail.has_value()) << "case " << i;
+    EXPECT_EQ(pb::Reason_Name(detail->reason()), pb::Reason_Name(cases[i].reason)) << "case " << i;
+    EXPECT_EQ(detail->field(), cases[i].field) << "case " << i;
   }
 
   grpc::ClientContext get_context;
@@ -305,6 +321,12 @@ TEST_F(DaemonTest, BadRequestsGetExactCodes) {
   CommandResult missing = client({"get", "j-nope"});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("NOT_FOUND"), std::string::npos);
+  EXPECT_NE(missing.err.find("reason JOB_NOT_FOUND"), std::string::npos) << missing.err;
+  // The client prints the reason and the field of a refused submit.
+  CommandResult refused = client({"submit", outside, out});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("reason OUTSIDE_MEDIA_ROOT, field config.input"), std::string::npos)
+      << refused.err;
 
   // One slot, a queue of one: a slow job runs, one waits, the next is refused.
   std::string slow_input = media + "/slow_in.mp4";
@@ -315,6 +337,10 @@ TEST_F(DaemonTest, BadRequestsGetExactCodes) {
   grpc::Status full = create(slow_input, {media + "/q3.mp4"});
   EXPECT_EQ(full.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << full.error_message();
   EXPECT_NE(full.error_message().find("max_queue"), std::string::npos);
+  std::optional<pb::ErrorDetail> full_detail = tc::client::error_detail(full);
+  ASSERT_TRUE(full_detail.has_value());
+  EXPECT_EQ(full_detail->reason(), pb::QUEUE_FULL);
+  EXPECT_EQ(full_detail->field(), "");
   EXPECT_EQ(client({"cancel", queued}).exit_code, 0);
   EXPECT_EQ(client({"cancel", running}).exit_code, 0);
 }
@@ -537,11 +563,10 @@ TEST_F(DaemonTest, EngineFiguresComeFromTheProcRootSetting) {
     live_seen =
         live_seen || (engines.value("available", false) && engines.value("driver", "") == "i915" &&
                       engines["engines"].dump().find("\"video\"") != std::string::npos);
-    node_seen =
-        node_seen || http_get(daemon.metrics_address(), "/metrics")
-                             .find(
-                                 "transcoded_device_engine_busy_percent{device=\"software\","
-                                 "engine=\"video\"}") != std::string::npos;
+    node_seen = node_seen || http_get(daemon.metrics_address(), "/metrics")
+                                     .find(
+                                         "transcoded_device_engine_busy_ratio{device=\"software\","
+                                         "engine=\"video\"}") != std::string::npos;
     return false;
   });
   EXPECT_TRUE(live_seen);

@@ -8,6 +8,7 @@
 #include "service/daemon/job_manager.h"
 #include "service/daemon/metrics_endpoint.h"
 #include "service/daemon/node_metrics.h"
+#include "service/daemon/process_metrics.h"
 
 using namespace tc;
 using namespace tc::daemon;
@@ -105,7 +106,7 @@ TEST(NodeMetrics, PrometheusText) {
   EXPECT_TRUE(has_line(text, "transcoded_queue_depth 1")) << text;
   EXPECT_TRUE(has_line(text, "transcoded_running_jobs{" + d + ",backend=\"vaapi\"} 1")) << text;
   EXPECT_TRUE(
-      has_line(text, "transcoded_device_engine_busy_percent{" + d + ",engine=\"video\"} 42.5"))
+      has_line(text, "transcoded_device_engine_busy_ratio{" + d + ",engine=\"video\"} 0.425"))
       << text;
   EXPECT_TRUE(
       has_line(text, "transcoded_engine_busy_seconds_total{" + d + ",engine=\"video\"} 12.25"))
@@ -113,9 +114,9 @@ TEST(NodeMetrics, PrometheusText) {
   EXPECT_TRUE(has_line(text, "transcoded_frames_encoded_total{" + d + ",backend=\"vaapi\"} 300"))
       << text;
   EXPECT_TRUE(has_line(
-      text, "transcoded_job_engine_busy_percent{job=\"j-1\"," + d + ",engine=\"video\"} 42.5"))
+      text, "transcoded_job_engine_busy_ratio{job_id=\"j-1\"," + d + ",engine=\"video\"} 0.425"))
       << text;
-  EXPECT_TRUE(has_line(text, "transcoded_job_cpu_cores{job=\"j-1\"," + d + "} 0.25")) << text;
+  EXPECT_TRUE(has_line(text, "transcoded_job_cpu_cores{job_id=\"j-1\"," + d + "} 0.25")) << text;
   EXPECT_TRUE(has_line(text, "transcoded_job_duration_seconds_count{state=\"succeeded\"} 2"))
       << text;
   EXPECT_TRUE(
@@ -125,4 +126,23 @@ TEST(NodeMetrics, PrometheusText) {
       has_line(text, "transcoded_job_duration_seconds_bucket{state=\"succeeded\",le=\"+Inf\"} 2"))
       << text;
   EXPECT_NE(text.find("# TYPE transcoded_job_duration_seconds histogram"), std::string::npos);
+  // Which build answers, on every scrape.
+  EXPECT_NE(text.find("\ntranscoded_build_info{version=\"" TC_VERSION "\",ffmpeg=\""),
+            std::string::npos)
+      << text;
+}
+
+TEST(ProcessMetrics, ReadsThisProcess) {
+  std::optional<ProcessStats> stats = read_process_stats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_GT(stats->resident_bytes, 0);
+  EXPECT_GE(stats->virtual_bytes, stats->resident_bytes);
+  EXPECT_GE(stats->open_fds, 3);  // stdin, stdout, stderr
+  EXPECT_GE(stats->max_fds, stats->open_fds);
+  EXPECT_GE(stats->cpu_seconds, 0);
+  EXPECT_GT(stats->start_time_seconds, 0);
+}
+
+TEST(ProcessMetrics, NoProcMeansNoStats) {
+  EXPECT_FALSE(read_process_stats("/nonexistent").has_value());
 }

@@ -1,86 +1,54 @@
 #!/usr/bin/python3
-"""A client in another language: Debian's python3-grpcio with stubs generated from proto/ at
-test time. Runs one job end to end against a real daemon, and checks health and reflection.
-
-Stubs come from Debian's protoc and grpc_python_plugin (protobuf-compiler,
-protobuf-compiler-grpc): Debian 12's python3-grpc-tools bundles protoc 3.5.1, which rejects
-proto3 `optional` ("Explicit 'optional' labels are disallowed"), and JobConfig needs it.
+"""A client in another language: the clients/python package (Debian's python3-grpcio, stubs
+generated from proto/ at test time by the package's own helper) against a real daemon. Runs one
+job end to end, the example script, refused requests with their reason and field, the field
+behaviour of every field, and health and reflection.
 """
 import json
 import os
-import shutil
-import signal
 import subprocess
 import sys
-import tempfile
-import time
 import unittest
 
-SOURCE = os.environ["TC_SOURCE_DIR"]
-TRANSCODED = os.environ["TRANSCODED"]
+from real_daemon import CLIENT_PACKAGE, SOURCE, RealDaemon
+
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, CLIENT_PACKAGE)
+import transcoded_client  # noqa: E402
 
 
-def generate_stubs(out):
-    os.makedirs(out)
-    protos = [
-        (os.path.join(SOURCE, "proto"), ["transcode/v1/job.proto", "transcode/v1/transcoder.proto"]),
-        (os.path.join(HERE, "protos"),
-         ["grpc_std/health.proto", "grpc_std/reflection.proto"]),
-    ]
-    for include, files in protos:
-        subprocess.run(["protoc", "-I", include, "-I", "/usr/include", "--python_out", out,
-                        "--grpc_python_out", out,
-                        "--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin"] +
-                       [os.path.join(include, f) for f in files], check=True)
-    sys.path.insert(0, out)
+def generate_std_stubs(out):
+    """gRPC's own health and reflection protos, which are not part of the package."""
+    include = os.path.join(HERE, "protos")
+    files = ["grpc_std/health.proto", "grpc_std/reflection.proto"]
+    subprocess.run(["protoc", "-I", include, "--python_out", out, "--grpc_python_out", out,
+                    "--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin"] +
+                   [os.path.join(include, f) for f in files], check=True)
 
 
 class PythonClientTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="tcd-py-")
+        cls.daemon = RealDaemon()
         try:
-            cls.start_daemon()
+            cls.stubs = os.path.join(cls.daemon.tmp, "stubs")
+            transcoded_client.generate(os.path.join(SOURCE, "proto"), cls.stubs)
+            generate_std_stubs(cls.stubs)
+            cls.client = transcoded_client.Client(cls.daemon.address, stubs_dir=cls.stubs)
         except BaseException:
-            shutil.rmtree(cls.tmp, ignore_errors=True)  # tearDownClass does not run
+            cls.daemon.stop()  # tearDownClass does not run
             raise
-
-    @classmethod
-    def start_daemon(cls):
-        generate_stubs(os.path.join(cls.tmp, "stubs"))
-        cls.media = os.path.join(cls.tmp, "media")
-        os.makedirs(cls.media)
-        cls.input = os.path.join(cls.media, "in.mp4")
-        subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
-                        "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine", "-t", "1",
-                        "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", cls.input],
-                       check=True)
-        env = dict(os.environ)
-        env.pop("TC_TEST_FAULT", None)
-        cls.daemon = subprocess.Popen(
-            [TRANSCODED, "--listen", "127.0.0.1:0", "--state-dir", os.path.join(cls.tmp, "state"),
-             "--media-root", cls.media, "--log-level", "warn"],
-            stdout=subprocess.PIPE, env=env)
-        line = cls.daemon.stdout.readline().decode().strip()
-        assert line.startswith("listening "), line
-        cls.address = line.split(" ", 1)[1]
-        import grpc
-        cls.channel = grpc.insecure_channel(cls.address)
+        cls.media, cls.input = cls.daemon.media, cls.daemon.input
+        cls.pb = cls.client.pb
 
     @classmethod
     def tearDownClass(cls):
-        cls.channel.close()
-        cls.daemon.send_signal(signal.SIGTERM)
-        try:
-            cls.daemon.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            cls.daemon.kill()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+        cls.client.close()
+        cls.daemon.stop()
 
     def test_health_is_serving(self):
         from grpc_std import health_pb2, health_pb2_grpc
-        stub = health_pb2_grpc.HealthStub(self.channel)
+        stub = health_pb2_grpc.HealthStub(self.client._channel)
         reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=30)
         self.assertEqual(reply.status, health_pb2.HealthCheckResponse.SERVING)
         reply = stub.Check(health_pb2.HealthCheckRequest(service="transcode.v1.Transcoder"),
@@ -89,7 +57,7 @@ class PythonClientTest(unittest.TestCase):
 
     def test_reflection_lists_the_services(self):
         from grpc_std import reflection_pb2, reflection_pb2_grpc
-        stub = reflection_pb2_grpc.ServerReflectionStub(self.channel)
+        stub = reflection_pb2_grpc.ServerReflectionStub(self.client._channel)
         request = reflection_pb2.ServerReflectionRequest(list_services="")
         replies = list(stub.ServerReflectionInfo(iter([request]), timeout=30))
         names = {s.name for s in replies[0].list_services_response.service}
@@ -97,22 +65,14 @@ class PythonClientTest(unittest.TestCase):
         self.assertIn("grpc.health.v1.Health", names)
 
     def test_one_job_end_to_end(self):
-        from transcode.v1 import job_pb2, transcoder_pb2, transcoder_pb2_grpc
-        stub = transcoder_pb2_grpc.TranscoderStub(self.channel)
         out = os.path.join(self.media, "py.mp4")
-        config = job_pb2.JobConfig(input=self.input,
-                                   outputs=[job_pb2.OutputConfig(path=out, codec="h264",
-                                                                 width=160, height=120)])
-        job = stub.CreateJob(transcoder_pb2.CreateJobRequest(config=config, request_id="py-1"),
-                             timeout=30)
+        outputs = [self.client.output(out, codec="h264", width=160, height=120)]
+        job = self.client.submit(self.input, outputs, request_id="py-1")
         self.assertTrue(job.id)
         kinds = []
-        final = None
-        for event in stub.WatchJob(transcoder_pb2.WatchJobRequest(id=job.id), timeout=240):
-            kinds.append(event.kind)
-            final = event.job
-        self.assertEqual(kinds[0], transcoder_pb2.JobEvent.KIND_SNAPSHOT)
-        self.assertEqual(final.state, job_pb2.JOB_STATE_SUCCEEDED, final.error.message)
+        final = self.client.wait(job.id, timeout=240, on_event=lambda e: kinds.append(e.kind))
+        self.assertEqual(kinds[0], self.pb.transcoder_pb2.JobEvent.KIND_SNAPSHOT)
+        self.assertEqual(final.state, self.pb.job_pb2.JOB_STATE_SUCCEEDED, final.error.message)
         self.assertEqual(final.result.outputs[0].width, 160)
         self.assertGreater(final.result.frames_decoded, 0)
         report = json.loads(final.result.report_json)
@@ -122,9 +82,61 @@ class PythonClientTest(unittest.TestCase):
                                capture_output=True, text=True, check=True)
         self.assertEqual(probe.stdout.strip(), "160,120")
         # A retried create with the same request id is the same job.
-        again = stub.CreateJob(transcoder_pb2.CreateJobRequest(config=config, request_id="py-1"),
-                               timeout=30)
+        again = self.client.submit(self.input, outputs, request_id="py-1")
         self.assertEqual(again.id, job.id)
+        self.assertEqual(self.client.get(job.id).state, self.pb.job_pb2.JOB_STATE_SUCCEEDED)
+
+    def test_example_submits_and_reports(self):
+        out = os.path.join(self.media, "example.mp4")
+        example = os.path.join(CLIENT_PACKAGE, "examples", "submit.py")
+        run = subprocess.run([sys.executable, example, "--server", self.daemon.address,
+                              "--stubs", self.stubs, "--size", "160x120", self.input, out],
+                             capture_output=True, text=True, timeout=240)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn("JOB_STATE_SUCCEEDED", run.stdout)
+        self.assertIn("160x120", run.stdout)
+        self.assertTrue(os.path.getsize(out) > 0)
+        refused = subprocess.run([sys.executable, example, "--server", self.daemon.address,
+                                  "--stubs", self.stubs, "/etc/hostname", out],
+                                 capture_output=True, text=True, timeout=60)
+        self.assertEqual(refused.returncode, 2, refused.stderr)
+        self.assertIn("reason OUTSIDE_MEDIA_ROOT, field config.input", refused.stderr)
+
+    def assert_refused(self, call, code, reason, field):
+        with self.assertRaises(transcoded_client.TranscodedError) as refused:
+            call()
+        self.assertEqual(refused.exception.code.name, code, str(refused.exception))
+        self.assertEqual(refused.exception.reason, reason, str(refused.exception))
+        self.assertEqual(refused.exception.field, field, str(refused.exception))
+
+    def test_refused_requests_carry_reason_and_field(self):
+        out = os.path.join(self.media, "refused.mp4")
+        self.assert_refused(lambda: self.client.submit("/etc/hostname", [out]),
+                            "PERMISSION_DENIED", "OUTSIDE_MEDIA_ROOT", "config.input")
+        self.assert_refused(lambda: self.client.submit(self.input, ["/tmp/out.mp4"]),
+                            "PERMISSION_DENIED", "OUTSIDE_MEDIA_ROOT", "config.outputs[0].path")
+        self.assert_refused(
+            lambda: self.client.submit(self.input, [self.client.output(out, codec="h266")]),
+            "INVALID_ARGUMENT", "INVALID_FIELD", "config.outputs[0].codec")
+        self.assert_refused(lambda: self.client.get("j-nope"), "NOT_FOUND", "JOB_NOT_FOUND", "")
+
+    def test_every_field_states_its_behaviour(self):
+        behaviour = self.pb.field_behavior_pb2.field_behavior
+        unspecified = self.pb.field_behavior_pb2.FIELD_BEHAVIOR_UNSPECIFIED
+        modules = [self.pb.job_pb2, self.pb.transcoder_pb2, self.pb.error_details_pb2]
+        pending = [m for module in modules for m in module.DESCRIPTOR.message_types_by_name.values()]
+        fields = 0
+        while pending:
+            message = pending.pop()
+            if message.GetOptions().map_entry:
+                continue
+            pending.extend(message.nested_types)
+            for field in message.fields:
+                values = list(field.GetOptions().Extensions[behaviour])
+                self.assertTrue(values, field.full_name)
+                self.assertNotIn(unspecified, values, field.full_name)
+                fields += 1
+        self.assertGreater(fields, 100)
 
 
 if __name__ == "__main__":

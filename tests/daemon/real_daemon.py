@@ -1,0 +1,56 @@
+"""A real transcoded for the Python tests: a temp media root with a clip made by ffmpeg, the
+daemon on loopback (port 0), its gRPC and metrics addresses read from its stdout."""
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+
+SOURCE = os.environ["TC_SOURCE_DIR"]
+TRANSCODED = os.environ["TRANSCODED"]
+CLIENT_PACKAGE = os.path.join(SOURCE, "clients", "python")
+
+
+def make_clip(path, seconds=1):
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                    "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine", "-t",
+                    str(seconds), "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", path],
+                   check=True)
+
+
+class RealDaemon:
+    def __init__(self, metrics=False):
+        self.tmp = tempfile.mkdtemp(prefix="tcd-py-")
+        try:
+            self.media = os.path.join(self.tmp, "media")
+            os.makedirs(self.media)
+            self.input = os.path.join(self.media, "in.mp4")
+            make_clip(self.input)
+            self._start(metrics)
+        except BaseException:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            raise
+
+    def _start(self, metrics):
+        env = dict(os.environ)
+        env.pop("TC_TEST_FAULT", None)
+        args = [TRANSCODED, "--listen", "127.0.0.1:0", "--state-dir",
+                os.path.join(self.tmp, "state"), "--media-root", self.media, "--log-level", "warn"]
+        if metrics:
+            args += ["--metrics-listen", "127.0.0.1:0"]
+        self.process = subprocess.Popen(args, stdout=subprocess.PIPE, env=env)
+        self.metrics_address = None
+        line = self.process.stdout.readline().decode().strip()
+        if line.startswith("metrics "):
+            self.metrics_address = line.split(" ", 1)[1]
+            line = self.process.stdout.readline().decode().strip()
+        assert line.startswith("listening "), line
+        self.address = line.split(" ", 1)[1]
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        shutil.rmtree(self.tmp, ignore_errors=True)
