@@ -128,6 +128,12 @@ TEST_F(DaemonTest, ListPagesThroughEveryJob) {
   CommandResult running = client({"jobs", "--state", "running", "--json"});
   EXPECT_EQ(running.exit_code, 0);
   EXPECT_FALSE(json::parse(running.out).contains("jobs"));
+  CommandResult succeeded = client({"jobs", "--state=succeeded", "--limit=10", "--json"});
+  ASSERT_EQ(succeeded.exit_code, 0) << succeeded.err;
+  EXPECT_EQ(json::parse(succeeded.out)["jobs"].size(), submitted.size());
+  CommandResult bad = client({"jobs", "--state=sleeping"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--state"), std::string::npos) << bad.err;
 }
 
 TEST_F(DaemonTest, CancelMidRunLeavesNothing) {
@@ -337,7 +343,7 @@ TEST_F(DaemonTest, RetriedCreateWithRequestIdReturnsTheSameJob) {
 
 TEST_F(DaemonTest, BadSettingsExitTwoNamingTheSetting) {
   CommandResult r;
-  int status = shell(env_or_die("TRANSCODED") + " --max-queue 0 --state-dir " + state + " 2>" +
+  int status = shell(env_or_die("TRANSCODED") + " --max-queue=0 --state-dir " + state + " 2>" +
                      dir.path() + "/err");
   EXPECT_EQ(status, 2);
   status = shell(env_or_die("TRANSCODED") + " --media-root /no/such/dir --state-dir " + state +
@@ -347,6 +353,27 @@ TEST_F(DaemonTest, BadSettingsExitTwoNamingTheSetting) {
   std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("max_queue"), std::string::npos) << text;
   EXPECT_NE(text.find("media_root"), std::string::npos) << text;
+}
+
+TEST_F(DaemonTest, UnknownOptionHelpAndVersion) {
+  std::string daemon_binary = env_or_die("TRANSCODED");
+  std::string out = dir.path() + "/out", err = dir.path() + "/err";
+  auto run = [&](const std::string& args) {
+    return shell(daemon_binary + " " + args + " --state-dir " + state + " >" + out + " 2>" + err);
+  };
+  auto text_of = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  EXPECT_EQ(run("--bogus"), 2);
+  EXPECT_NE(text_of(err).find("unknown option --bogus"), std::string::npos) << text_of(err);
+  EXPECT_EQ(text_of(out), "");
+  EXPECT_EQ(run("--version"), 0);
+  EXPECT_EQ(text_of(out).rfind("transcoded " TC_PROJECT_VERSION " (FFmpeg ", 0), 0u)
+      << text_of(out);
+  EXPECT_EQ(run("--help"), 0);
+  EXPECT_NE(text_of(out).find("--max-queue N"), std::string::npos) << text_of(out);
+  EXPECT_NE(text_of(out).find("--config FILE"), std::string::npos) << text_of(out);
 }
 
 }  // namespace
