@@ -13,12 +13,14 @@
 #include <sstream>
 
 #include "daemon_fixture.h"
+#include "pipeline/core/file.h"
 #include "transcode/v1/transcoder.grpc.pb.h"
 
 namespace fs = std::filesystem;
 namespace pb = transcode::v1;
 using nlohmann::json;
 using namespace tc::test;
+using tc::read_file_or_empty;
 
 namespace {
 
@@ -349,8 +351,7 @@ TEST_F(DaemonTest, BadSettingsExitTwoNamingTheSetting) {
   status = shell(env_or_die("TRANSCODED") + " --media-root /no/such/dir --state-dir " + state +
                  " 2>>" + dir.path() + "/err");
   EXPECT_EQ(status, 2);
-  std::ifstream err(dir.path() + "/err");
-  std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+  std::string text = read_file_or_empty(dir.path() + "/err");
   EXPECT_NE(text.find("max_queue"), std::string::npos) << text;
   EXPECT_NE(text.find("media_root"), std::string::npos) << text;
 }
@@ -361,19 +362,18 @@ TEST_F(DaemonTest, UnknownOptionHelpAndVersion) {
   auto run = [&](const std::string& args) {
     return shell(daemon_binary + " " + args + " --state-dir " + state + " >" + out + " 2>" + err);
   };
-  auto text_of = [](const std::string& path) {
-    std::ifstream in(path);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  };
   EXPECT_EQ(run("--bogus"), 2);
-  EXPECT_NE(text_of(err).find("unknown option --bogus"), std::string::npos) << text_of(err);
-  EXPECT_EQ(text_of(out), "");
+  EXPECT_NE(read_file_or_empty(err).find("unknown option --bogus"), std::string::npos)
+      << read_file_or_empty(err);
+  EXPECT_EQ(read_file_or_empty(out), "");
   EXPECT_EQ(run("--version"), 0);
-  EXPECT_EQ(text_of(out).rfind("transcoded " TC_PROJECT_VERSION " (FFmpeg ", 0), 0u)
-      << text_of(out);
+  EXPECT_EQ(read_file_or_empty(out).rfind("transcoded " TC_PROJECT_VERSION " (FFmpeg ", 0), 0u)
+      << read_file_or_empty(out);
   EXPECT_EQ(run("--help"), 0);
-  EXPECT_NE(text_of(out).find("--max-queue N"), std::string::npos) << text_of(out);
-  EXPECT_NE(text_of(out).find("--config FILE"), std::string::npos) << text_of(out);
+  EXPECT_NE(read_file_or_empty(out).find("--max-queue N"), std::string::npos)
+      << read_file_or_empty(out);
+  EXPECT_NE(read_file_or_empty(out).find("--config FILE"), std::string::npos)
+      << read_file_or_empty(out);
 }
 
 }  // namespace
