@@ -449,6 +449,9 @@ TEST(CommandLine, ZshCompletionNamesEveryCommandAndOption) {
   ProcessResult script = transcode({"completion", "zsh"});
   ASSERT_EQ(script.exit_code, 0) << script.err;
   EXPECT_EQ(script.out.rfind("#compdef transcode\n", 0), 0u) << script.out;
+  TempDir dir;
+  ProcessResult syntax = run_process({"zsh", "-n", dir.file("_transcode", script.out)});
+  EXPECT_EQ(syntax.exit_code, 0) << syntax.err;
   for (const std::string& command : listed_commands())
     EXPECT_NE(script.out.find("    '" + command + ":"), std::string::npos) << command;
   for (const char* spec : {"'*'--size='[", "'*'--codec='[", "'*'{-o+,--output=}'[", "--json'["})
