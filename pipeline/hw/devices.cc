@@ -24,6 +24,7 @@ extern "C" {
 }
 
 #include "pipeline/core/av.h"
+#include "pipeline/core/fd.h"
 #include "pipeline/hw/backends.h"
 #include "pipeline/hw/device_cache.h"
 #include "pipeline/hw/va_caps.h"
@@ -156,21 +157,6 @@ std::string render_node_open_error(const std::string& path, int errno_value) {
 
 namespace {
 
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) close(fd_);
-  }
-  int get() const { return fd_; }
-  bool is_open() const { return fd_ >= 0; }
-
- private:
-  int fd_;
-};
-
 struct DrmVersionDeleter {
   void operator()(drmVersionPtr version) const { drmFreeVersion(version); }
 };
@@ -280,7 +266,7 @@ HwDevice probe_render_node(const std::string& path) {
   device.backend = BackendKind::kVaapi;
   device.path = path;
 
-  FileDescriptor fd(open(path.c_str(), O_RDWR | O_CLOEXEC));
+  ScopedFd fd(open(path.c_str(), O_RDWR | O_CLOEXEC));
   if (!fd.is_open()) {
     device.unusable_reason = render_node_open_error(path, errno);
     return device;

@@ -1,39 +1,18 @@
 #include "pipeline/metrics/sampler.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <set>
 #include <sstream>
 
+#include "pipeline/core/file.h"
+
 namespace tc::metrics {
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// A whole small file; false with errno set when it cannot be opened or read.
-bool read_file(const std::string& path, std::string& text) {
-  text.clear();
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char buffer[4096];
-  ssize_t n;
-  while ((n = ::read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<size_t>(n));
-  int saved = errno;
-  ::close(fd);
-  errno = saved;
-  return n == 0;
-}
 
 std::string link_target(const std::string& path) {
   char target[512];
@@ -86,17 +65,16 @@ ProcRead read_proc(const std::string& proc_root, int pid) {
     while (dirent* entry = ::readdir(dir)) {
       std::string name = entry->d_name;
       if (name.empty() || name[0] == '.') continue;
-      std::string text;
-      if (!read_file(fdinfo_dir + "/" + name, text)) {
+      Result<std::string> text = read_file(fdinfo_dir + "/" + name);
+      if (!text.is_ok()) {
         // A closed fd vanishes between readdir and open: only other errors are worth saying.
-        if (errno != ENOENT)
-          read.error = "cannot read " + fdinfo_dir + "/" + name + ": " + std::strerror(errno);
+        if (errno != ENOENT) read.error = text.status().message();
         continue;
       }
       std::string target = link_target(base + "/fd/" + name);
-      if (!is_drm_fd(target, text)) continue;
+      if (!is_drm_fd(target, *text)) continue;
       read.drm_fds += 1;
-      std::optional<DrmClient> client = parse_fdinfo(text);
+      std::optional<DrmClient> client = parse_fdinfo(*text);
       if (client && keys.insert(client->key()).second) read.clients.push_back(std::move(*client));
     }
     ::closedir(dir);
@@ -104,7 +82,9 @@ ProcRead read_proc(const std::string& proc_root, int pid) {
     std::sort(read.clients.begin(), read.clients.end(),
               [](const DrmClient& a, const DrmClient& b) { return a.key() < b.key(); });
   }
-  read.cpu_s = parse_stat_cpu_seconds(read_text(base + "/stat"));
+  // An unreadable stat (the worker already gone) is no CPU figure, as a text without fields.
+  Result<std::string> stat = read_file(base + "/stat");
+  read.cpu_s = stat.is_ok() ? parse_stat_cpu_seconds(*stat) : std::nullopt;
   return read;
 }
 

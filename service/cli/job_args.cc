@@ -1,238 +1,243 @@
 #include "service/cli/job_args.h"
 
+#include <CLI/CLI.hpp>
+
 #include <charconv>
-#include <fstream>
-#include <functional>
 #include <map>
-#include <sstream>
+
+#include "pipeline/core/file.h"
+#include "service/common/command_line.h"
 
 namespace tc::cli {
+
+// Messages leave the flag out: the caller prefixes the flag as the user typed it.
+struct OutputOption {
+  const char* flag;
+  const char* value_name;
+  const char* help;
+  Status (*apply)(OutputSpec& output, const std::string& value);
+};
+
 namespace {
 
 Status usage(std::string message) {
   return {Code::kInvalidArgument, std::move(message)};
 }
 
-Result<int> parse_int(const std::string& option, const std::string& text) {
+Result<int> parse_int(const std::string& text) {
   int value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size())
-    return usage(option + ": '" + text + "' is not a whole number");
+    return usage("'" + text + "' is not a whole number");
   return value;
 }
 
-Result<double> parse_seconds(const std::string& option, const std::string& text) {
+Result<double> parse_seconds(const std::string& text) {
   double value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size() || value < 0)
-    return usage(option + ": '" + text + "' is not a number of seconds");
+    return usage("'" + text + "' is not a number of seconds");
   return value;
 }
 
-// Wraps a parse error so that it names the option the user typed.
+// Sets `field` from a parse, or returns the parse's error.
 template <typename T>
-Result<T> named(const std::string& option, Result<T> result) {
-  if (result.is_ok()) return result;
-  return usage(option + ": " + result.status().message());
+Status assign(T& field, Result<T> parsed) {
+  if (!parsed.is_ok()) return parsed.status();
+  field = std::move(parsed).value();
+  return {};
 }
 
-using OutputSetter = std::function<Status(OutputSpec&, const std::string&)>;
-
-// Options that apply to one output (or, before the first -o, to all of them).
-const std::map<std::string, OutputSetter>& output_options() {
-  static const std::map<std::string, OutputSetter> options{
-      {"--size",
+const std::vector<OutputOption>& output_options() {
+  static const std::vector<OutputOption> options{
+      {"--size", "WxH", "output size; one side 0 keeps the aspect ratio (sides must be even)",
+       [](OutputSpec& o, const std::string& v) { return parse_size(v, o.width, o.height); }},
+      {"--codec", "NAME", "h264 (default), hevc, av1, vp9, copy",
+       [](OutputSpec& o, const std::string& v) { return assign(o.codec, parse_codec(v)); }},
+      {"--crf", "N", "constant quality (crf; CQP qp on VA-API)",
        [](OutputSpec& o, const std::string& v) {
-         Status status = parse_size(v, o.width, o.height);
-         return status.is_ok() ? status : usage("--size: " + status.message());
-       }},
-      {"--codec",
-       [](OutputSpec& o, const std::string& v) {
-         TC_ASSIGN_OR_RETURN(o.codec, named("--codec", parse_codec(v)));
-         return Status::ok();
-       }},
-      {"--crf",
-       [](OutputSpec& o, const std::string& v) {
-         TC_ASSIGN_OR_RETURN(o.quality, parse_int("--crf", v));
+         TC_RETURN_IF_ERROR(assign(o.quality, parse_int(v)));
          if (o.rate_control == RateControl::kDefault) o.rate_control = RateControl::kQuality;
          return Status::ok();
        }},
-      {"--bitrate",
+      {"--bitrate", "B", "target bitrate, e.g. 4M or 800k (VBR unless --rc says otherwise)",
        [](OutputSpec& o, const std::string& v) {
-         TC_ASSIGN_OR_RETURN(o.bitrate, named("--bitrate", parse_bitrate(v)));
+         TC_RETURN_IF_ERROR(assign(o.bitrate, parse_bitrate(v)));
          if (o.rate_control == RateControl::kDefault) o.rate_control = RateControl::kVbr;
          return Status::ok();
        }},
-      {"--rc",
+      {"--rc", "MODE", "quality, cbr, vbr",
        [](OutputSpec& o, const std::string& v) {
-         TC_ASSIGN_OR_RETURN(o.rate_control, named("--rc", parse_rate_control(v)));
-         return Status::ok();
+         return assign(o.rate_control, parse_rate_control(v));
        }},
-      {"--gop",
-       [](OutputSpec& o, const std::string& v) {
-         TC_ASSIGN_OR_RETURN(o.gop, parse_int("--gop", v));
-         return Status::ok();
-       }},
-      {"--bframes",
-       [](OutputSpec& o, const std::string& v) {
-         TC_ASSIGN_OR_RETURN(o.b_frames, parse_int("--bframes", v));
-         return Status::ok();
-       }},
-      {"--preset",
+      {"--gop", "N", "frames between keyframes (default: 2 seconds)",
+       [](OutputSpec& o, const std::string& v) { return assign(o.gop, parse_int(v)); }},
+      {"--bframes", "N", "B-frames (default: the encoder's)",
+       [](OutputSpec& o, const std::string& v) { return assign(o.b_frames, parse_int(v)); }},
+      {"--preset", "NAME", "encoder preset (software default: veryfast)",
        [](OutputSpec& o, const std::string& v) {
          o.preset = v;
          return Status::ok();
        }},
-      {"--container",
+      {"--container", "NAME", "mp4, mkv, mpegts (default: from the extension)",
        [](OutputSpec& o, const std::string& v) {
          o.container = v;
          return Status::ok();
        }},
-      {"--audio",
+      {"--audio", "MODE", "auto (copy if the container takes it, else aac), copy, aac, none",
+       [](OutputSpec& o, const std::string& v) { return assign(o.audio, parse_audio(v)); }},
+      {"--audio-bitrate", "B", "AAC bitrate (default 128k)",
        [](OutputSpec& o, const std::string& v) {
-         TC_ASSIGN_OR_RETURN(o.audio, named("--audio", parse_audio(v)));
-         return Status::ok();
-       }},
-      {"--audio-bitrate",
-       [](OutputSpec& o, const std::string& v) {
-         TC_ASSIGN_OR_RETURN(o.audio_bitrate, named("--audio-bitrate", parse_bitrate(v)));
-         return Status::ok();
+         return assign(o.audio_bitrate, parse_bitrate(v));
        }},
   };
   return options;
 }
 
-Result<std::string> read_file(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) return usage("--job: cannot read " + path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
+Status named(const std::string& flag, const Status& status) {
+  return status.is_ok() ? status : usage(flag + ": " + status.message());
 }
 
+const std::string& last_value(const CLI::Option* option) {
+  return option->results().back();
+}
+
+constexpr const char* kOutputGroup = "Output options (before the first -o: for every output)";
+constexpr const char* kJobGroup = "Job options";
+
+// Output options with the values they were given, in command-line order.
+using OptionValues = std::vector<std::pair<const OutputOption*, std::string>>;
+
+// An output and the options written after its -o.
 struct PendingOutput {
   std::string path;
-  std::vector<std::pair<std::string, std::string>> options;
+  OptionValues options;
 };
 
 }  // namespace
 
-Result<JobArgs> parse_job_args(const std::vector<std::string>& args) {
-  JobArgs parsed;
-  std::vector<std::string> positional;
-  std::vector<std::pair<std::string, std::string>> common;  // per-output options before any -o
+JobOptions::JobOptions(CLI::App& app) : app_(app) {
+  input_ = app.add_option("INPUT", "input file or URL")->type_name("");
+  output_ = app.add_option("OUTPUT", "output file (or -o OUTPUT, repeatable)")->type_name("");
+  outputs_ = app.add_option("-o,--output", "an output; the output options after it are its own")
+                 ->type_name("FILE")
+                 ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+                 ->group(kOutputGroup);
+  for (const OutputOption& option : output_options())
+    output_options_.emplace_back(&option, app.add_option(option.flag)
+                                              ->description(option.help)
+                                              ->type_name(option.value_name)
+                                              ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+                                              ->group(kOutputGroup));
+  auto job_option = [&app](const char* flag, const char* value_name, const char* help) {
+    return app.add_option(flag)->description(help)->type_name(value_name)->group(kJobGroup);
+  };
+  auto job_flag = [&app](const char* flag, const char* help) {
+    return app.add_flag(flag)->description(help)->group(kJobGroup);
+  };
+  backend_ = job_option("--backend", "NAME",
+                        "auto (VA-API if an Intel GPU is usable, else software), vaapi, software, "
+                        "vulkan, cuda");
+  device_ = job_option("--device", "PATH",
+                       "hardware device (render node, e.g. /dev/dri/renderD128; CUDA index)");
+  start_ = job_option("--start", "S", "start at S seconds");
+  duration_ = job_option("--duration", "S", "transcode S seconds");
+  job_file_ = job_option("--job", "FILE", "the whole job as JSON (the daemon's job config shape)");
+  json_ = job_flag("--json", "print the final report as JSON");
+  dry_run_ = job_flag("--dry-run", "print the plan and the equivalent ffmpeg command; run nothing");
+  quiet_ = job_flag("-q,--quiet", "no progress bar");
+  app.footer(
+      "Outputs: INPUT OUTPUT [options], or several from one decode:\n"
+      "  INPUT [options for all] -o OUT1 [options for OUT1] -o OUT2 [options for OUT2] ...\n"
+      "Options before the first -o apply to every output; after an -o, to that output only.");
+}
+
+Status JobOptions::read_job_options(JobArgs& parsed) const {
+  parsed.json = json_->count() > 0;
+  parsed.dry_run = dry_run_->count() > 0;
+  parsed.quiet = quiet_->count() > 0;
+  JobSpec& spec = parsed.spec;
+  if (backend_->count())
+    TC_RETURN_IF_ERROR(
+        named("--backend", assign(spec.backend, parse_backend(last_value(backend_)))));
+  if (device_->count()) spec.device = last_value(device_);
+  if (start_->count())
+    TC_RETURN_IF_ERROR(named("--start", assign(spec.start_s, parse_seconds(last_value(start_)))));
+  if (duration_->count())
+    TC_RETURN_IF_ERROR(
+        named("--duration", assign(spec.duration_s, parse_seconds(last_value(duration_)))));
+  return {};
+}
+
+Result<JobSpec> JobOptions::spec_from_job_file(const JobArgs& parsed) const {
+  if (input_->count() || output_->count() || outputs_->count())
+    return usage("--job: give the input and outputs in the file, not on the command line");
+  Result<std::string> text = read_file(last_value(job_file_));
+  if (!text.is_ok()) return usage("--job: " + text.status().message());
+  TC_ASSIGN_OR_RETURN(JobSpec spec, job_spec_from_json(*text));
+  // --backend and --device on the command line override the file's.
+  if (backend_->count()) spec.backend = parsed.spec.backend;
+  if (device_->count()) spec.device = parsed.spec.device;
+  return spec;
+}
+
+// Each output gets the options before the first -o, then its own: the parse order says which -o
+// an option follows.
+Status JobOptions::add_outputs(JobSpec& spec) const {
+  OptionValues common;
   std::vector<PendingOutput> outputs;
-  std::string job_file;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string option = args[i];
-    std::string value;
-    bool has_inline_value = false;
-    if (auto eq = option.find('='); option.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = option.substr(eq + 1);
-      option = option.substr(0, eq);
-      has_inline_value = true;
+  std::map<const CLI::Option*, size_t> seen;
+  for (const CLI::Option* option : app_.parse_order()) {
+    size_t index = seen[option]++;
+    if (option == outputs_) {
+      outputs.push_back({option->results()[index], {}});
+      continue;
     }
-    auto take_value = [&]() -> Result<std::string> {
-      if (has_inline_value) return value;
-      if (i + 1 >= args.size()) return usage(option + ": needs a value");
-      return args[++i];
-    };
-    if (option == "--json")
-      parsed.json = true;
-    else if (option == "--dry-run")
-      parsed.dry_run = true;
-    else if (option == "--quiet" || option == "-q")
-      parsed.quiet = true;
-    else if (option == "--wait")
-      parsed.wait = true;
-    else if (option == "-o" || option == "--output") {
-      TC_ASSIGN_OR_RETURN(std::string path, take_value());
-      outputs.push_back({path, {}});
-    } else if (option == "--server") {
-      TC_ASSIGN_OR_RETURN(parsed.server, take_value());
-    } else if (option == "--job") {
-      TC_ASSIGN_OR_RETURN(job_file, take_value());
-    } else if (option == "--backend") {
-      TC_ASSIGN_OR_RETURN(std::string name, take_value());
-      TC_ASSIGN_OR_RETURN(parsed.spec.backend, named("--backend", parse_backend(name)));
-    } else if (option == "--device") {
-      TC_ASSIGN_OR_RETURN(parsed.spec.device, take_value());
-    } else if (option == "--start" || option == "--duration") {
-      TC_ASSIGN_OR_RETURN(std::string text, take_value());
-      TC_ASSIGN_OR_RETURN(double seconds, parse_seconds(option, text));
-      (option == "--start" ? parsed.spec.start_s : parsed.spec.duration_s) = seconds;
-    } else if (output_options().count(option)) {
-      TC_ASSIGN_OR_RETURN(std::string text, take_value());
-      (outputs.empty() ? common : outputs.back().options).emplace_back(option, text);
-    } else if (option.size() > 1 && option[0] == '-') {
-      return usage("unknown option " + option + " (see transcode run --help)");
-    } else {
-      positional.push_back(option);
-    }
+    for (const auto& [definition, bound] : output_options_)
+      if (bound == option)
+        (outputs.empty() ? common : outputs.back().options)
+            .emplace_back(definition, option->results()[index]);
   }
-
-  if (!job_file.empty()) {
-    if (!positional.empty() || !outputs.empty())
-      return usage("--job: give the input and outputs in the file, not on the command line");
-    TC_ASSIGN_OR_RETURN(std::string text, read_file(job_file));
-    TC_ASSIGN_OR_RETURN(JobSpec spec, job_spec_from_json(text));
-    BackendKind backend = parsed.spec.backend;
-    std::string device = parsed.spec.device;
-    parsed.spec = std::move(spec);
-    if (backend != BackendKind::kAuto) parsed.spec.backend = backend;
-    if (!device.empty()) parsed.spec.device = device;
-    return parsed;
-  }
-
-  if (positional.empty()) return usage("missing INPUT (transcode run INPUT OUTPUT [options])");
-  parsed.spec.input = positional[0];
   if (outputs.empty()) {
-    if (positional.size() < 2) return usage("missing OUTPUT (or -o OUTPUT)");
-    outputs.push_back({positional[1], {}});
-    positional.erase(positional.begin() + 1);
+    if (!output_->count()) return usage("missing OUTPUT (or -o OUTPUT)");
+    outputs.push_back({last_value(output_), {}});
+  } else if (output_->count()) {
+    return usage("unexpected argument '" + last_value(output_) +
+                 "' (several outputs: -o OUT1 -o OUT2)");
   }
-  if (positional.size() > 1)
-    return usage("unexpected argument '" + positional[1] + "' (several outputs: -o OUT1 -o OUT2)");
   for (const PendingOutput& pending : outputs) {
     OutputSpec output;
     output.path = pending.path;
-    using OptionList = std::vector<std::pair<std::string, std::string>>;
-    for (const OptionList* list : std::initializer_list<const OptionList*>{
-             &common, &pending.options})  // the output's own come last
-      for (const auto& [option, text] : *list)
-        TC_RETURN_IF_ERROR(output_options().at(option)(output, text));
-    parsed.spec.outputs.push_back(std::move(output));
+    // The options before the first -o, then the output's own (so they win).
+    for (const OptionValues* list :
+         std::initializer_list<const OptionValues*>{&common, &pending.options})
+      for (const auto& [definition, value] : *list)
+        TC_RETURN_IF_ERROR(named(definition->flag, definition->apply(output, value)));
+    spec.outputs.push_back(std::move(output));
   }
+  return {};
+}
+
+Result<JobArgs> JobOptions::job_args() const {
+  JobArgs parsed;
+  TC_RETURN_IF_ERROR(read_job_options(parsed));
+  if (job_file_->count()) {
+    TC_ASSIGN_OR_RETURN(parsed.spec, spec_from_job_file(parsed));
+    return parsed;
+  }
+  if (!input_->count()) return usage("missing INPUT (transcode run INPUT OUTPUT [options])");
+  parsed.spec.input = last_value(input_);
+  TC_RETURN_IF_ERROR(add_outputs(parsed.spec));
   return parsed;
 }
 
-std::string job_args_help() {
-  return R"(  INPUT OUTPUT [options]
-  INPUT [options for all outputs] -o OUT1 [options for OUT1] -o OUT2 [options for OUT2] ...
-
-Output options (before the first -o they apply to every output):
-  --size WxH            output size; one side 0 keeps the aspect ratio (sides must be even)
-  --codec NAME          h264 (default), hevc, av1, vp9, copy
-  --crf N               constant quality (crf; CQP qp on VA-API)
-  --bitrate B           target bitrate, e.g. 4M or 800k (VBR unless --rc says otherwise)
-  --rc MODE             quality, cbr, vbr
-  --gop N               frames between keyframes (default: 2 seconds)
-  --bframes N           B-frames (default: the encoder's)
-  --preset NAME         encoder preset (software default: veryfast)
-  --container NAME      mp4, mkv, mpegts (default: from the extension)
-  --audio MODE          auto (copy if the container takes it, else aac), copy, aac, none
-  --audio-bitrate B     AAC bitrate (default 128k)
-Job options:
-  --backend NAME        auto (VA-API if an Intel GPU is usable, else software), vaapi,
-                        software, vulkan, cuda
-  --device PATH         hardware device (render node, e.g. /dev/dri/renderD128; CUDA index)
-  --start S             start at S seconds
-  --duration S          transcode S seconds
-  --job FILE            the whole job as JSON (the daemon's job config shape)
-  --json                print the final report as JSON
-  --dry-run             print the plan and the equivalent ffmpeg command; run nothing
-  --quiet               no progress bar
-)";
+Result<JobArgs> parse_job_args(const std::vector<std::string>& args) {
+  CLI::App app("transcode run", "run");
+  set_up_app(app, "run");
+  JobOptions options(app);
+  TC_ASSIGN_OR_RETURN(std::optional<std::string> reply, parse_command_line(app, args));
+  if (reply) return usage("--help or --version asked: nothing to run");
+  return options.job_args();
 }
 
 }  // namespace tc::cli

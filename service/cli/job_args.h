@@ -1,14 +1,21 @@
-// Parses `transcode run` / `transcode submit` options into a JobSpec:
+// `transcode run` / `transcode submit` options, defined once on a CLI11 App (the same definitions
+// serve parsing, --help and the completion scripts), read back into a JobSpec:
 //   INPUT OUTPUT [options]
 //   INPUT [options for all] -o OUT1 [options for OUT1] -o OUT2 [options for OUT2] ...
 // Options before the first -o apply to every output; options after an -o to that one only.
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pipeline/core/status.h"
 #include "pipeline/spec/job_spec.h"
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace tc::cli {
 
@@ -17,15 +24,38 @@ struct JobArgs {
   bool json = false;     // --json: print the final report as JSON
   bool dry_run = false;  // --dry-run: print the plan and the ffmpeg command, run nothing
   bool quiet = false;    // --quiet: no progress bar
-  bool wait = false;     // --wait (submit): wait for the job to end
-  std::string server;    // --server ADDR (submit)
-  // Options the caller (a subcommand) takes beyond the job's: "--server", "--wait".
 };
 
-// `args` excludes the program and subcommand names. Errors are kInvalidArgument naming the option.
-Result<JobArgs> parse_job_args(const std::vector<std::string>& args);
+struct OutputOption;  // one per-output option: its flag, help and how it sets an OutputSpec
 
-// The option list, for --help.
-std::string job_args_help();
+// Adds run's positionals and options to `app`; job_args() reads them back once it has parsed.
+class JobOptions {
+ public:
+  explicit JobOptions(CLI::App& app);
+  // The job the command line describes. Errors are kInvalidArgument naming the option.
+  Result<JobArgs> job_args() const;
+
+ private:
+  Status read_job_options(JobArgs& parsed) const;
+  Result<JobSpec> spec_from_job_file(const JobArgs& parsed) const;
+  Status add_outputs(JobSpec& spec) const;
+
+  CLI::App& app_;
+  CLI::Option* input_;
+  CLI::Option* output_;   // the positional OUTPUT
+  CLI::Option* outputs_;  // -o/--output, repeatable
+  std::vector<std::pair<const OutputOption*, CLI::Option*>> output_options_;
+  CLI::Option* backend_;
+  CLI::Option* device_;
+  CLI::Option* start_;
+  CLI::Option* duration_;
+  CLI::Option* job_file_;
+  CLI::Option* json_;
+  CLI::Option* dry_run_;
+  CLI::Option* quiet_;
+};
+
+// Parses run's arguments alone (`args` without the program and command names).
+Result<JobArgs> parse_job_args(const std::vector<std::string>& args);
 
 }  // namespace tc::cli

@@ -1,8 +1,11 @@
 #include "service/cli/run_command.h"
 
+#include <CLI/CLI.hpp>
+
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 extern "C" {
 #include <libavutil/log.h>
@@ -38,17 +41,7 @@ int dry_run(const JobSpec& spec) {
   return kExitOk;
 }
 
-}  // namespace
-
-int run_main(const std::vector<std::string>& args) {
-  for (const std::string& arg : args)
-    if (arg == "--help" || arg == "-h") {
-      std::cout << "usage: transcode run\n" << job_args_help();
-      return kExitOk;
-    }
-  Result<JobArgs> parsed = parse_job_args(args);
-  if (!parsed.is_ok()) return fail(parsed.status());
-  const JobArgs& job = *parsed;
+int run(const JobArgs& job) {
   if (job.dry_run) return dry_run(job.spec);
 
   std::signal(SIGINT, on_signal);
@@ -62,6 +55,17 @@ int run_main(const std::vector<std::string>& args) {
   if (!report.is_ok()) return fail(report.status());
   std::cout << (job.json ? report_to_json(*report) + "\n" : format_report(*report));
   return kExitOk;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& root, CommandActions& actions) {
+  CLI::App* command = root.add_subcommand("run", "transcode in this process");
+  auto options = std::make_shared<JobOptions>(*command);
+  actions[command] = [options] {
+    Result<JobArgs> job = options->job_args();
+    return job.is_ok() ? run(*job) : fail(job.status());
+  };
 }
 
 }  // namespace tc::cli

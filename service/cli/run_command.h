@@ -1,11 +1,10 @@
 // `transcode run`: a one-off transcode in this process.
 #pragma once
 
-#include <string>
-#include <vector>
+#include "service/cli/commands.h"
 
 namespace tc::cli {
 
-int run_main(const std::vector<std::string>& args);
+void add_run_command(CLI::App& root, CommandActions& actions);
 
 }  // namespace tc::cli

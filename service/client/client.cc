@@ -1,10 +1,10 @@
 #include "service/client/client.h"
 
-#include <algorithm>
-#include <cstdio>
-#include <iostream>
+#include <CLI/CLI.hpp>
 
-#include "service/cli/job_args.h"
+#include <cstdio>
+#include <memory>
+
 #include "service/client/commands.h"
 #include "service/client/connection.h"
 #include "service/common/exit_codes.h"
@@ -12,58 +12,139 @@
 namespace tc::client {
 namespace {
 
-constexpr const char* kCommands[] = {"submit", "watch", "get", "jobs", "cancel", "caps", "health"};
+constexpr const char* kExitCodes =
+    "Exit codes: 0 ok; 1 job failed (crash, stall, internal) or queue full; 2 bad request\n"
+    "(invalid argument, permission denied, not found, failed precondition, unauthenticated);\n"
+    "3 input; 4 unsupported; 5 device; 6 output; 7 daemon unreachable or not serving;\n"
+    "130 job cancelled.";
 
-bool wants_help(const std::vector<std::string>& args) {
-  return std::any_of(args.begin(), args.end(),
-                     [](const std::string& a) { return a == "--help" || a == "-h"; });
+int usage(const CLI::App& command, const std::string& message) {
+  std::fprintf(stderr, "transcode %s: %s\n", command.get_name().c_str(), message.c_str());
+  return kExitUsage;
+}
+
+using Action = std::function<int(const Connection& connection)>;
+
+// Gives the command the connection options and, as its action, `run` with the connection they
+// describe.
+void add_action(cli::CommandActions& actions, CLI::App* command, Action run) {
+  auto connection = std::make_shared<ConnectionOptions>(*command);
+  actions[command] = [command, connection, run = std::move(run)] {
+    Result<Connection> reached = connection->connection();
+    if (!reached.is_ok()) return usage(*command, reached.status().message());
+    return run(*reached);
+  };
+}
+
+void add_json_flag(CLI::App* command, bool& json) {
+  command->add_flag("--json", json, "print the reply as JSON");
+}
+
+// watch, get, cancel: one job ID, and `extra` for the command's own flags.
+void add_job_command(CLI::App& root, cli::CommandActions& actions, const char* name,
+                     const char* help, const std::function<void(CLI::App*, JobIdArgs&)>& extra,
+                     int (*run)(const JobIdArgs&, const Connection&)) {
+  CLI::App* command = root.add_subcommand(name, help);
+  auto args = std::make_shared<JobIdArgs>();
+  command->add_option("ID", args->id, "the job's id")->type_name("")->required();
+  add_json_flag(command, args->json);
+  extra(command, *args);
+  add_action(actions, command, [args, run](const Connection& c) { return run(*args, c); });
+}
+
+Result<std::map<std::string, std::string>> parse_labels(const std::vector<std::string>& texts) {
+  std::map<std::string, std::string> labels;
+  for (const std::string& text : texts) {
+    size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return Status(Code::kInvalidArgument, "--label: '" + text + "' is not KEY=VALUE");
+    labels[text.substr(0, eq)] = text.substr(eq + 1);
+  }
+  return labels;
+}
+
+void add_submit(CLI::App& root, cli::CommandActions& actions) {
+  CLI::App* command = root.add_subcommand(
+      "submit", "queue a job on the daemon (run's options); prints its id, or --wait for it");
+  auto job = std::make_shared<cli::JobOptions>(*command);
+  auto args = std::make_shared<SubmitArgs>();
+  const char* group = "Submit options";
+  command->add_flag("--wait", args->wait, "follow the job: progress bar, then its report")
+      ->group(group);
+  command->add_option("--priority", args->priority, "higher runs first (default 0)")
+      ->type_name("N")
+      ->group(group);
+  CLI::Option* labels = command->add_option("--label", "a label of the job (repeatable)")
+                            ->type_name("KEY=VALUE")
+                            ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+                            ->group(group);
+  command->add_option("--request-id", args->request_id, "retries with the same id make one job")
+      ->type_name("ID")
+      ->group(group);
+  add_action(actions, command, [command, job, args, labels](const Connection& c) {
+    Result<cli::JobArgs> parsed = job->job_args();
+    if (!parsed.is_ok()) return usage(*command, parsed.status().message());
+    Result<std::map<std::string, std::string>> parsed_labels = parse_labels(labels->results());
+    if (!parsed_labels.is_ok()) return usage(*command, parsed_labels.status().message());
+    SubmitArgs submit = *args;
+    submit.job = std::move(parsed).value();
+    submit.labels = std::move(parsed_labels).value();
+    return submit_command(submit, c);
+  });
+}
+
+void add_jobs(CLI::App& root, cli::CommandActions& actions) {
+  CLI::App* command = root.add_subcommand("jobs", "list jobs, newest first");
+  auto args = std::make_shared<JobsArgs>();
+  command->add_option("--state", args->state, "queued, running, succeeded, failed or cancelled")
+      ->type_name("STATE");
+  command->add_option("--limit", args->limit, "jobs per page")->type_name("N");
+  command->add_option("--page-token", args->page_token, "the next page, as the last one said")
+      ->type_name("TOKEN");
+  add_json_flag(command, args->json);
+  add_action(actions, command, [args](const Connection& c) { return jobs_command(*args, c); });
+}
+
+void add_caps(CLI::App& root, cli::CommandActions& actions) {
+  CLI::App* command = root.add_subcommand("caps", "the daemon's devices, backends and codecs");
+  auto json = std::make_shared<bool>(false);
+  add_json_flag(command, *json);
+  add_action(actions, command, [json](const Connection& c) { return caps_command(*json, c); });
+}
+
+void add_health(CLI::App& root, cli::CommandActions& actions) {
+  CLI::App* command =
+      root.add_subcommand("health", "grpc.health.v1 status: exit 0 when SERVING, else 7");
+  auto service = std::make_shared<std::string>();
+  command->add_option("--service", *service, "a service name (default: the server)")
+      ->type_name("NAME");
+  add_action(actions, command,
+             [service](const Connection& c) { return health_command(*service, c); });
 }
 
 }  // namespace
 
-bool is_client_command(const std::string& command) {
-  return std::find(std::begin(kCommands), std::end(kCommands), command) != std::end(kCommands);
-}
-
-std::string client_help() {
-  return R"(  submit INPUT OUTPUT [run's options] [--wait] [--json] [--priority N] [--label K=V]
-                               [--request-id ID]   queue a job on the daemon; prints its id
-  watch ID [--json] [--quiet]  follow a job: progress bar, then its report
-  get ID [--json]              a job's state, times, error or result
-  jobs [--state S] [--limit N] [--page-token T] [--json]   list jobs, newest first
-  cancel ID [--wait]           stop a job (SIGTERM to its worker, then SIGKILL)
-  caps [--json]                the daemon's devices, backends and codecs
-  health [--service NAME]      grpc.health.v1 status: exit 0 when SERVING
-
-)" + connection_help() +
-         R"(
-Exit codes: 0 ok; 1 job failed (crash, stall, internal) or queue full; 2 bad request (invalid
-argument, permission denied, not found, failed precondition, unauthenticated); 3 input; 4
-unsupported; 5 device; 6 output; 7 daemon unreachable or not serving; 130 job cancelled.
-)";
-}
-
-int client_main(const std::string& command, const std::vector<std::string>& args) {
-  if (wants_help(args)) {
-    std::cout << "usage: transcode " << command << " ...\n" << client_help();
-    if (command == "submit") std::cout << "\n" << cli::job_args_help();
-    return kExitOk;
-  }
-  std::vector<std::string> rest = args;
-  Result<Connection> connection = take_connection_options(rest);
-  if (!connection.is_ok()) {
-    std::fprintf(stderr, "transcode %s: %s\n", command.c_str(),
-                 connection.status().message().c_str());
-    return kExitUsage;
-  }
-  if (command == "submit") return submit_command(rest, *connection);
-  if (command == "watch") return watch_command(rest, *connection);
-  if (command == "get") return get_command(rest, *connection);
-  if (command == "jobs") return jobs_command(rest, *connection);
-  if (command == "cancel") return cancel_command(rest, *connection);
-  if (command == "caps") return caps_command(rest, *connection);
-  if (command == "health") return health_command(rest, *connection);
-  return kExitUsage;
+void add_client_commands(CLI::App& root, cli::CommandActions& actions) {
+  add_submit(root, actions);
+  add_job_command(
+      root, actions, "watch", "follow a job: progress bar, then its report",
+      [](CLI::App* command, JobIdArgs& args) {
+        command->add_flag("-q,--quiet", args.quiet, "no progress bar");
+      },
+      watch_command);
+  add_job_command(
+      root, actions, "get", "a job's state, times, error or result", [](CLI::App*, JobIdArgs&) {},
+      get_command);
+  add_jobs(root, actions);
+  add_job_command(
+      root, actions, "cancel", "stop a job (SIGTERM to its worker, then SIGKILL)",
+      [](CLI::App* command, JobIdArgs& args) {
+        command->add_flag("--wait", args.wait, "wait until the job has ended");
+      },
+      cancel_command);
+  add_caps(root, actions);
+  add_health(root, actions);
+  root.footer(kExitCodes);
 }
 
 }  // namespace tc::client

@@ -1,14 +1,12 @@
 // The `transcode` subcommands that talk to the daemon: submit, watch, get, jobs, cancel, caps,
-// health. Returns the process exit code (service/common/exit_codes.h).
+// health. Each adds its options to the command table; its action returns the process exit code
+// (service/common/exit_codes.h).
 #pragma once
 
-#include <string>
-#include <vector>
+#include "service/cli/commands.h"
 
 namespace tc::client {
 
-bool is_client_command(const std::string& command);
-int client_main(const std::string& command, const std::vector<std::string>& args);
-std::string client_help();
+void add_client_commands(CLI::App& root, cli::CommandActions& actions);
 
 }  // namespace tc::client

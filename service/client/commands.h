@@ -1,21 +1,46 @@
-// One function per `transcode` client subcommand. `args` excludes the command name and the
-// connection options (already taken). Each returns the process exit code.
+// One function per `transcode` client subcommand, given its parsed arguments and the connection.
+// Each returns the process exit code.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "service/cli/job_args.h"
 #include "service/client/connection.h"
 
 namespace tc::client {
 
-int submit_command(std::vector<std::string> args, const Connection& connection);
-int watch_command(const std::vector<std::string>& args, const Connection& connection);
-int get_command(const std::vector<std::string>& args, const Connection& connection);
-int jobs_command(const std::vector<std::string>& args, const Connection& connection);
-int cancel_command(const std::vector<std::string>& args, const Connection& connection);
-int caps_command(const std::vector<std::string>& args, const Connection& connection);
-int health_command(const std::vector<std::string>& args, const Connection& connection);
+// watch, get, cancel: one job.
+struct JobIdArgs {
+  std::string id;
+  bool json = false;
+  bool quiet = false;  // watch: no progress bar
+  bool wait = false;   // cancel: wait for the job to end
+};
+
+struct JobsArgs {
+  std::string state;  // "" = all
+  int limit = 0;      // 0 = the daemon's page size
+  std::string page_token;
+  bool json = false;
+};
+
+struct SubmitArgs {
+  cli::JobArgs job;
+  bool wait = false;
+  int priority = 0;
+  std::map<std::string, std::string> labels;
+  std::string request_id;
+};
+
+int submit_command(const SubmitArgs& args, const Connection& connection);
+int watch_command(const JobIdArgs& args, const Connection& connection);
+int get_command(const JobIdArgs& args, const Connection& connection);
+int jobs_command(const JobsArgs& args, const Connection& connection);
+int cancel_command(const JobIdArgs& args, const Connection& connection);
+int caps_command(bool json, const Connection& connection);
+int health_command(const std::string& service, const Connection& connection);
 
 // Follows a job to its end: a progress bar (unless quiet or json), then the report (or the
 // job as JSON). Returns exit_code_for_job of the final job.

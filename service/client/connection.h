@@ -1,6 +1,6 @@
 // How the client reaches the daemon: address, TLS files, bearer token. Options come from the
-// command line (removed from it, so each command parses only its own) with environment
-// fallbacks, so scripts can set TC_SERVER / TC_TOKEN once.
+// command line (every client command has them) with environment fallbacks, so scripts can set
+// TC_SERVER / TC_TOKEN once.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -11,6 +11,11 @@
 #include <vector>
 
 #include "pipeline/core/status.h"
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace tc::client {
 
@@ -23,15 +28,27 @@ struct Connection {
   std::string token;  // --token-file FILE, else $TC_TOKEN
 };
 
-// Takes the connection options out of `args`; kInvalidArgument names a bad one.
-Result<Connection> take_connection_options(std::vector<std::string>& args);
+// The connection options of one client command, bound to its CLI11 App.
+class ConnectionOptions {
+ public:
+  explicit ConnectionOptions(CLI::App& command);
+  // The connection the parsed options (and the environment) describe; kInvalidArgument names a
+  // bad option.
+  Result<Connection> connection() const;
+
+ private:
+  CLI::Option* server_;
+  CLI::Option* tls_;
+  CLI::Option* tls_ca_;
+  CLI::Option* tls_cert_;
+  CLI::Option* tls_key_;
+  CLI::Option* token_file_;
+};
 
 std::shared_ptr<grpc::Channel> make_channel(const Connection& connection);
 
 // Adds the token and a deadline (0 = none: watch streams run as long as the job).
 void prepare_context(grpc::ClientContext& context, const Connection& connection,
                      std::chrono::seconds deadline = std::chrono::seconds(30));
-
-std::string connection_help();
 
 }  // namespace tc::client

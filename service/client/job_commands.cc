@@ -14,48 +14,9 @@
 namespace tc::client {
 namespace {
 
-// The flags and positional arguments of the small commands.
-struct Args {
-  std::vector<std::string> positional;
-  bool json = false;
-  bool quiet = false;
-  bool wait = false;
-  std::map<std::string, std::string> values;  // --state, --limit, --page-token, --service
-};
-
-Result<Args> parse_args(const std::vector<std::string>& args,
-                        const std::vector<std::string>& value_options) {
-  Args parsed;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--json")
-      parsed.json = true;
-    else if (a == "--quiet" || a == "-q")
-      parsed.quiet = true;
-    else if (a == "--wait")
-      parsed.wait = true;
-    else if (std::find(value_options.begin(), value_options.end(), a) != value_options.end()) {
-      if (i + 1 >= args.size()) return Status(Code::kInvalidArgument, a + ": needs a value");
-      parsed.values[a] = args[++i];
-    } else if (a.size() > 1 && a[0] == '-') {
-      return Status(Code::kInvalidArgument, "unknown option " + a);
-    } else {
-      parsed.positional.push_back(a);
-    }
-  }
-  return parsed;
-}
-
 int usage(const std::string& message) {
   std::fprintf(stderr, "transcode: %s (see transcode --help)\n", message.c_str());
   return kExitUsage;
-}
-
-// Parses and requires exactly one positional ID.
-Result<Args> parse_id_args(const std::vector<std::string>& args) {
-  TC_ASSIGN_OR_RETURN(Args parsed, parse_args(args, {}));
-  if (parsed.positional.size() != 1) return Status(Code::kInvalidArgument, "expected one job ID");
-  return parsed;
 }
 
 std::unique_ptr<pb::Transcoder::Stub> stub_for(const Connection& connection) {
@@ -122,47 +83,40 @@ int watch_job(const Connection& connection, const std::string& id, bool quiet, b
   return print_outcome(last, json);
 }
 
-int watch_command(const std::vector<std::string>& args, const Connection& connection) {
-  Result<Args> parsed = parse_id_args(args);
-  if (!parsed.is_ok()) return usage("watch: " + parsed.status().message());
-  return watch_job(connection, parsed->positional[0], parsed->quiet, parsed->json);
+int watch_command(const JobIdArgs& args, const Connection& connection) {
+  return watch_job(connection, args.id, args.quiet, args.json);
 }
 
-int get_command(const std::vector<std::string>& args, const Connection& connection) {
-  Result<Args> parsed = parse_id_args(args);
-  if (!parsed.is_ok()) return usage("get: " + parsed.status().message());
+int get_command(const JobIdArgs& args, const Connection& connection) {
   grpc::ClientContext context;
   prepare_context(context, connection);
   pb::GetJobRequest request;
-  request.set_id(parsed->positional[0]);
+  request.set_id(args.id);
   pb::Job job;
   grpc::Status status = stub_for(connection)->GetJob(&context, request, &job);
   if (!status.ok()) return rpc_failure(status);
-  std::cout << (parsed->json ? to_json(job) : job_details(job));
+  std::cout << (args.json ? to_json(job) : job_details(job));
   return kExitOk;
 }
 
-int jobs_command(const std::vector<std::string>& args, const Connection& connection) {
-  Result<Args> parsed = parse_args(args, {"--state", "--limit", "--page-token"});
-  if (!parsed.is_ok()) return usage("jobs: " + parsed.status().message());
+int jobs_command(const JobsArgs& args, const Connection& connection) {
   pb::ListJobsRequest request;
-  if (parsed->values.count("--state")) {
+  if (!args.state.empty()) {
     pb::JobState state;
-    std::string name = "JOB_STATE_" + parsed->values["--state"];
+    std::string name = "JOB_STATE_" + args.state;
     for (char& c : name) c = static_cast<char>(std::toupper(c));
     if (!pb::JobState_Parse(name, &state))
       return usage("jobs: --state: queued, running, succeeded, failed or cancelled");
     request.set_state(state);
   }
-  if (parsed->values.count("--limit"))
-    request.set_page_size(std::atoi(parsed->values["--limit"].c_str()));
-  request.set_page_token(parsed->values["--page-token"]);
+  request.set_page_size(args.limit);
+  request.set_page_token(args.page_token);
   grpc::ClientContext context;
   prepare_context(context, connection);
   pb::ListJobsResponse response;
   grpc::Status status = stub_for(connection)->ListJobs(&context, request, &response);
   if (!status.ok()) return rpc_failure(status);
-  if (parsed->json) {
+  if (args.json) {
     std::cout << to_json(response);
     return kExitOk;
   }
@@ -174,38 +128,34 @@ int jobs_command(const std::vector<std::string>& args, const Connection& connect
   return kExitOk;
 }
 
-int cancel_command(const std::vector<std::string>& args, const Connection& connection) {
-  Result<Args> parsed = parse_id_args(args);
-  if (!parsed.is_ok()) return usage("cancel: " + parsed.status().message());
+int cancel_command(const JobIdArgs& args, const Connection& connection) {
   grpc::ClientContext context;
   prepare_context(context, connection);
   pb::CancelJobRequest request;
-  request.set_id(parsed->positional[0]);
+  request.set_id(args.id);
   pb::Job job;
   grpc::Status status = stub_for(connection)->CancelJob(&context, request, &job);
   if (!status.ok()) return rpc_failure(status);
-  if (!parsed->wait) {
-    if (parsed->json)
+  if (!args.wait) {
+    if (args.json)
       std::cout << to_json(job);
     else
       std::printf("job %s: %s\n", job.id().c_str(),
                   job.state() == pb::JOB_STATE_CANCELLED ? "cancelled" : "cancel requested");
     return kExitOk;
   }
-  int code = watch_job(connection, job.id(), true, parsed->json);
+  int code = watch_job(connection, job.id(), true, args.json);
   return code == kExitCancelled ? kExitOk : code;  // the cancel did what was asked
 }
 
-int caps_command(const std::vector<std::string>& args, const Connection& connection) {
-  Result<Args> parsed = parse_args(args, {});
-  if (!parsed.is_ok()) return usage("caps: " + parsed.status().message());
+int caps_command(bool json, const Connection& connection) {
   grpc::ClientContext context;
   prepare_context(context, connection);
   pb::Capabilities caps;
   grpc::Status status =
       stub_for(connection)->GetCapabilities(&context, pb::GetCapabilitiesRequest(), &caps);
   if (!status.ok()) return rpc_failure(status);
-  if (parsed->json) {
+  if (json) {
     std::cout << to_json(caps);
     return kExitOk;
   }
@@ -231,10 +181,7 @@ int caps_command(const std::vector<std::string>& args, const Connection& connect
 
 // grpc.health.v1.Health/Check through the generic stub: the request and reply are one field
 // each, so hand encoding beats vendoring health.proto into the client.
-int health_command(const std::vector<std::string>& args, const Connection& connection) {
-  Result<Args> parsed = parse_args(args, {"--service"});
-  if (!parsed.is_ok()) return usage("health: " + parsed.status().message());
-  std::string service = parsed->values["--service"];
+int health_command(const std::string& service, const Connection& connection) {
   std::string request_bytes;
   if (!service.empty() && service.size() < 128)
     request_bytes = std::string("\x0a", 1) + static_cast<char>(service.size()) + service;

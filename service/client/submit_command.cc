@@ -9,7 +9,6 @@
 #include <random>
 #include <thread>
 
-#include "service/cli/job_args.h"
 #include "service/client/commands.h"
 #include "service/client/job_view.h"
 #include "service/common/exit_codes.h"
@@ -18,43 +17,9 @@
 namespace tc::client {
 namespace {
 
-struct SubmitOptions {
-  int priority = 0;
-  std::map<std::string, std::string> labels;
-  std::string request_id;
-};
-
 int usage(const std::string& message) {
   std::fprintf(stderr, "transcode submit: %s\n", message.c_str());
   return kExitUsage;
-}
-
-// Takes --priority, --label K=V and --request-id out of `args`: the rest is run's options.
-Status take_submit_options(std::vector<std::string>& args, SubmitOptions& options) {
-  for (size_t i = 0; i < args.size();) {
-    const std::string& arg = args[i];
-    if (arg != "--priority" && arg != "--label" && arg != "--request-id") {
-      ++i;
-      continue;
-    }
-    if (i + 1 >= args.size()) return {Code::kInvalidArgument, arg + ": needs a value"};
-    std::string value = args[i + 1];
-    if (arg == "--priority") {
-      char* end = nullptr;
-      options.priority = static_cast<int>(std::strtol(value.c_str(), &end, 10));
-      if (value.empty() || *end)
-        return {Code::kInvalidArgument, "--priority: '" + value + "' is not an integer"};
-    } else if (arg == "--label") {
-      size_t eq = value.find('=');
-      if (eq == std::string::npos || eq == 0)
-        return {Code::kInvalidArgument, "--label: '" + value + "' is not KEY=VALUE"};
-      options.labels[value.substr(0, eq)] = value.substr(eq + 1);
-    } else {
-      options.request_id = value;
-    }
-    args.erase(args.begin() + static_cast<long>(i), args.begin() + static_cast<long>(i) + 2);
-  }
-  return {};
 }
 
 // The daemon runs elsewhere (another working directory): send absolute paths.
@@ -93,29 +58,26 @@ grpc::Status create_with_retry(pb::Transcoder::Stub& stub, const Connection& con
 
 }  // namespace
 
-int submit_command(std::vector<std::string> args, const Connection& connection) {
-  SubmitOptions options;
-  if (Status s = take_submit_options(args, options); !s.is_ok()) return usage(s.message());
-  Result<cli::JobArgs> parsed = cli::parse_job_args(args);
-  if (!parsed.is_ok()) return usage(parsed.status().message());
-  if (parsed->dry_run) return usage("--dry-run: use `transcode run --dry-run`");
-  JobSpec spec = parsed->spec;
+int submit_command(const SubmitArgs& args, const Connection& connection) {
+  const cli::JobArgs& parsed = args.job;
+  if (parsed.dry_run) return usage("--dry-run: use `transcode run --dry-run`");
+  JobSpec spec = parsed.spec;
   spec.input = absolute(spec.input);
   for (OutputSpec& output : spec.outputs) output.path = absolute(output.path);
 
   pb::CreateJobRequest request;
   if (Status s = config_from_spec(spec, request.mutable_config()); !s.is_ok())
     return usage(s.message());
-  request.set_priority(options.priority);
-  for (const auto& [k, v] : options.labels) (*request.mutable_labels())[k] = v;
-  request.set_request_id(options.request_id.empty() ? random_request_id() : options.request_id);
+  request.set_priority(args.priority);
+  for (const auto& [k, v] : args.labels) (*request.mutable_labels())[k] = v;
+  request.set_request_id(args.request_id.empty() ? random_request_id() : args.request_id);
 
   auto stub = pb::Transcoder::NewStub(make_channel(connection));
   pb::Job job;
   grpc::Status status = create_with_retry(*stub, connection, request, job);
   if (!status.ok()) return rpc_failure(status);
-  if (parsed->wait) return watch_job(connection, job.id(), parsed->quiet, parsed->json);
-  std::cout << (parsed->json ? to_json(job) : job.id() + "\n");
+  if (args.wait) return watch_job(connection, job.id(), parsed.quiet, parsed.json);
+  std::cout << (parsed.json ? to_json(job) : job.id() + "\n");
   return kExitOk;
 }
 

@@ -1,12 +1,14 @@
 #include "service/daemon/config.h"
 
 #include <yaml-cpp/yaml.h>
+#include <CLI/CLI.hpp>
 
 #include <charconv>
-#include <fstream>
 #include <functional>
 #include <set>
-#include <sstream>
+
+#include "pipeline/core/file.h"
+#include "service/common/command_line.h"
 
 namespace tc::daemon {
 namespace {
@@ -137,20 +139,6 @@ const Setting* find_by_key(const std::string& key) {
   return nullptr;
 }
 
-const Setting* find_by_flag(const std::string& flag) {
-  for (const Setting& s : settings())
-    if (flag == flag_of(s.key)) return &s;
-  return nullptr;
-}
-
-std::string read_whole_file(const std::string& path, bool& ok) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  ok = static_cast<bool>(in) || in.eof();
-  return text.str();
-}
-
 Status apply_yaml_value(DaemonConfig& config, const Setting& setting, const YAML::Node& value) {
   if (setting.kind == Kind::kList) {
     setting.clear(config);
@@ -166,12 +154,11 @@ Status apply_yaml_value(DaemonConfig& config, const Setting& setting, const YAML
 
 // YAML keys are the settings' names; "media_roots"/"allow_protocols" plurals read as lists too.
 Status apply_yaml(DaemonConfig& config, const std::string& path) {
-  bool ok = false;
-  std::string text = read_whole_file(path, ok);
-  if (!ok) return {Code::kInvalidArgument, "--config: cannot read " + path};
+  Result<std::string> text = read_file(path);
+  if (!text.is_ok()) return {Code::kInvalidArgument, "--config: " + text.status().message()};
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    root = YAML::Load(*text);
   } catch (const YAML::Exception& e) {
     return {Code::kInvalidArgument, "--config: " + path + ": " + e.what()};
   }
@@ -195,37 +182,49 @@ Status apply_yaml(DaemonConfig& config, const std::string& path) {
   return {};
 }
 
-// Splits "--flag=value" or takes the next argument as the value.
-Status take_value(const std::vector<std::string>& args, size_t& i, std::string& flag,
-                  std::string& value) {
-  flag = args[i];
-  if (auto eq = flag.find('='); eq != std::string::npos) {
-    value = flag.substr(eq + 1);
-    flag = flag.substr(0, eq);
-    return {};
+// The daemon's command line, from the settings table: --config FILE, a flag per setting.
+struct CommandLine {
+  CLI::App app;
+  CLI::Option* config_files;
+  std::vector<std::pair<const Setting*, CLI::Option*>> flags;
+};
+
+void define(CommandLine& line) {
+  CLI::App& app = line.app;
+  set_up_app(app, "transcoded");
+  app.description(
+      "The transcoding daemon (gRPC). Every option is also a key of the YAML file given with "
+      "--config (the option without --, '-' as '_'); options override the file.\n"
+      "`transcoded --worker` (internal) runs one job from stdin.");
+  line.config_files =
+      app.add_option("--config", "YAML file of settings (see config/transcoded.yaml)")
+          ->type_name("FILE")
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  for (const Setting& setting : settings()) {
+    CLI::Option* flag =
+        setting.kind == Kind::kBool
+            ? app.add_flag(flag_of(setting.key))
+            : app.add_option(flag_of(setting.key))
+                  ->type_name(setting.kind == Kind::kString || setting.kind == Kind::kList ? "VALUE"
+                                                                                           : "N");
+    flag->description(setting.help);
+    if (setting.kind == Kind::kList) flag->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    line.flags.emplace_back(&setting, flag);
   }
-  if (i + 1 >= args.size()) return {Code::kInvalidArgument, flag + ": needs a value"};
-  value = args[++i];
-  return {};
 }
 
-Status apply_flags(DaemonConfig& config, const std::vector<std::string>& args) {
-  std::set<std::string> lists_seen;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--help" || args[i] == "-h") continue;
-    std::string flag, value;
-    if (args[i] == "--allow-insecure-remote") {
-      config.allow_insecure_remote = true;
-      continue;
-    }
-    TC_RETURN_IF_ERROR(take_value(args, i, flag, value));
-    if (flag == "--config") continue;
-    const Setting* setting = find_by_flag(flag);
-    if (!setting) return {Code::kInvalidArgument, "unknown option " + flag};
-    if (setting->kind == Kind::kList && lists_seen.insert(setting->key).second)
-      setting->clear(config);
-    Status status = setting->set(config, value);
-    if (!status.is_ok()) return {Code::kInvalidArgument, flag + ": " + status.message()};
+// A flag replaces the file's value; a list flag, repeated, replaces the file's whole list.
+Status apply_flag(DaemonConfig& config, const Setting& setting, const CLI::Option& flag) {
+  if (flag.count() == 0) return {};
+  std::vector<std::string> values = flag.results();
+  if (setting.kind == Kind::kList)
+    setting.clear(config);
+  else
+    values = {values.back()};
+  for (const std::string& value : values) {
+    Status status = setting.set(config, value);
+    if (!status.is_ok())
+      return {Code::kInvalidArgument, flag_of(setting.key) + ": " + status.message()};
   }
   return {};
 }
@@ -237,18 +236,23 @@ Status require(bool ok, const char* key, const std::string& what) {
 
 }  // namespace
 
+Result<DaemonCommand> parse_daemon_command_line(const std::vector<std::string>& args) {
+  CommandLine line;
+  define(line);
+  DaemonCommand command;
+  TC_ASSIGN_OR_RETURN(command.reply, parse_command_line(line.app, args));
+  if (command.reply) return command;
+  for (const std::string& path : line.config_files->results())
+    TC_RETURN_IF_ERROR(apply_yaml(command.config, path));
+  for (const auto& [setting, flag] : line.flags)
+    TC_RETURN_IF_ERROR(apply_flag(command.config, *setting, *flag));
+  return command;
+}
+
 Result<DaemonConfig> load_config(const std::vector<std::string>& args, bool& help) {
-  DaemonConfig config;
-  help = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--help" || args[i] == "-h") help = true;
-    std::string flag, value;
-    if (args[i].rfind("--config", 0) != 0) continue;
-    TC_RETURN_IF_ERROR(take_value(args, i, flag, value));
-    if (flag == "--config") TC_RETURN_IF_ERROR(apply_yaml(config, value));
-  }
-  TC_RETURN_IF_ERROR(apply_flags(config, args));
-  return config;
+  TC_ASSIGN_OR_RETURN(DaemonCommand command, parse_daemon_command_line(args));
+  help = command.reply.has_value();
+  return command.config;
 }
 
 bool is_loopback_address(const std::string& listen) {
@@ -304,11 +308,10 @@ Status validate_config(const DaemonConfig& c) {
 
 Status finish_config(DaemonConfig& config) {
   if (!config.auth_token_file.empty()) {
-    bool ok = false;
-    std::string text = read_whole_file(config.auth_token_file, ok);
-    if (!ok)
-      return {Code::kInvalidArgument, "auth_token_file: cannot read " + config.auth_token_file};
-    config.auth_token = text.substr(0, text.find_first_of("\r\n"));
+    Result<std::string> text = read_file(config.auth_token_file);
+    if (!text.is_ok())
+      return {Code::kInvalidArgument, "auth_token_file: " + text.status().message()};
+    config.auth_token = text->substr(0, text->find_first_of("\r\n"));
     if (config.auth_token.empty())
       return {Code::kInvalidArgument, "auth_token_file: " + config.auth_token_file + " is empty"};
   }
@@ -318,28 +321,12 @@ Status finish_config(DaemonConfig& config) {
       {"tls_key", &config.tls_key},
       {"tls_client_ca", &config.tls_client_ca}};
   for (const auto& [key, path] : files) {
-    bool ok = true;
-    if (!path->empty()) read_whole_file(*path, ok);
-    if (!ok) return {Code::kInvalidArgument, std::string(key) + ": cannot read " + *path};
+    if (path->empty()) continue;
+    Result<std::string> text = read_file(*path);
+    if (!text.is_ok())
+      return {Code::kInvalidArgument, std::string(key) + ": " + text.status().message()};
   }
   return {};
-}
-
-std::string config_help() {
-  std::string text =
-      "usage: transcoded [--config FILE] [options]\n"
-      "       transcoded --worker   (internal: runs one job from stdin)\n\n"
-      "Every option is also a key of the YAML file (the option without --, '-' as '_').\n\n";
-  for (const Setting& s : settings()) {
-    std::string flag = flag_of(s.key);
-    std::string arg = s.kind == Kind::kBool                              ? ""
-                      : s.kind == Kind::kString || s.kind == Kind::kList ? " VALUE"
-                                                                         : " N";
-    std::string line = "  " + flag + arg;
-    line.resize(std::max<size_t>(line.size() + 1, 30), ' ');
-    text += line + s.help + "\n";
-  }
-  return text;
 }
 
 }  // namespace tc::daemon

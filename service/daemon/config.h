@@ -3,6 +3,7 @@
 // forgotten. Errors name the setting, as the user spelled it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,8 +51,18 @@ struct DaemonConfig {
   std::string auth_token;
 };
 
-// Parses the daemon's command line (without argv[0]): --config FILE first, then every other
-// flag over it. kInvalidArgument names the flag or YAML key. `help` is set for --help.
+// What the command line asks for: the settings to serve with, or (--help, --version) a text to
+// print on stdout before exiting 0.
+struct DaemonCommand {
+  DaemonConfig config;
+  std::optional<std::string> reply;
+};
+
+// Parses the daemon's command line (without argv[0]): the --config files in order, then every
+// other flag over them. kInvalidArgument names the flag or YAML key ("unknown option --x").
+Result<DaemonCommand> parse_daemon_command_line(const std::vector<std::string>& args);
+
+// The settings alone; `help` is set when --help or --version was given.
 Result<DaemonConfig> load_config(const std::vector<std::string>& args, bool& help);
 
 // Checks ranges and the combination of settings (TLS files, a non-loopback listen address).
@@ -62,7 +73,5 @@ Status finish_config(DaemonConfig& config);
 
 // True for 127.0.0.0/8, [::1], localhost and unix: addresses.
 bool is_loopback_address(const std::string& listen);
-
-std::string config_help();
 
 }  // namespace tc::daemon

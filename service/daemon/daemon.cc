@@ -52,14 +52,16 @@ sigset_t shutdown_signals() {
   return set;
 }
 
-Result<DaemonConfig> configure(const std::vector<std::string>& args, bool& help) {
-  TC_ASSIGN_OR_RETURN(DaemonConfig config, load_config(args, help));
-  if (help) return config;
+// The settings to serve with, checked and completed; or the text --help/--version asked for.
+Result<DaemonCommand> configure(const std::vector<std::string>& args) {
+  TC_ASSIGN_OR_RETURN(DaemonCommand command, parse_daemon_command_line(args));
+  if (command.reply) return command;
+  DaemonConfig& config = command.config;
   TC_RETURN_IF_ERROR(validate_config(config));
   TC_RETURN_IF_ERROR(finish_config(config));
   if (config.media_roots.empty()) config.media_roots.push_back(working_directory());
   TC_ASSIGN_OR_RETURN(config.media_roots, canonical_roots(config.media_roots));
-  return config;
+  return command;
 }
 
 ManagerOptions manager_options(const DaemonConfig& config) {
@@ -138,17 +140,16 @@ int serve(const DaemonConfig& config) {
 
 int run_daemon(const std::vector<std::string>& args) {
   ::signal(SIGPIPE, SIG_IGN);  // a worker gone before reading its spec is judged by its exit
-  bool help = false;
-  Result<DaemonConfig> config = configure(args, help);
-  if (help) {
-    std::fputs(config_help().c_str(), stdout);
+  Result<DaemonCommand> command = configure(args);
+  if (!command.is_ok()) return usage_error(command.status());
+  if (command->reply) {
+    std::fputs(command->reply->c_str(), stdout);
     return kExitOk;
   }
-  if (!config.is_ok()) return usage_error(config.status());
-  setup_logging(config->log_level);
+  setup_logging(command->config.log_level);
   sigset_t signals = shutdown_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  return serve(*config);
+  return serve(command->config);
 }
 
 }  // namespace tc::daemon

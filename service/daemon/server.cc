@@ -3,28 +3,21 @@
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 
-#include <fstream>
-#include <sstream>
-
+#include "pipeline/core/file.h"
 #include "transcode/v1/transcoder.grpc.pb.h"
 
 namespace tc::daemon {
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::shared_ptr<grpc::ServerCredentials> credentials(const DaemonConfig& config) {
   if (config.tls_cert.empty()) return grpc::InsecureServerCredentials();
   grpc::SslServerCredentialsOptions options(
       config.tls_client_ca.empty() ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
                                    : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
-  options.pem_root_certs = config.tls_client_ca.empty() ? "" : read_file(config.tls_client_ca);
-  options.pem_key_cert_pairs.push_back({read_file(config.tls_key), read_file(config.tls_cert)});
+  options.pem_root_certs =
+      config.tls_client_ca.empty() ? "" : read_file_or_empty(config.tls_client_ca);
+  options.pem_key_cert_pairs.push_back(
+      {read_file_or_empty(config.tls_key), read_file_or_empty(config.tls_cert)});
   return grpc::SslServerCredentials(options);
 }
 

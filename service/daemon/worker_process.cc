@@ -11,22 +11,12 @@
 #include <cerrno>
 #include <vector>
 
+#include "pipeline/core/fd.h"
+
 extern char** environ;
 
 namespace tc::daemon {
 namespace {
-
-// Closes a pipe end on scope exit unless released.
-struct Fd {
-  int fd = -1;
-  Fd(int f) : fd(f) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-  int release() { return std::exchange(fd, -1); }
-};
 
 Status write_all(int fd, const std::string& text) {
   size_t done = 0;
@@ -62,10 +52,10 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const WorkerLaunch& 
   int in[2], out[2];
   if (::pipe2(in, O_CLOEXEC) != 0)
     return Status(Code::kInternal, "pipe: " + std::string(strerror(errno)), true);
-  Fd in_read(in[0]), in_write(in[1]);
+  ScopedFd in_read(in[0]), in_write(in[1]);
   if (::pipe2(out, O_CLOEXEC) != 0)
     return Status(Code::kInternal, "pipe: " + std::string(strerror(errno)), true);
-  Fd out_read(out[0]), out_write(out[1]);
+  ScopedFd out_read(out[0]), out_write(out[1]);
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -91,11 +81,11 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const WorkerLaunch& 
 
   std::unique_ptr<WorkerProcess> worker(new WorkerProcess(pid, out_read.release()));
   // The child holds its ends now; ours must close, or the stdout pipe never reaches its end.
-  ::close(in_read.release());
-  ::close(out_write.release());
+  in_read.reset();
+  out_write.reset();
   // The spec is a few KB, well under a pipe's buffer; a worker that died early gives EPIPE
   // (SIGPIPE is ignored by the daemon) and is judged by its exit status.
-  (void)write_all(in_write.fd, job_spec_to_json(launch.spec));
+  (void)write_all(in_write.get(), job_spec_to_json(launch.spec));
   return worker;
 }
 
@@ -104,7 +94,6 @@ WorkerProcess::~WorkerProcess() {
     ::kill(pid_, SIGKILL);
     wait();
   }
-  ::close(out_fd_);
 }
 
 bool WorkerProcess::take_buffered_line(std::string& line) {
@@ -118,11 +107,11 @@ bool WorkerProcess::take_buffered_line(std::string& line) {
 WorkerProcess::Read WorkerProcess::read_line(std::string& line, double timeout_s) {
   if (take_buffered_line(line)) return Read::kLine;
   if (at_end_) return Read::kEnd;
-  pollfd p{out_fd_, POLLIN, 0};
+  pollfd p{out_fd_.get(), POLLIN, 0};
   int ready = ::poll(&p, 1, static_cast<int>(timeout_s * 1000));
   if (ready <= 0) return Read::kTimeout;  // EINTR too: the caller loops
   char chunk[4096];
-  ssize_t n = ::read(out_fd_, chunk, sizeof chunk);
+  ssize_t n = ::read(out_fd_.get(), chunk, sizeof chunk);
   if (n < 0 && errno == EINTR) return Read::kTimeout;
   if (n <= 0) {
     at_end_ = true;

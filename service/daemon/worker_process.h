@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "pipeline/core/fd.h"
 #include "pipeline/core/status.h"
 #include "pipeline/spec/job_spec.h"
 
@@ -40,7 +41,7 @@ class WorkerProcess {
   bool take_buffered_line(std::string& line);
 
   pid_t pid_;
-  int out_fd_;
+  ScopedFd out_fd_;  // the read end of the worker's stdout
   bool reaped_ = false;
   bool at_end_ = false;
   std::string buffer_;

@@ -15,6 +15,8 @@
 #include <sstream>
 #include <thread>
 
+#include "pipeline/core/file.h"
+
 extern char** environ;
 
 namespace tc::test {
@@ -26,13 +28,6 @@ std::string quote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::string capture(const std::string& command) {
@@ -130,8 +125,8 @@ CommandResult run_client(const std::vector<std::string>& args) {
   CommandResult result;
   int status = std::system(command.c_str());
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.out = slurp(dir.path() + "/out");
-  result.err = slurp(dir.path() + "/err");
+  result.out = read_file_or_empty(dir.path() + "/out");
+  result.err = read_file_or_empty(dir.path() + "/err");
   return result;
 }
 

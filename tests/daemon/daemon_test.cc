@@ -14,12 +14,14 @@
 
 #include "daemon_fixture.h"
 #include "service/client/error_details.h"
+#include "pipeline/core/file.h"
 #include "transcode/v1/transcoder.grpc.pb.h"
 
 namespace fs = std::filesystem;
 namespace pb = transcode::v1;
 using nlohmann::json;
 using namespace tc::test;
+using tc::read_file_or_empty;
 
 namespace {
 
@@ -129,6 +131,12 @@ TEST_F(DaemonTest, ListPagesThroughEveryJob) {
   CommandResult running = client({"jobs", "--state", "running", "--json"});
   EXPECT_EQ(running.exit_code, 0);
   EXPECT_FALSE(json::parse(running.out).contains("jobs"));
+  CommandResult succeeded = client({"jobs", "--state=succeeded", "--limit=10", "--json"});
+  ASSERT_EQ(succeeded.exit_code, 0) << succeeded.err;
+  EXPECT_EQ(json::parse(succeeded.out)["jobs"].size(), submitted.size());
+  CommandResult bad = client({"jobs", "--state=sleeping"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--state"), std::string::npos) << bad.err;
 }
 
 TEST_F(DaemonTest, CancelMidRunLeavesNothing) {
@@ -363,16 +371,35 @@ TEST_F(DaemonTest, RetriedCreateWithRequestIdReturnsTheSameJob) {
 
 TEST_F(DaemonTest, BadSettingsExitTwoNamingTheSetting) {
   CommandResult r;
-  int status = shell(env_or_die("TRANSCODED") + " --max-queue 0 --state-dir " + state + " 2>" +
+  int status = shell(env_or_die("TRANSCODED") + " --max-queue=0 --state-dir " + state + " 2>" +
                      dir.path() + "/err");
   EXPECT_EQ(status, 2);
   status = shell(env_or_die("TRANSCODED") + " --media-root /no/such/dir --state-dir " + state +
                  " 2>>" + dir.path() + "/err");
   EXPECT_EQ(status, 2);
-  std::ifstream err(dir.path() + "/err");
-  std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+  std::string text = read_file_or_empty(dir.path() + "/err");
   EXPECT_NE(text.find("max_queue"), std::string::npos) << text;
   EXPECT_NE(text.find("media_root"), std::string::npos) << text;
+}
+
+TEST_F(DaemonTest, UnknownOptionHelpAndVersion) {
+  std::string daemon_binary = env_or_die("TRANSCODED");
+  std::string out = dir.path() + "/out", err = dir.path() + "/err";
+  auto run = [&](const std::string& args) {
+    return shell(daemon_binary + " " + args + " --state-dir " + state + " >" + out + " 2>" + err);
+  };
+  EXPECT_EQ(run("--bogus"), 2);
+  EXPECT_NE(read_file_or_empty(err).find("unknown option --bogus"), std::string::npos)
+      << read_file_or_empty(err);
+  EXPECT_EQ(read_file_or_empty(out), "");
+  EXPECT_EQ(run("--version"), 0);
+  EXPECT_EQ(read_file_or_empty(out).rfind("transcoded " TC_PROJECT_VERSION " (FFmpeg ", 0), 0u)
+      << read_file_or_empty(out);
+  EXPECT_EQ(run("--help"), 0);
+  EXPECT_NE(read_file_or_empty(out).find("--max-queue N"), std::string::npos)
+      << read_file_or_empty(out);
+  EXPECT_NE(read_file_or_empty(out).find("--config FILE"), std::string::npos)
+      << read_file_or_empty(out);
 }
 
 }  // namespace

@@ -136,6 +136,23 @@ TEST(Config, FlagsOverrideTheFileAndListsRepeat) {
   EXPECT_EQ(c->stall_timeout_s, 5);
 }
 
+TEST(Config, FlagsTakeKeyEqualsValueAndUnknownOnesSaySo) {
+  Result<DaemonConfig> c = load({"--max-queue=9", "--media-root=/a", "--media-root", "/b",
+                                 "--allow-insecure-remote", "--listen=0.0.0.0:1"});
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  EXPECT_EQ(c->max_queue, 9);
+  EXPECT_EQ(c->media_roots, (std::vector<std::string>{"/a", "/b"}));
+  EXPECT_TRUE(c->allow_insecure_remote);
+  EXPECT_EQ(c->listen, "0.0.0.0:1");
+  Result<DaemonConfig> unknown = load({"--max-queue", "9", "--slotz=3"});
+  ASSERT_FALSE(unknown.is_ok());
+  EXPECT_NE(unknown.status().message().find("unknown option --slotz"), std::string::npos)
+      << unknown.status().message();
+  bool help = false;
+  EXPECT_TRUE(load_config({"--version"}, help).is_ok());
+  EXPECT_TRUE(help);
+}
+
 TEST(Config, ErrorsNameTheSetting) {
   TempDir dir;
   Result<DaemonConfig> bad_flag = load({"--max-queue", "many"});

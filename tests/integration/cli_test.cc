@@ -6,9 +6,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "service/common/exit_codes.h"
@@ -337,6 +339,127 @@ INSTANTIATE_TEST_SUITE_P(
                 kExitOutput,
                 {"no/such"}}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return info.param.name; });
+
+// The command line itself (CLI11): what a user types and reads, no media needed.
+
+// The subcommands `transcode --help` lists (so the checks below follow the binary's own table).
+std::vector<std::string> listed_commands() {
+  ProcessResult help = transcode({"--help"});
+  std::vector<std::string> commands;
+  std::istringstream lines(help.out);
+  bool in_list = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("Subcommands:", 0) == 0)
+      in_list = true;
+    else if (in_list && line.empty())
+      break;
+    else if (in_list)
+      commands.push_back(line.substr(2, line.find(' ', 2) - 2));
+  }
+  return commands;
+}
+
+// Runs the bash completion function on the words typed so far (the last one is being completed).
+std::vector<std::string> bash_completions(const std::string& script,
+                                          const std::vector<std::string>& words) {
+  std::string command = "source '" + script + "' && COMP_WORDS=(";
+  for (const std::string& word : words) command += " '" + word + "'";
+  command += ") && COMP_CWORD=" + std::to_string(words.size() - 1) +
+             " && _transcode; printf '%s\\n' \"${COMPREPLY[@]}\"";
+  ProcessResult run = run_process({"bash", "-c", command});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  std::vector<std::string> found;
+  std::istringstream lines(run.out);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) found.push_back(line);
+  return found;
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+TEST(CommandLine, VersionNamesTheProjectAndFfmpegVersions) {
+  ProcessResult run = transcode({"--version"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out.rfind(std::string("transcode ") + TC_PROJECT_VERSION + " (FFmpeg ", 0), 0u)
+      << run.out;
+  EXPECT_NE(run.out.find("libavcodec "), std::string::npos) << run.out;
+}
+
+TEST(CommandLine, UnknownOptionIsAUsageErrorOnStderr) {
+  for (std::vector<std::string> args :
+       std::vector<std::vector<std::string>>{{"run", "in.mp4", "out.mp4", "--frobnicate"},
+                                             {"run", "in.mp4", "out.mp4", "--frobnicate=1"},
+                                             {"--frobnicate", "run"}}) {
+    ProcessResult run = transcode(args);
+    EXPECT_EQ(run.exit_code, kExitUsage) << args[0];
+    EXPECT_NE(run.err.find("unknown option --frobnicate"), std::string::npos) << run.err;
+    EXPECT_EQ(run.out, "");
+  }
+  ProcessResult none = transcode({});
+  EXPECT_EQ(none.exit_code, kExitUsage);
+  EXPECT_NE(none.err.find("Usage: transcode"), std::string::npos) << none.err;
+  EXPECT_EQ(none.out, "");
+}
+
+TEST(CommandLine, HelpCommandPrintsTheCommandsOptions) {
+  ProcessResult help = transcode({"help", "run"});
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  for (const char* option : {"Usage: transcode run", "-o,--output", "--size", "--codec",
+                             "--bitrate", "--backend", "--job", "--dry-run"})
+    EXPECT_NE(help.out.find(option), std::string::npos) << option << "\n" << help.out;
+  EXPECT_EQ(transcode({"run", "--help"}).out, help.out);
+  ProcessResult unknown = transcode({"help", "frobnicate"});
+  EXPECT_EQ(unknown.exit_code, kExitUsage);
+  EXPECT_NE(unknown.err.find("unknown command 'frobnicate'"), std::string::npos) << unknown.err;
+}
+
+TEST_F(TranscodeRun, KeyEqualsValueWorksEndToEnd) {
+  ProcessResult plan = transcode({"run", input(), "--output=" + (dir_ / "a.mp4"), "--size=320x180",
+                                  "--codec=hevc", "--dry-run"});
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("libx265"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("320"), std::string::npos) << plan.out;
+}
+
+TEST(CommandLine, BashCompletionNamesEveryCommandAndOption) {
+  ProcessResult script = transcode({"completion", "bash"});
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  TempDir dir;
+  std::string path = dir.file("transcode.bash", script.out);
+  ProcessResult syntax = run_process({"bash", "-n", path});
+  EXPECT_EQ(syntax.exit_code, 0) << syntax.err;
+
+  std::vector<std::string> commands = listed_commands();
+  ASSERT_TRUE(contains(commands, "run") && contains(commands, "completion")) << script.out;
+  std::vector<std::string> first = bash_completions(path, {"transcode", ""});
+  for (const std::string& command : commands) EXPECT_TRUE(contains(first, command)) << command;
+  std::vector<std::string> options = bash_completions(path, {"transcode", "run", "in.mp4", "--"});
+  for (const char* option : {"--size", "--codec", "--output", "--json", "--backend"})
+    EXPECT_TRUE(contains(options, option)) << option;
+  EXPECT_EQ(bash_completions(path, {"transcode", "run", "--si"}),
+            std::vector<std::string>{"--size"});
+  EXPECT_TRUE(contains(bash_completions(path, {"transcode", "help", "ru"}), "run"));
+  // A value is not completed with options.
+  EXPECT_TRUE(bash_completions(path, {"transcode", "run", "--codec", "--"}).empty());
+}
+
+TEST(CommandLine, ZshCompletionNamesEveryCommandAndOption) {
+  ProcessResult script = transcode({"completion", "zsh"});
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  EXPECT_EQ(script.out.rfind("#compdef transcode\n", 0), 0u) << script.out;
+  TempDir dir;
+  ProcessResult syntax = run_process({"zsh", "-n", dir.file("_transcode", script.out)});
+  EXPECT_EQ(syntax.exit_code, 0) << syntax.err;
+  for (const std::string& command : listed_commands())
+    EXPECT_NE(script.out.find("    '" + command + ":"), std::string::npos) << command;
+  for (const char* spec : {"'*'--size='[", "'*'--codec='[", "'*'{-o+,--output=}'[", "--json'["})
+    EXPECT_NE(script.out.find(spec), std::string::npos) << spec << "\n" << script.out;
+  ProcessResult fish = transcode({"completion", "fish"});
+  EXPECT_EQ(fish.exit_code, kExitUsage);
+  EXPECT_NE(fish.err.find("fish"), std::string::npos) << fish.err;
+}
 
 }  // namespace
 }  // namespace tc::testing

@@ -45,6 +45,43 @@ TEST(JobArgs, OptionsBeforeTheFirstOutputApplyToAll) {
   for (const OutputSpec& output : outputs) EXPECT_EQ(output.preset, "fast");
 }
 
+TEST(JobArgs, EveryOptionTakesKeyEqualsValue) {
+  Result<JobArgs> args =
+      parse({"in.mp4", "--codec=hevc", "-o", "a.mp4", "--output=b.mp4", "--size=640x360",
+             "--bitrate=800k", "--backend=software", "--duration=1.5"});
+  ASSERT_TRUE(args.is_ok()) << args.status().to_string();
+  const auto& outputs = args->spec.outputs;
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(outputs[1].path, "b.mp4");
+  EXPECT_EQ(outputs[1].width, 640);
+  EXPECT_EQ(outputs[1].bitrate, 800'000);
+  EXPECT_EQ(outputs[0].width, 0);  // --size came after b.mp4's -o: b's alone
+  for (const OutputSpec& output : outputs) EXPECT_EQ(output.codec, VideoCodec::kHevc);
+  EXPECT_EQ(args->spec.backend, BackendKind::kSoftware);
+  EXPECT_EQ(args->spec.duration_s, 1.5);
+}
+
+// Job options apply to the job wherever they stand, after the last -o too (tests/gpu/run
+// appends --quiet --json to a ladder).
+TEST(JobArgs, JobOptionsAfterTheLastOutputApplyToTheJob) {
+  Result<JobArgs> args = parse({"in.mp4", "-o", "a.mp4", "-o", "b.mp4", "--size", "640x360",
+                                "--quiet", "--json", "--backend", "software"});
+  ASSERT_TRUE(args.is_ok()) << args.status().to_string();
+  EXPECT_TRUE(args->quiet);
+  EXPECT_TRUE(args->json);
+  EXPECT_EQ(args->spec.backend, BackendKind::kSoftware);
+  EXPECT_EQ(args->spec.outputs[0].width, 0);
+  EXPECT_EQ(args->spec.outputs[1].width, 640);
+}
+
+TEST(JobArgs, UnknownOptionSaysSo) {
+  Result<JobArgs> parsed = parse({"in.mp4", "out.mp4", "--frobnicate=3"});
+  ASSERT_FALSE(parsed.is_ok());
+  EXPECT_EQ(parsed.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(parsed.status().message().find("unknown option --frobnicate"), std::string::npos)
+      << parsed.status().message();
+}
+
 TEST(JobArgs, ErrorsNameTheOption) {
   for (auto [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"in.mp4", "out.mp4", "--codec", "mpeg9"}, "--codec"},
