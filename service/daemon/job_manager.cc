@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -65,7 +67,10 @@ void remove_partial_outputs(const std::string& spec_json) {
   if (!spec.is_ok()) return;
   for (const OutputSpec& output : spec->outputs) {
     std::string partial = partial_path(output.path);
-    if (::unlink(partial.c_str()) == 0) spdlog::info("removed partial output {}", partial);
+    if (::unlink(partial.c_str()) == 0)
+      spdlog::info("removed partial output {}", partial);
+    else if (errno != ENOENT)
+      spdlog::warn("cannot remove partial output {}: {}", partial, std::strerror(errno));
   }
 }
 
@@ -328,9 +333,9 @@ void JobManager::start_job(const Assignment& assignment) {
 void JobManager::run_job_thread(std::string spec_json, Running* running) {
   const std::string id = running->job.id;
   WorkerOutcome outcome;
-  Result<std::unique_ptr<WorkerProcess>> worker =
-      WorkerProcess::spawn({options_.worker_executable, std::move(spec_json),
-                            options_.worker_memory_mb, options_.policy.max_pixels});
+  Result<std::unique_ptr<WorkerProcess>> worker = WorkerProcess::spawn(
+      {options_.worker_executable, std::move(spec_json), options_.worker_memory_mb,
+       options_.policy.max_pixels, options_.policy.roots, options_.policy.protocols});
   std::unique_ptr<metrics::JobSampler> sampler;
   if (!worker.is_ok()) {
     outcome.status = worker.status();

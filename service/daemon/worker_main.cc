@@ -39,6 +39,8 @@ WorkerOptions parse_worker_args(const std::vector<std::string>& args) {
     if (args[i] == "--parent-pid") options.parent_pid = std::atoi(args[i + 1].c_str());
     if (args[i] == "--memory-mb") options.memory_mb = std::atoll(args[i + 1].c_str());
     if (args[i] == "--max-pixels") options.max_pixels = std::atoll(args[i + 1].c_str());
+    if (args[i] == "--media-root") options.media_roots.push_back(args[i + 1]);
+    if (args[i] == "--allow-protocol") options.protocols.push_back(args[i + 1]);
   }
   return options;
 }
@@ -104,6 +106,13 @@ RunOptions run_options(Fault fault) {
   return options;
 }
 
+// The media roots are opened once, here; every path of the job is opened below them.
+Result<io::Access> worker_access(const WorkerOptions& options) {
+  if (options.media_roots.empty()) return Status(Code::kInternal, "worker started without roots");
+  TC_ASSIGN_OR_RETURN(io::Roots roots, io::Roots::open_media_roots(options.media_roots));
+  return io::Access{std::make_shared<const io::Roots>(std::move(roots)), options.protocols};
+}
+
 }  // namespace
 
 Fault fault_for(const char* env_value, const std::string& input) {
@@ -125,9 +134,9 @@ bool is_worker_invocation(const std::vector<std::string>& args) {
 
 // The daemon checked the sizes a request names; the source's size is known only here. A probe
 // costs one open of the input, and keeps a 16K upload from ever reaching a decoder.
-Status check_pixels(const JobSpec& spec, long long max_pixels) {
+Status check_pixels(const JobSpec& spec, long long max_pixels, const io::Access& access) {
   if (max_pixels <= 0) return {};
-  TC_ASSIGN_OR_RETURN(MediaInfo media, probe(spec.input));
+  TC_ASSIGN_OR_RETURN(MediaInfo media, probe(spec.input, access));
   if (!media.video) return {};  // run_job says what is wrong with it
   return check_source_pixels(spec, media.video->width, media.video->height, max_pixels);
 }
@@ -135,6 +144,7 @@ Status check_pixels(const JobSpec& spec, long long max_pixels) {
 int worker_main(const std::vector<std::string>& args) {
   WorkerOptions options = parse_worker_args(args);
   limit_process(options);
+  Result<io::Access> access = worker_access(options);
   // The daemon's log is for jobs, not for every encoder's statistics: errors only.
   av_log_set_level(AV_LOG_ERROR);
   std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
@@ -143,8 +153,12 @@ int worker_main(const std::vector<std::string>& args) {
   Fault fault = fault_for(std::getenv("TC_TEST_FAULT"), spec->input);
   apply_fault(fault);
   if (g_cancel.load()) return fail(Status(Code::kCancelled, "cancelled before start"));
-  if (Status pixels = check_pixels(*spec, options.max_pixels); !pixels.is_ok()) return fail(pixels);
-  Result<JobReport> report = run_job(*spec, run_options(fault));
+  if (!access.is_ok()) return fail(access.status());
+  if (Status pixels = check_pixels(*spec, options.max_pixels, *access); !pixels.is_ok())
+    return fail(pixels);
+  RunOptions run = run_options(fault);
+  run.access = std::move(*access);
+  Result<JobReport> report = run_job(*spec, run);
   if (!report.is_ok()) return fail(report.status());
   emit(result_line(*report));
   return kExitOk;

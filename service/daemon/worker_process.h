@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "pipeline/core/status.h"
 
@@ -17,6 +18,8 @@ struct WorkerLaunch {
   std::string spec_json;
   long long memory_mb = 0;
   long long max_pixels = 0;
+  std::vector<std::string> media_roots;  // the worker opens everything below these
+  std::vector<std::string> protocols;    // allow_protocol
 };
 
 class WorkerProcess {
