@@ -63,8 +63,9 @@ class Confinement : public ::testing::Test {
     EXPECT_EQ(client({"watch", id, "--quiet"}).exit_code, code == "ERROR_CODE_INPUT" ? 3 : 6);
     json record = job(id);
     EXPECT_EQ(record.value("state", ""), "JOB_STATE_FAILED");
-    EXPECT_EQ(record["error"].value("code", ""), code);
-    std::string message = record["error"].value("message", "");
+    json error = record.value("error", json::object());
+    EXPECT_EQ(error.value("code", ""), code);
+    std::string message = error.value("message", "");
     EXPECT_NE(message.find(path), std::string::npos) << message;
     EXPECT_NE(message.find("permission denied"), std::string::npos) << message;
   }
