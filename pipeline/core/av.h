@@ -18,10 +18,12 @@ namespace tc::av {
 struct InputFormatDeleter {
   void operator()(AVFormatContext* ctx) const { avformat_close_input(&ctx); }
 };
-// An output context owns its AVIO: closed here, never with the input-context function.
+// An output context owns its AVIO unless the caller supplied it (AVFMT_FLAG_CUSTOM_IO): closed
+// here, never with the input-context function.
 struct OutputFormatDeleter {
   void operator()(AVFormatContext* ctx) const {
-    if (ctx->oformat && !(ctx->oformat->flags & AVFMT_NOFILE)) avio_closep(&ctx->pb);
+    bool owns_io = !(ctx->flags & AVFMT_FLAG_CUSTOM_IO);
+    if (owns_io && ctx->oformat && !(ctx->oformat->flags & AVFMT_NOFILE)) avio_closep(&ctx->pb);
     avformat_free_context(ctx);
   }
 };

@@ -74,6 +74,13 @@ inline const AVPixelFormat* encoder_pixel_formats(const AVCodec* codec) {
 #endif
 }
 
+// AVIOContext's write callback takes a const buffer from 7.0 (lavf 61).
+#if LIBAVFORMAT_VERSION_MAJOR >= 61
+using AvioWriteBuffer = const uint8_t*;
+#else
+using AvioWriteBuffer = uint8_t*;
+#endif
+
 // Whether the muxer takes this codec, with the same answer on every generation: FFmpeg 6.1
 // added PCM in MP4 (ISO/IEC 23003-5, 'ipcm'/'fpcm'), which few players read, so plans made on
 // 7.1 would copy PCM into .mp4 where 5.1's encode AAC. PCM in MP4 stays refused.

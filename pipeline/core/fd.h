@@ -13,7 +13,7 @@ class ScopedFd {
   explicit ScopedFd(int fd) : fd_(fd) {}
   ScopedFd(ScopedFd&& other) noexcept : fd_(other.release()) {}
   ScopedFd& operator=(ScopedFd&& other) noexcept {
-    reset(other.release());
+    if (this != &other) reset(other.release());
     return *this;
   }
   ScopedFd(const ScopedFd&) = delete;

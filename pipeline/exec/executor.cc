@@ -76,12 +76,14 @@ class Transcode {
     if (plan_.device_type != AV_HWDEVICE_TYPE_NONE) {
       TC_ASSIGN_OR_RETURN(device_, open_hw_device(plan_.device_type, plan_.device.path));
     }
-    TC_ASSIGN_OR_RETURN(input_, open_input(spec_.input, plan_, device_.get(), interrupt_));
+    TC_ASSIGN_OR_RETURN(input_,
+                        open_input(spec_.input, options_.access, plan_, device_.get(), interrupt_));
     TC_RETURN_IF_ERROR(seek_input(input_, spec_.start_s));
     video_window_ = Window::of(input_.video, spec_.start_s, spec_.duration_s);
     audio_window_ = Window::of(input_.audio, spec_.start_s, spec_.duration_s);
     for (const OutputPlan& output : plan_.outputs) {
-      TC_ASSIGN_OR_RETURN(OutputStage stage, OutputStage::open(output, input_, interrupt_));
+      TC_ASSIGN_OR_RETURN(OutputStage stage,
+                          OutputStage::open(output, input_, *options_.access.roots, interrupt_));
       outputs_.push_back(std::move(stage));
     }
     duration_s_ = std::max(0.0, media_.duration_s - spec_.start_s);
@@ -338,8 +340,7 @@ class Transcode {
     report.height = plan.height;
     report.frames = output.counters().video_frames;
     report.duration_s = output.counters().last_video_pts_us / 1e6;
-    struct stat info {};
-    report.bytes = stat(plan.path.c_str(), &info) == 0 ? info.st_size : 0;
+    report.bytes = output.counters().bytes;
     if (report.duration_s > 0) report.bitrate = int64_t(report.bytes * 8 / report.duration_s);
     return report;
   }
@@ -376,6 +377,7 @@ class Transcode {
 
 Result<JobReport> execute(const Plan& plan, const JobSpec& spec, const MediaInfo& media,
                           const RunOptions& options) {
+  if (!options.access.roots) return Status(Code::kInternal, "no roots to read and write below");
   return Transcode(plan, spec, media, options).run();
 }
 
@@ -383,7 +385,7 @@ Result<PreparedJob> prepare_job(const JobSpec& spec, const RunOptions& options,
                                 const SourceCheck& check_source) {
   Clock::time_point setup_start = Clock::now();
   TC_RETURN_IF_ERROR(validate(spec));
-  TC_ASSIGN_OR_RETURN(MediaInfo media, probe(spec.input));
+  TC_ASSIGN_OR_RETURN(MediaInfo media, probe(spec.input, options.access));
   if (check_source) TC_RETURN_IF_ERROR(check_source(media));
   HwInventory devices = discover_devices(discovery_for(spec, options.discovery));
   TC_ASSIGN_OR_RETURN(Plan plan, make_plan(spec, media, devices));

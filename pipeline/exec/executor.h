@@ -11,6 +11,7 @@
 
 #include "pipeline/core/status.h"
 #include "pipeline/exec/report.h"
+#include "pipeline/io/access.h"
 #include "pipeline/plan/plan.h"
 #include "pipeline/probe/media_info.h"
 #include "pipeline/spec/job_spec.h"
@@ -24,6 +25,7 @@ struct RunOptions {
   double progress_interval_s = 0.5;
   const std::atomic<bool>* cancel = nullptr;  // set to stop; the job ends kCancelled
   DiscoveryOptions discovery;
+  io::Access access;  // where the job may read and write (required: io/access.h)
 };
 
 Result<JobReport> execute(const Plan& plan, const JobSpec& spec, const MediaInfo& media,

@@ -48,17 +48,13 @@ bool any_audio_encode(const Plan& plan) {
 
 }  // namespace
 
-Result<InputStage> open_input(const std::string& path, const Plan& plan, const AVBufferRef* device,
-                              const AVIOInterruptCB& interrupt) {
+Result<InputStage> open_input(const std::string& path, const io::Access& access, const Plan& plan,
+                              const AVBufferRef* device, const AVIOInterruptCB& interrupt) {
+  TC_ASSIGN_OR_RETURN(io::MediaInput opened, io::open_media_input(path, access, &interrupt));
   InputStage input;
-  input.format.reset(avformat_alloc_context());
-  input.format->interrupt_callback = interrupt;
-  AVFormatContext* raw = input.format.release();
-  if (int err = avformat_open_input(&raw, path.c_str(), nullptr, nullptr); err < 0)
-    return av_status(err, Code::kInput, path);  // avformat_open_input freed the context
-  input.format.reset(raw);
-  if (int err = avformat_find_stream_info(raw, nullptr); err < 0)
-    return av_status(err, Code::kInput, path);
+  input.source = std::move(opened.source);
+  input.format = std::move(opened.format);
+  AVFormatContext* raw = input.format.get();
   int video = av_find_best_stream(raw, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
   int audio = av_find_best_stream(raw, AVMEDIA_TYPE_AUDIO, -1, -1, nullptr, 0);
   if (video < 0) return Status(Code::kInput, path + ": has no video stream");

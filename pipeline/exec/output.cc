@@ -1,10 +1,3 @@
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-
 extern "C" {
 #include <libavfilter/buffersink.h>
 #include <libavutil/opt.h>
@@ -22,25 +15,6 @@ namespace {
 Status encoder_failure(int averror, const AVCodecContext& encoder) {
   return av_status(averror, encoder.hw_frames_ctx ? Code::kDevice : Code::kInternal,
                    "encoding with " + std::string(encoder.codec->name));
-}
-
-Status output_error(const std::string& path, const std::string& problem) {
-  return {Code::kOutput, "cannot write " + path + ": " + problem};
-}
-
-Status check_output_dir(const std::string& path) {
-  auto slash = path.find_last_of('/');
-  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  struct stat info {};
-  if (stat(dir.c_str(), &info) != 0)
-    return output_error(path, "directory " + dir + " does not exist");
-  if (!S_ISDIR(info.st_mode)) return output_error(path, dir + " is not a directory");
-  if (access(dir.c_str(), W_OK) != 0)
-    return output_error(path, "directory " + dir + " is not writable");
-  struct stat existing {};
-  if (stat(path.c_str(), &existing) == 0 && S_ISDIR(existing.st_mode))
-    return output_error(path, "it is a directory");
-  return Status::ok();
 }
 
 av::DictionaryPtr dictionary(const Options& options) {
@@ -64,39 +38,31 @@ Status open_encoder(AVCodecContext* encoder, const AVCodec* codec, const Options
 
 }  // namespace
 
-PartialFile::~PartialFile() {
-  if (!path_.empty()) std::remove(path_.c_str());
-}
-
-Status PartialFile::commit(const std::string& final_path) {
-  if (std::rename(path_.c_str(), final_path.c_str()) != 0)
-    return output_error(final_path, std::strerror(errno));
-  path_.clear();
-  return Status::ok();
-}
-
 std::string partial_path(const std::string& path) {
   auto slash = path.find_last_of('/');
   std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  return dir + "." + name + ".partial";
+  return dir + io::partial_name(slash == std::string::npos ? path : path.substr(slash + 1));
 }
 
 Result<OutputStage> OutputStage::open(const OutputPlan& plan, const InputStage& input,
-                                      const AVIOInterruptCB& interrupt) {
-  TC_RETURN_IF_ERROR(check_output_dir(plan.path));
-  OutputStage output(plan, partial_path(plan.path));
+                                      const io::Roots& roots, const AVIOInterruptCB& interrupt) {
+  TC_ASSIGN_OR_RETURN(io::DirEntry dir, roots.open_output_dir(plan.path));
+  TC_ASSIGN_OR_RETURN(io::TempFile temp, io::TempFile::create(std::move(dir), plan.path));
+  ScopedFd file = temp.take_file();
+  int file_fd = file.get();
+  OutputStage output(plan, std::move(temp));
+  TC_ASSIGN_OR_RETURN(output.io_, io::make_fd_avio(std::move(file), io::AvioMode::kWrite));
+  output.nested_->own_file = file_fd;  // owned by io_, which lives as long as the muxer
   AVFormatContext* raw = nullptr;
-  const std::string& temp = output.partial_.path();
-  if (int err = avformat_alloc_output_context2(&raw, nullptr, plan.format.c_str(), temp.c_str());
+  if (int err = avformat_alloc_output_context2(&raw, nullptr, plan.format.c_str(),
+                                               output.temp_.path().c_str());
       err < 0)
     return av_status(err, Code::kUnsupported, "container " + plan.format);
   output.format_.reset(raw);
   raw->interrupt_callback = interrupt;
-  if (int err =
-          avio_open2(&raw->pb, temp.c_str(), AVIO_FLAG_WRITE, &raw->interrupt_callback, nullptr);
-      err < 0)
-    return output_error(plan.path, av_error_text(err));
+  raw->pb = output.io_.get();
+  raw->flags |= AVFMT_FLAG_CUSTOM_IO;  // io_ owns the AVIO: the context must not close it
+  io::confine_nested_opens(raw, output.nested_.get());
   output.video_ = avformat_new_stream(raw, nullptr);
   if (plan.video_copy) {
     avcodec_parameters_copy(output.video_->codecpar, input.video->codecpar);
@@ -261,8 +227,9 @@ Status OutputStage::finish() {
     return {Code::kInput, plan_.path + ": no video frames were decoded from the input"};
   if (int err = av_write_trailer(format_.get()); err < 0)
     return av_status(err, Code::kOutput, "finishing " + plan_.path);
-  if (int err = avio_closep(&format_->pb); err < 0)
-    return av_status(err, Code::kOutput, "closing " + plan_.path);
+  if (int err = io::flush_fd_avio(io_.get()); err < 0)
+    return av_status(err, Code::kOutput, "writing " + plan_.path);
+  counters_.bytes = avio_size(io_.get());
   return Status::ok();
 }
 

@@ -7,11 +7,15 @@
 
 #include "pipeline/core/av.h"
 #include "pipeline/core/status.h"
+#include "pipeline/io/access.h"
+#include "pipeline/io/media_input.h"
+#include "pipeline/io/temp_file.h"
 #include "pipeline/plan/plan.h"
 
 namespace tc {
 
 struct InputStage {
+  io::InputSource source;  // the confined file the format reads; outlives it
   av::InputFormatPtr format;
   AVStream* video = nullptr;
   AVStream* audio = nullptr;
@@ -19,9 +23,10 @@ struct InputStage {
   av::CodecContextPtr audio_decoder;  // null when no output encodes audio
 };
 
-// Opens the input, and the decoders the plan needs. `interrupt` lets a cancel stop blocking I/O.
-Result<InputStage> open_input(const std::string& path, const Plan& plan, const AVBufferRef* device,
-                              const AVIOInterruptCB& interrupt);
+// Opens the input (confined to `access`), and the decoders the plan needs. `interrupt` lets a
+// cancel stop blocking I/O.
+Result<InputStage> open_input(const std::string& path, const io::Access& access, const Plan& plan,
+                              const AVBufferRef* device, const AVIOInterruptCB& interrupt);
 // Seeks to `start_s` (to the keyframe at or before it).
 Status seek_input(InputStage& input, double start_s);
 
@@ -53,30 +58,17 @@ class FilterGraph {
 FilterGraph::Source video_source(const AVFrame& frame, AVRational time_base, AVRational frame_rate);
 FilterGraph::Source audio_source(const AVCodecContext& decoder);
 
-// Removes the file at `path` unless committed: an output is complete only once renamed.
-class PartialFile {
- public:
-  PartialFile() = default;
-  explicit PartialFile(std::string path) : path_(std::move(path)) {}
-  PartialFile(PartialFile&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
-  PartialFile& operator=(PartialFile&&) = delete;
-  ~PartialFile();
-  const std::string& path() const { return path_; }
-  Status commit(const std::string& final_path);
-
- private:
-  std::string path_;
-};
-
 struct OutputCounters {
   int64_t video_frames = 0;
   int64_t last_video_pts_us = 0;  // end of the last video packet, in microseconds
+  int64_t bytes = 0;              // the complete file's size, once finished
 };
 
 class OutputStage {
  public:
+  // Writes to a temp file in the output's directory, opened below `roots`.
   static Result<OutputStage> open(const OutputPlan& plan, const InputStage& input,
-                                  const AVIOInterruptCB& interrupt);
+                                  const io::Roots& roots, const AVIOInterruptCB& interrupt);
   OutputStage(OutputStage&&) = default;
   ~OutputStage();
 
@@ -93,21 +85,24 @@ class OutputStage {
   Status copy_packet(const AVPacket& packet, const AVStream& from, int64_t offset_pts);
   // Flushes, writes the trailer. The file is complete but not yet renamed.
   Status finish();
-  Status commit() { return partial_.commit(plan_.path); }
+  Status commit() { return temp_.publish(); }
 
   const OutputPlan& plan() const { return plan_; }
   const OutputCounters& counters() const { return counters_; }
-  const std::string& written_path() const { return partial_.path(); }
+  const std::string& written_path() const { return temp_.path(); }
 
  private:
-  OutputStage(const OutputPlan& plan, std::string temp_path)
-      : plan_(plan), partial_(std::move(temp_path)) {}
+  OutputStage(const OutputPlan& plan, io::TempFile temp) : plan_(plan), temp_(std::move(temp)) {}
   Status write(AVPacket* packet, AVStream* stream, AVRational from_time_base);
   Status drain(AVCodecContext* encoder, AVStream* stream);
   Status write_header_when_ready();
 
   OutputPlan plan_;
-  PartialFile partial_;
+  // Destroyed in reverse: the muxer, then its AVIO and file, then the temp name (removed
+  // unless published).
+  io::TempFile temp_;
+  std::unique_ptr<io::NestedOpens> nested_ = std::make_unique<io::NestedOpens>();
+  io::FdAvioPtr io_;
   av::OutputFormatPtr format_;
   AVStream* video_ = nullptr;
   AVStream* audio_ = nullptr;

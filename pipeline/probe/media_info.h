@@ -12,6 +12,7 @@ extern "C" {
 }
 
 #include "pipeline/core/status.h"
+#include "pipeline/io/access.h"
 
 namespace tc {
 
@@ -47,8 +48,9 @@ struct MediaInfo {
   std::optional<AudioInfo> audio;
 };
 
-// Opens `path` and reads its streams. Errors name the file and say what is wrong with it
-// (missing, a directory, empty, not media, truncated, no video stream).
-Result<MediaInfo> probe(const std::string& path);
+// Opens `path` (confined to `access`, as the job itself will) and reads its streams. Errors name
+// the file and say what is wrong with it (outside the roots, missing, a directory, empty, not
+// media, truncated, no video stream).
+Result<MediaInfo> probe(const std::string& path, const io::Access& access);
 
 }  // namespace tc

@@ -1,8 +1,4 @@
-#include <sys/stat.h>
-
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 
 extern "C" {
 #include <libavutil/display.h>
@@ -11,6 +7,7 @@ extern "C" {
 
 #include "pipeline/core/av.h"
 #include "pipeline/core/compat.h"
+#include "pipeline/io/media_input.h"
 #include "pipeline/probe/media_info.h"
 
 namespace tc {
@@ -18,24 +15,6 @@ namespace {
 
 Status input_error(const std::string& path, const std::string& problem) {
   return {Code::kInput, path + ": " + problem};
-}
-
-// The checks that give a clearer answer than libavformat would.
-Status check_file(const std::string& path) {
-  if (path.find("://") != std::string::npos) return Status::ok();  // a URL: let libav say
-  struct stat info {};
-  if (stat(path.c_str(), &info) != 0)
-    return input_error(path, errno == ENOENT ? "no such file" : std::strerror(errno));
-  if (S_ISDIR(info.st_mode)) return input_error(path, "is a directory, not a media file");
-  if (S_ISREG(info.st_mode) && info.st_size == 0) return input_error(path, "is empty (0 bytes)");
-  return Status::ok();
-}
-
-Status open_error(const std::string& path, int averror) {
-  if (averror == AVERROR_INVALIDDATA)
-    return input_error(path, "not a media file that FFmpeg can read, or truncated/corrupt (" +
-                                 av_error_text(averror) + ")");
-  return av_status(averror, Code::kInput, path);
 }
 
 double rotation_of(const AVStream* stream) {
@@ -78,14 +57,9 @@ AudioInfo audio_info(const AVStream* stream) {
 
 }  // namespace
 
-Result<MediaInfo> probe(const std::string& path) {
-  TC_RETURN_IF_ERROR(check_file(path));
-  AVFormatContext* raw = nullptr;
-  if (int err = avformat_open_input(&raw, path.c_str(), nullptr, nullptr); err < 0)
-    return open_error(path, err);
-  av::InputFormatPtr format(raw);
-  if (int err = avformat_find_stream_info(format.get(), nullptr); err < 0)
-    return open_error(path, err);
+Result<MediaInfo> probe(const std::string& path, const io::Access& access) {
+  TC_ASSIGN_OR_RETURN(io::MediaInput input, io::open_media_input(path, access));
+  const av::InputFormatPtr& format = input.format;
 
   MediaInfo media;
   media.path = path;

@@ -33,7 +33,9 @@ int fail(const Status& status) {
 int dry_run(const JobSpec& spec) {
   Status valid = validate(spec);
   if (!valid.is_ok()) return fail(valid);
-  Result<MediaInfo> media = probe(spec.input);
+  Result<io::Access> access = io::caller_access();
+  if (!access.is_ok()) return fail(access.status());
+  Result<MediaInfo> media = probe(spec.input, *access);
   if (!media.is_ok()) return fail(media.status());
   Result<Plan> plan = make_plan(spec, *media, discover_devices(discovery_for(spec)));
   if (!plan.is_ok()) return fail(plan.status());
@@ -48,6 +50,9 @@ int run(const JobArgs& job) {
   std::signal(SIGTERM, on_signal);
   ProgressBar bar(!job.quiet && !job.json);
   RunOptions options;
+  Result<io::Access> access = io::caller_access();
+  if (!access.is_ok()) return fail(access.status());
+  options.access = std::move(*access);  // the caller's own permissions: "/" and the cwd
   options.cancel = &g_cancel;
   options.on_progress = [&bar](const Progress& progress) { bar.update(progress); };
   Result<JobReport> report = run_job(job.spec, options);

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <random>
 
 #include "pipeline/exec/executor.h"
@@ -56,7 +58,10 @@ void log_store_error(const Status& status) {
 void remove_partial_outputs(const JobSpec& spec) {
   for (const OutputSpec& output : spec.outputs) {
     std::string partial = partial_path(output.path);
-    if (::unlink(partial.c_str()) == 0) spdlog::info("removed partial output {}", partial);
+    if (::unlink(partial.c_str()) == 0)
+      spdlog::info("removed partial output {}", partial);
+    else if (errno != ENOENT)
+      spdlog::warn("cannot remove partial output {}: {}", partial, std::strerror(errno));
   }
 }
 
@@ -315,9 +320,9 @@ void JobManager::start_job(const Assignment& assignment) {
 void JobManager::run_job_thread(JobSpec spec, Running* running) {
   const std::string id = running->job.id;
   WorkerOutcome outcome;
-  Result<std::unique_ptr<WorkerProcess>> worker =
-      WorkerProcess::spawn({options_.worker_executable, std::move(spec), options_.worker_memory_mb,
-                            options_.policy.max_pixels});
+  Result<std::unique_ptr<WorkerProcess>> worker = WorkerProcess::spawn(
+      {options_.worker_executable, std::move(spec), options_.worker_memory_mb,
+       options_.policy.max_pixels, options_.policy.roots, options_.policy.protocols});
   std::unique_ptr<metrics::JobSampler> sampler;
   if (!worker.is_ok()) {
     outcome.status = worker.status();

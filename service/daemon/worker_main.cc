@@ -39,6 +39,8 @@ WorkerOptions parse_worker_args(const std::vector<std::string>& args) {
     if (args[i] == "--parent-pid") options.parent_pid = std::atoi(args[i + 1].c_str());
     if (args[i] == "--memory-mb") options.memory_mb = std::atoll(args[i + 1].c_str());
     if (args[i] == "--max-pixels") options.max_pixels = std::atoll(args[i + 1].c_str());
+    if (args[i] == "--media-root") options.media_roots.push_back(args[i + 1]);
+    if (args[i] == "--allow-protocol") options.protocols.push_back(args[i + 1]);
   }
   return options;
 }
@@ -104,6 +106,13 @@ RunOptions run_options(Fault fault) {
   return options;
 }
 
+// The media roots are opened once, here; every path of the job is opened below them.
+Result<io::Access> worker_access(const WorkerOptions& options) {
+  if (options.media_roots.empty()) return Status(Code::kInternal, "worker started without roots");
+  TC_ASSIGN_OR_RETURN(io::Roots roots, io::Roots::open_media_roots(options.media_roots));
+  return io::Access{std::make_shared<const io::Roots>(std::move(roots)), options.protocols};
+}
+
 }  // namespace
 
 Fault fault_for(const char* env_value, const std::string& input) {
@@ -137,6 +146,7 @@ SourceCheck pixel_check(const JobSpec& spec, long long max_pixels) {
 int worker_main(const std::vector<std::string>& args) {
   WorkerOptions options = parse_worker_args(args);
   limit_process(options);
+  Result<io::Access> access = worker_access(options);
   // The daemon's log is for jobs, not for every encoder's statistics: errors only.
   av_log_set_level(AV_LOG_ERROR);
   std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
@@ -145,7 +155,9 @@ int worker_main(const std::vector<std::string>& args) {
   Fault fault = fault_for(std::getenv("TC_TEST_FAULT"), spec->input);
   apply_fault(fault);
   if (g_cancel.load()) return fail(Status(Code::kCancelled, "cancelled before start"));
+  if (!access.is_ok()) return fail(access.status());
   RunOptions run = run_options(fault);
+  run.access = std::move(*access);
   Result<PreparedJob> prepared = prepare_job(*spec, run, pixel_check(*spec, options.max_pixels));
   if (!prepared.is_ok()) return fail(prepared.status());
   Result<JobReport> report = run_prepared(*prepared, *spec, run);

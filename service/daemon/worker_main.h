@@ -10,9 +10,11 @@
 namespace tc::daemon {
 
 struct WorkerOptions {
-  int parent_pid = 0;        // the daemon; 0 = do not watch
-  long long memory_mb = 0;   // RLIMIT_AS; 0 = unlimited
-  long long max_pixels = 0;  // source and output frame size cap; 0 = none
+  int parent_pid = 0;                    // the daemon; 0 = do not watch
+  long long memory_mb = 0;               // RLIMIT_AS; 0 = unlimited
+  long long max_pixels = 0;              // source and output frame size cap; 0 = none
+  std::vector<std::string> media_roots;  // --media-root, repeated: all it may open is below
+  std::vector<std::string> protocols;    // --allow-protocol, repeated: network input protocols
 };
 
 bool is_worker_invocation(const std::vector<std::string>& args);

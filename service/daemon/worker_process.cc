@@ -68,6 +68,10 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const WorkerLaunch& 
                                    "--parent-pid",    std::to_string(::getpid()),
                                    "--memory-mb",     std::to_string(launch.memory_mb),
                                    "--max-pixels",    std::to_string(launch.max_pixels)};
+  for (const std::string& root : launch.media_roots)
+    args.insert(args.end(), {"--media-root", root});
+  for (const std::string& protocol : launch.protocols)
+    args.insert(args.end(), {"--allow-protocol", protocol});
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "pipeline/core/fd.h"
 #include "pipeline/core/status.h"
@@ -19,6 +20,8 @@ struct WorkerLaunch {
   JobSpec spec;            // written to the worker's stdin as JSON: the pipe's one encoding of it
   long long memory_mb = 0;
   long long max_pixels = 0;
+  std::vector<std::string> media_roots;  // the worker opens everything below these
+  std::vector<std::string> protocols;    // allow_protocol
 };
 
 class WorkerProcess {

@@ -393,7 +393,7 @@ TEST_F(DaemonTest, UnknownOptionHelpAndVersion) {
       << read_file_or_empty(err);
   EXPECT_EQ(read_file_or_empty(out), "");
   EXPECT_EQ(run("--version"), 0);
-  EXPECT_EQ(read_file_or_empty(out).rfind("transcoded " TC_PROJECT_VERSION " (FFmpeg ", 0), 0u)
+  EXPECT_EQ(read_file_or_empty(out).rfind("transcoded " TC_VERSION " (FFmpeg ", 0), 0u)
       << read_file_or_empty(out);
   EXPECT_EQ(run("--help"), 0);
   EXPECT_NE(read_file_or_empty(out).find("--max-queue N"), std::string::npos)

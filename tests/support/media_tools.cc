@@ -120,6 +120,26 @@ void make_clip(const std::string& path, const ClipOptions& options) {
   ASSERT_EQ(made.exit_code, 0) << "ffmpeg could not make " << path << ": " << made.err;
 }
 
+void make_hls(const std::string& clip, const std::string& segment_dir, const std::string& playlist,
+              const std::string& entry_prefix) {
+  std::string made_playlist = segment_dir + "/made.m3u8";
+  ProcessResult made =
+      run_process({"ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-i", clip, "-c", "copy",
+                   "-f", "hls", "-hls_time", "1", "-hls_list_size", "0", "-hls_segment_filename",
+                   segment_dir + "/seg%d.ts", made_playlist});
+  ASSERT_EQ(made.exit_code, 0) << "ffmpeg could not make " << made_playlist << ": " << made.err;
+  std::ifstream in(made_playlist);
+  std::ofstream out(playlist);
+  for (std::string line; std::getline(in, line);)
+    out << (line.rfind("seg", 0) == 0 ? entry_prefix + line : line) << "\n";
+  ASSERT_TRUE(out.good()) << "cannot write " << playlist;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 std::optional<ProbeInfo> ffprobe(const std::string& path) {
   ProcessResult probed = run_process({"ffprobe", "-v", "error", "-count_frames", "-count_packets",
                                       "-show_format", "-show_streams", "-of", "json", path});

@@ -50,6 +50,16 @@ struct ClipOptions {
 // Makes a test clip with lavfi testsrc2 (+ sine). Fails the test on error.
 void make_clip(const std::string& path, const ClipOptions& options = {});
 
+// An HLS rendition of the media file `clip` (ffmpeg's hls muxer): segments seg0.ts, seg1.ts...
+// in `segment_dir`, and a playlist at `playlist` whose entries are each segment's name with
+// `entry_prefix` before it (an absolute directory, "../elsewhere/", "file:///dir/"), as a
+// playlist crafted to reach files beside or above it would be. Fails the test on error.
+void make_hls(const std::string& clip, const std::string& segment_dir, const std::string& playlist,
+              const std::string& entry_prefix);
+
+// The bytes of the file at `path`; empty when it cannot be read.
+std::string read_file(const std::string& path);
+
 struct StreamInfo {
   std::string codec;
   int width = 0;

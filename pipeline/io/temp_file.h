@@ -1,0 +1,45 @@
+// An output under construction: the hidden `.NAME.partial` beside the output, created with
+// O_CREAT | O_EXCL | O_NOFOLLOW in the already-opened output directory (a symlink planted at
+// the temp name is never followed), published with renameat within that same directory, and
+// removed unless published: a failed or cancelled job leaves nothing that looks finished.
+#pragma once
+
+#include <string>
+
+#include "pipeline/core/fd.h"
+#include "pipeline/core/status.h"
+#include "pipeline/io/confined_path.h"
+
+namespace tc::io {
+
+// The temporary name an output is written to: a hidden file beside it, so that the rename is
+// atomic and a crash leaves only names that say "partial".
+std::string partial_name(const std::string& name);
+
+class TempFile {
+ public:
+  // Creates the temp file (read-write: the mp4 muxer reads back what it wrote for faststart).
+  // A regular file left at the name by a crashed run is replaced; anything else there (a
+  // symlink, a directory) is refused with kOutput naming the output.
+  static Result<TempFile> create(DirEntry output, const std::string& output_path);
+  TempFile(TempFile&& other) noexcept;
+  TempFile& operator=(TempFile&&) = delete;
+  ~TempFile();
+
+  // The open file, for the muxer's AVIO; the TempFile keeps the names.
+  ScopedFd take_file() { return std::move(file_); }
+  const std::string& path() const { return temp_path_; }
+  // Renames the temp file to the output's name, in the same directory.
+  Status publish();
+
+ private:
+  TempFile(DirEntry output, std::string output_path, ScopedFd file);
+
+  DirEntry output_;
+  std::string output_path_;
+  std::string temp_path_;
+  ScopedFd file_;
+  bool pending_ = true;  // created and not yet published: removed on destruction
+};
+
+}  // namespace tc::io
