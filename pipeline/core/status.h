@@ -1,4 +1,4 @@
-// Errors are values: a Status (code, message, retryable) travels up; nothing throws across a
+// Errors are values: a Status (code, message, retryable, field) travels up; nothing throws across a
 // library boundary. libav's AVERROR is mapped to a Status in one place (av_status below), and
 // gRPC statuses and process exit codes are mapped from Code in one place each, at the edges.
 #pragma once
@@ -33,11 +33,19 @@ class [[nodiscard]] Status {
   Status(Code code, std::string message, bool retryable = false)
       : code_(code), message_(std::move(message)), retryable_(retryable) {}
   static Status ok() { return {}; }
+  // A failure of one field of a request ("outputs[1].codec"): the message reads
+  // "field: problem", and the field travels beside it for programs (the API's error details).
+  static Status of_field(Code code, std::string field, std::string_view problem) {
+    Status status(code, field + ": " + std::string(problem));
+    status.field_ = std::move(field);
+    return status;
+  }
 
   bool is_ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
   const std::string& message() const { return message_; }
   bool retryable() const { return retryable_; }
+  const std::string& field() const { return field_; }  // empty when no one field is at fault
   // "input: in.mp4: no such file"
   std::string to_string() const;
 
@@ -45,6 +53,7 @@ class [[nodiscard]] Status {
   Code code_ = Code::kOk;
   std::string message_;
   bool retryable_ = false;
+  std::string field_;
 };
 
 // Prints the status and aborts: a Result's value was read without checking is_ok().

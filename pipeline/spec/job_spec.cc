@@ -57,6 +57,10 @@ Status invalid(std::string message) {
   return {Code::kInvalidArgument, std::move(message)};
 }
 
+Status invalid(std::string field, const std::string& problem) {
+  return Status::of_field(Code::kInvalidArgument, std::move(field), problem);
+}
+
 std::string lower_extension(const std::string& path) {
   auto slash = path.find_last_of('/');
   auto dot = path.find_last_of('.');
@@ -67,33 +71,33 @@ std::string lower_extension(const std::string& path) {
 }
 
 Status validate_output(const OutputSpec& output, const std::string& field) {
-  if (output.path.empty()) return invalid(field + ".path: missing");
+  if (output.path.empty()) return invalid(field + ".path", "missing");
   TC_ASSIGN_OR_RETURN(std::string container, container_of(output));
   if (output.width < 0 || output.height < 0)
-    return invalid(field + ": size " + std::to_string(output.width) + "x" +
-                   std::to_string(output.height) + " has a negative side");
+    return invalid(field, "size " + std::to_string(output.width) + "x" +
+                              std::to_string(output.height) + " has a negative side");
   if (output.width % 2 || output.height % 2)
-    return invalid(field + ": size " + std::to_string(output.width) + "x" +
-                   std::to_string(output.height) +
-                   " must have even sides (4:2:0 video); 0 keeps the aspect ratio");
+    return invalid(field, "size " + std::to_string(output.width) + "x" +
+                              std::to_string(output.height) +
+                              " must have even sides (4:2:0 video); 0 keeps the aspect ratio");
   if (output.codec == VideoCodec::kCopy && (output.width || output.height))
-    return invalid(field + ": codec copy cannot resize");
+    return invalid(field, "codec copy cannot resize");
   bool needs_bitrate =
       output.rate_control == RateControl::kCbr || output.rate_control == RateControl::kVbr;
   if (needs_bitrate && output.bitrate <= 0)
-    return invalid(field + ".bitrate: rate control " + std::string(name_of(output.rate_control)) +
-                   " needs a bitrate");
-  if (output.bitrate < 0) return invalid(field + ".bitrate: negative");
+    return invalid(field + ".bitrate", "rate control " + std::string(name_of(output.rate_control)) +
+                                           " needs a bitrate");
+  if (output.bitrate < 0) return invalid(field + ".bitrate", "negative");
   if (output.quality < -1 || output.quality > 63)
-    return invalid(field + ".quality: " + std::to_string(output.quality) + " is outside 0..63");
-  if (output.gop < 0) return invalid(field + ".gop: negative");
+    return invalid(field + ".quality", std::to_string(output.quality) + " is outside 0..63");
+  if (output.gop < 0) return invalid(field + ".gop", "negative");
   if (output.b_frames < -1 || output.b_frames > 16)
-    return invalid(field + ".b_frames: " + std::to_string(output.b_frames) + " is outside 0..16");
-  if (output.audio_bitrate <= 0) return invalid(field + ".audio_bitrate: must be positive");
+    return invalid(field + ".b_frames", std::to_string(output.b_frames) + " is outside 0..16");
+  if (output.audio_bitrate <= 0) return invalid(field + ".audio_bitrate", "must be positive");
   if (container == "mpegts" &&
       (output.codec == VideoCodec::kVp9 || output.codec == VideoCodec::kAv1))
-    return {Code::kUnsupported,
-            field + ": codec " + std::string(name_of(output.codec)) + " cannot go in mpegts"};
+    return Status::of_field(Code::kUnsupported, field,
+                            "codec " + std::string(name_of(output.codec)) + " cannot go in mpegts");
   return Status::ok();
 }
 
@@ -164,22 +168,22 @@ Result<std::string> container_of(const OutputSpec& output) {
 }
 
 Status validate(const JobSpec& spec, const SpecLimits& limits) {
-  if (spec.input.empty()) return invalid("input: missing");
-  if (spec.outputs.empty()) return invalid("outputs: a job needs at least one output");
+  if (spec.input.empty()) return invalid("input", "missing");
+  if (spec.outputs.empty()) return invalid("outputs", "a job needs at least one output");
   if (static_cast<int>(spec.outputs.size()) > limits.max_outputs)
-    return invalid("outputs: " + std::to_string(spec.outputs.size()) + " outputs, at most " +
-                   std::to_string(limits.max_outputs) + " allowed");
-  if (spec.start_s < 0 || !std::isfinite(spec.start_s)) return invalid("start_s: must be >= 0");
+    return invalid("outputs", std::to_string(spec.outputs.size()) + " outputs, at most " +
+                                  std::to_string(limits.max_outputs) + " allowed");
+  if (spec.start_s < 0 || !std::isfinite(spec.start_s)) return invalid("start_s", "must be >= 0");
   if (spec.duration_s < 0 || !std::isfinite(spec.duration_s))
-    return invalid("duration_s: must be >= 0");
+    return invalid("duration_s", "must be >= 0");
   for (size_t i = 0; i < spec.outputs.size(); ++i) {
     TC_RETURN_IF_ERROR(validate_output(spec.outputs[i], "outputs[" + std::to_string(i) + "]"));
     for (size_t j = 0; j < i; ++j)
       if (spec.outputs[j].path == spec.outputs[i].path)
-        return invalid("outputs[" + std::to_string(i) + "].path: " + spec.outputs[i].path +
-                       " is also outputs[" + std::to_string(j) + "]");
+        return invalid("outputs[" + std::to_string(i) + "].path",
+                       spec.outputs[i].path + " is also outputs[" + std::to_string(j) + "]");
     if (spec.outputs[i].path == spec.input)
-      return invalid("outputs[" + std::to_string(i) + "].path: would overwrite the input");
+      return invalid("outputs[" + std::to_string(i) + "].path", "would overwrite the input");
   }
   return Status::ok();
 }
@@ -200,12 +204,12 @@ Status read_field(const json& object, const char* key, T& out, const std::string
         const std::string& digits = it->get_ref<const std::string&>();
         auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
         if (error != std::errc() || end != digits.data() + digits.size())
-          return invalid(where + key + ": '" + digits + "' is not an integer");
+          return invalid(where + key, "'" + digits + "' is not an integer");
         return Status::ok();
       }
     out = it->get<T>();
   } catch (const json::exception&) {
-    return invalid(where + key + ": wrong type (" + std::string(it->type_name()) + ")");
+    return invalid(where + key, "wrong type (" + std::string(it->type_name()) + ")");
   }
   return Status::ok();
 }
@@ -217,13 +221,13 @@ Status read_enum(const json& object, const char* key, Enum& out, const std::stri
   TC_RETURN_IF_ERROR(read_field(object, key, name, where));
   if (name.empty()) return Status::ok();
   Result<Enum> value = parse(name);
-  if (!value.is_ok()) return invalid(where + key + ": " + value.status().message());
+  if (!value.is_ok()) return invalid(where + key, value.status().message());
   out = *value;
   return Status::ok();
 }
 
 Result<OutputSpec> output_from_json(const json& object, const std::string& where) {
-  if (!object.is_object()) return invalid(where + ": must be an object");
+  if (!object.is_object()) return invalid(where, "must be an object");
   OutputSpec output;
   TC_RETURN_IF_ERROR(read_field(object, "path", output.path, where + "."));
   TC_RETURN_IF_ERROR(read_field(object, "container", output.container, where + "."));
@@ -255,7 +259,7 @@ Result<JobSpec> job_spec_from_json(std::string_view text) {
   TC_RETURN_IF_ERROR(read_enum(root, "backend", spec.backend, "", parse_backend));
   TC_RETURN_IF_ERROR(read_field(root, "device", spec.device, ""));
   auto outputs = root.find("outputs");
-  if (outputs != root.end() && !outputs->is_array()) return invalid("outputs: must be an array");
+  if (outputs != root.end() && !outputs->is_array()) return invalid("outputs", "must be an array");
   if (outputs != root.end())
     for (size_t i = 0; i < outputs->size(); ++i) {
       TC_ASSIGN_OR_RETURN(OutputSpec output,

@@ -1,5 +1,4 @@
 // `transcode submit`: the job options of `transcode run` (one parser), sent to the daemon.
-#include <google/protobuf/util/json_util.h>
 #include <unistd.h>
 
 #include <climits>
@@ -9,6 +8,7 @@
 #include <random>
 #include <thread>
 
+#include "service/api/job_config.h"
 #include "service/client/commands.h"
 #include "service/client/job_view.h"
 #include "service/common/exit_codes.h"
@@ -35,13 +35,6 @@ std::string random_request_id() {
   return text;
 }
 
-Status config_from_spec(const JobSpec& spec, pb::JobConfig* config) {
-  // The spec's JSON keys are JobConfig's fields; an unknown one means the API lags the spec.
-  if (!google::protobuf::util::JsonStringToMessage(job_spec_to_json(spec), config).ok())
-    return {Code::kInternal, "the job spec has a field the API does not know"};
-  return {};
-}
-
 // The request carries a request id, so retrying after a lost reply cannot make a second job.
 grpc::Status create_with_retry(pb::Transcoder::Stub& stub, const Connection& connection,
                                const pb::CreateJobRequest& request, pb::Job& job) {
@@ -66,8 +59,7 @@ int submit_command(const SubmitArgs& args, const Connection& connection) {
   for (OutputSpec& output : spec.outputs) output.path = absolute(output.path);
 
   pb::CreateJobRequest request;
-  if (Status s = config_from_spec(spec, request.mutable_config()); !s.is_ok())
-    return usage(s.message());
+  config_from_spec(spec, request.mutable_config());
   request.set_priority(args.priority);
   for (const auto& [k, v] : args.labels) (*request.mutable_labels())[k] = v;
   request.set_request_id(args.request_id.empty() ? random_request_id() : args.request_id);

@@ -1,7 +1,5 @@
 #include "service/daemon/api_status.h"
 
-#include <regex>
-
 namespace tc::daemon {
 
 ApiReason default_reason(ApiCode code) {
@@ -25,13 +23,6 @@ ApiReason default_reason(ApiCode code) {
       return ApiReason::kInternal;
   }
   return ApiReason::kUnspecified;
-}
-
-std::string leading_field(const std::string& message) {
-  // snake_case names, with indexes, joined by dots: "duration_s", "outputs[1].audio_bitrate".
-  static const std::regex field(R"(^([a-z_]+(\[[0-9]+\])?(\.[a-z_]+(\[[0-9]+\])?)*): )");
-  std::smatch match;
-  return std::regex_search(message, match, field) ? match[1].str() : "";
 }
 
 }  // namespace tc::daemon

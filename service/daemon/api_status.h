@@ -43,11 +43,6 @@ enum class ApiReason {
 // The reason of a status made without one: the one cause each of these codes has today.
 ApiReason default_reason(ApiCode code);
 
-// The field a "field: problem" message of tc::validate or job_spec_from_json starts with
-// ("outputs[0].codec"), else empty. tc::Status has no field of its own; this reads the
-// convention those messages keep, and only a field-shaped prefix (never a path) counts.
-std::string leading_field(const std::string& message);
-
 class [[nodiscard]] ApiStatus {
  public:
   ApiStatus() = default;
@@ -64,7 +59,7 @@ class [[nodiscard]] ApiStatus {
     if (status.is_ok()) return {};
     if (status.code() == Code::kInternal) return {ApiCode::kInternal, status.message()};
     ApiStatus api(ApiCode::kInvalidArgument, status.message());
-    api.field_ = leading_field(status.message());
+    api.field_ = status.field();
     return api;
   }
   // The same failure, its field named from an enclosing message: "input" -> "config.input".

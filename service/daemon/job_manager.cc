@@ -8,6 +8,8 @@
 #include <random>
 
 #include "pipeline/exec/executor.h"
+#include "pipeline/io/confined_path.h"
+#include "pipeline/io/temp_file.h"
 #include "service/daemon/worker_process.h"
 
 namespace tc::daemon {
@@ -55,13 +57,23 @@ void log_store_error(const Status& status) {
 
 }  // namespace
 
-void remove_partial_outputs(const JobSpec& spec) {
+void remove_partial_outputs(const JobSpec& spec, const std::vector<std::string>& media_roots) {
+  // Through the roots' directory fds, as the worker wrote them: an output directory swapped for
+  // a symlink since then cannot point the unlink elsewhere.
+  Result<io::Roots> roots = io::Roots::open_media_roots(media_roots);
+  if (!roots.is_ok()) {
+    spdlog::warn("cannot look for partial outputs: {}", roots.status().message());
+    return;
+  }
   for (const OutputSpec& output : spec.outputs) {
-    std::string partial = partial_path(output.path);
-    if (::unlink(partial.c_str()) == 0)
-      spdlog::info("removed partial output {}", partial);
+    Result<io::DirEntry> dir = roots->open_output_dir(output.path);
+    if (!dir.is_ok()) continue;  // no directory, or not one we may touch: nothing of ours there
+    std::string partial = io::partial_name(dir->name);
+    if (::unlinkat(dir->dir.get(), partial.c_str(), 0) == 0)
+      spdlog::info("removed partial output {}/{}", dir->dir_path, partial);
     else if (errno != ENOENT)
-      spdlog::warn("cannot remove partial output {}: {}", partial, std::strerror(errno));
+      spdlog::warn("cannot remove partial output {}/{}: {}", dir->dir_path, partial,
+                   std::strerror(errno));
   }
 }
 
@@ -98,7 +110,7 @@ Status JobManager::start() {
 Status JobManager::recover() {
   TC_ASSIGN_OR_RETURN(std::vector<JobRecord> interrupted, store_->all_in_state(JobState::kRunning));
   for (JobRecord& job : interrupted) {
-    remove_partial_outputs(job.spec);
+    remove_partial_outputs(job.spec, options_.policy.roots);
     job.progress = {};
     if (job.attempt >= options_.max_attempts) {
       job.state = JobState::kFailed;
@@ -378,7 +390,7 @@ void JobManager::finish_job(Running& running, const WorkerOutcome& outcome,
                             const metrics::EngineUsage& engines) {
   JobRecord& job = running.job;
   int stop = running.stop.load();
-  if (!outcome.status.is_ok()) remove_partial_outputs(job.spec);
+  if (!outcome.status.is_ok()) remove_partial_outputs(job.spec, options_.policy.roots);
   if (stop == kStopShutdown && !outcome.status.is_ok()) {
     // Not the job's fault: the next start runs it again without using up an attempt.
     job.state = JobState::kQueued;

@@ -134,8 +134,8 @@ class JobManager {
   std::thread dispatcher_;
 };
 
-// Removes the partial outputs (tc::partial_path) a job may have left.
-void remove_partial_outputs(const JobSpec& spec);
+// Removes the partial outputs (`.NAME.partial`) a job may have left below the media roots.
+void remove_partial_outputs(const JobSpec& spec, const std::vector<std::string>& media_roots);
 
 // The worker's report with its engines: the sampler's job average, its cpu_cores taken from the
 // report's own cpu_s / wall_s (the worker's rusage, exact) when both are there.

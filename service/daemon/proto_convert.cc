@@ -99,52 +99,6 @@ void result_to_proto(const JobReport& report, pb::JobResult* out) {
   out->set_report_json(nlohmann::json(report).dump());
 }
 
-// An enum of the config by its name; empty keeps the default, as in a JSON job file.
-template <typename Enum>
-Status enum_from(const std::string& name, Enum& out, const std::string& field,
-                 Result<Enum> (*parse)(std::string_view)) {
-  if (name.empty()) return Status::ok();
-  Result<Enum> value = parse(name);
-  if (!value.is_ok()) return {Code::kInvalidArgument, field + ": " + value.status().message()};
-  out = *value;
-  return Status::ok();
-}
-
-Result<OutputSpec> output_from_config(const pb::OutputConfig& c, const std::string& field) {
-  OutputSpec o;
-  o.path = c.path();
-  o.container = c.container();
-  TC_RETURN_IF_ERROR(enum_from(c.codec(), o.codec, field + ".codec", parse_codec));
-  o.width = c.width();
-  o.height = c.height();
-  TC_RETURN_IF_ERROR(
-      enum_from(c.rate_control(), o.rate_control, field + ".rate_control", parse_rate_control));
-  if (c.has_quality()) o.quality = c.quality();
-  o.bitrate = c.bitrate();
-  o.gop = c.gop();
-  if (c.has_b_frames()) o.b_frames = c.b_frames();
-  o.preset = c.preset();
-  TC_RETURN_IF_ERROR(enum_from(c.audio(), o.audio, field + ".audio", parse_audio));
-  if (c.has_audio_bitrate()) o.audio_bitrate = c.audio_bitrate();
-  return o;
-}
-
-void output_to_config(const OutputSpec& o, pb::OutputConfig* c) {
-  c->set_path(o.path);
-  c->set_container(o.container);
-  c->set_codec(std::string(name_of(o.codec)));
-  c->set_width(o.width);
-  c->set_height(o.height);
-  c->set_rate_control(std::string(name_of(o.rate_control)));
-  c->set_quality(o.quality);
-  c->set_bitrate(o.bitrate);
-  c->set_gop(o.gop);
-  c->set_b_frames(o.b_frames);
-  c->set_preset(o.preset);
-  c->set_audio(std::string(name_of(o.audio)));
-  c->set_audio_bitrate(o.audio_bitrate);
-}
-
 void set_time(int64_t ms, google::protobuf::Timestamp* out) {
   *out = TimeUtil::MillisecondsToTimestamp(ms);
 }
@@ -156,31 +110,6 @@ std::vector<std::string> codec_names(const std::map<AVCodecID, int>& codecs) {
 }
 
 }  // namespace
-
-Result<JobSpec> spec_from_config(const pb::JobConfig& config) {
-  JobSpec spec;
-  spec.input = config.input();
-  spec.start_s = config.start_s();
-  spec.duration_s = config.duration_s();
-  TC_RETURN_IF_ERROR(enum_from(config.backend(), spec.backend, "backend", parse_backend));
-  spec.device = config.device();
-  for (int i = 0; i < config.outputs_size(); ++i) {
-    TC_ASSIGN_OR_RETURN(
-        OutputSpec output,
-        output_from_config(config.outputs(i), "outputs[" + std::to_string(i) + "]"));
-    spec.outputs.push_back(std::move(output));
-  }
-  return spec;
-}
-
-void config_from_spec(const JobSpec& spec, pb::JobConfig* config) {
-  config->set_input(spec.input);
-  config->set_start_s(spec.start_s);
-  config->set_duration_s(spec.duration_s);
-  config->set_backend(std::string(name_of(spec.backend)));
-  config->set_device(spec.device);
-  for (const OutputSpec& output : spec.outputs) output_to_config(output, config->add_outputs());
-}
 
 pb::JobState state_to_proto(JobState state) {
   switch (state) {

@@ -8,6 +8,7 @@
 #include "pipeline/core/status.h"
 #include "pipeline/hw/devices.h"
 #include "pipeline/spec/job_spec.h"
+#include "service/api/job_config.h"
 #include "service/daemon/job_record.h"
 #include "service/daemon/scheduler.h"
 #include "transcode/v1/transcoder.pb.h"
@@ -16,8 +17,6 @@ namespace tc::daemon {
 
 namespace pb = ::transcode::v1;
 
-Result<JobSpec> spec_from_config(const pb::JobConfig& config);
-void config_from_spec(const JobSpec& spec, pb::JobConfig* config);
 void job_to_proto(const JobRecord& job, pb::Job* out);
 pb::JobState state_to_proto(JobState state);
 std::optional<JobState> state_from_proto(pb::JobState state);

@@ -141,15 +141,16 @@ Status check_source_pixels(const JobSpec& spec, int source_width, int source_hei
   };
   std::string cap = " is more than max_pixels (" + std::to_string(max_pixels) + ")";
   if (over(source_width, source_height))
-    return {Code::kInvalidArgument, "input: " + size_text(source_width, source_height) + cap};
+    return Status::of_field(Code::kInvalidArgument, "input",
+                            size_text(source_width, source_height) + cap);
   for (size_t i = 0; i < spec.outputs.size(); ++i) {
     long long w = spec.outputs[i].width, h = spec.outputs[i].height;
     if (w == 0 && h == 0) continue;  // the source's size, checked above
     if (w == 0 && source_height > 0) w = h * source_width / source_height;
     if (h == 0 && source_width > 0) h = w * source_height / source_width;
     if (over(w, h))
-      return {Code::kInvalidArgument,
-              "outputs[" + std::to_string(i) + "]: " + size_text(w, h) + cap};
+      return Status::of_field(Code::kInvalidArgument, "outputs[" + std::to_string(i) + "]",
+                              size_text(w, h) + cap);
   }
   return {};
 }

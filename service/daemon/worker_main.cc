@@ -13,12 +13,15 @@
 #include <iterator>
 #include <thread>
 
+#include <CLI/CLI.hpp>
+
 extern "C" {
 #include <libavutil/log.h>
 }
 
 #include "pipeline/exec/executor.h"
 #include "pipeline/probe/media_info.h"
+#include "service/common/command_line.h"
 #include "service/common/exit_codes.h"
 #include "service/daemon/request_policy.h"
 #include "service/daemon/worker_protocol.h"
@@ -33,15 +36,22 @@ extern "C" void on_terminate(int) {
   g_cancel.store(true);
 }
 
-WorkerOptions parse_worker_args(const std::vector<std::string>& args) {
+// The daemon writes these (worker_process.cc); the one parser of both binaries reads them, so a
+// malformed line fails the job instead of running it with a default.
+Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args) {
   WorkerOptions options;
-  for (size_t i = 0; i + 1 < args.size(); ++i) {
-    if (args[i] == "--parent-pid") options.parent_pid = std::atoi(args[i + 1].c_str());
-    if (args[i] == "--memory-mb") options.memory_mb = std::atoll(args[i + 1].c_str());
-    if (args[i] == "--max-pixels") options.max_pixels = std::atoll(args[i + 1].c_str());
-    if (args[i] == "--media-root") options.media_roots.push_back(args[i + 1]);
-    if (args[i] == "--allow-protocol") options.protocols.push_back(args[i + 1]);
-  }
+  CLI::App app{"One job's worker, started by the daemon: the job spec on stdin, lines out"};
+  set_up_app(app, "transcoded --worker");
+  app.add_flag("--worker")->description("run one job");
+  app.add_option("--parent-pid", options.parent_pid, "the daemon (0 = do not watch)");
+  app.add_option("--memory-mb", options.memory_mb, "RLIMIT_AS in MiB (0 = none)");
+  app.add_option("--max-pixels", options.max_pixels, "source frame size cap (0 = none)");
+  app.add_option("--media-root", options.media_roots, "what the job may open is below these")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--allow-protocol", options.protocols, "network input protocols")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  TC_ASSIGN_OR_RETURN(std::optional<std::string> shown, parse_command_line(app, args));
+  if (shown) return Status(Code::kInvalidArgument, "a worker takes no --help or --version");
   return options;
 }
 
@@ -144,7 +154,9 @@ SourceCheck pixel_check(const JobSpec& spec, long long max_pixels) {
 }
 
 int worker_main(const std::vector<std::string>& args) {
-  WorkerOptions options = parse_worker_args(args);
+  Result<WorkerOptions> parsed = parse_worker_args(args);
+  if (!parsed.is_ok()) return fail(parsed.status());
+  const WorkerOptions& options = *parsed;
   limit_process(options);
   Result<io::Access> access = worker_access(options);
   // The daemon's log is for jobs, not for every encoder's statistics: errors only.
