@@ -118,7 +118,8 @@ TEST(ErrorDetails, CodesWithOneCauseGetItsReason) {
 
 TEST(ErrorDetails, SpecErrorsNameTheirField) {
   ApiStatus codec = ApiStatus::from_spec(
-      tc::Status(tc::Code::kInvalidArgument, "outputs[0].codec: unknown codec 'h266'"));
+      tc::Status::of_field(tc::Code::kInvalidArgument, "outputs[0].codec", "unknown codec 'h266'"));
+  EXPECT_EQ(codec.message(), "outputs[0].codec: unknown codec 'h266'");
   EXPECT_EQ(codec.field(), "outputs[0].codec");
   EXPECT_EQ(codec.reason(), ApiReason::kInvalidField);
   EXPECT_EQ(codec.within("config").field(), "config.outputs[0].codec");

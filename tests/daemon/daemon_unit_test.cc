@@ -546,6 +546,7 @@ TEST(JobManager, RecoveryRequeuesOrFailsInterruptedJobsAndRemovesPartials) {
   ASSERT_TRUE(store.is_ok());
   ManagerOptions options;
   options.max_attempts = 3;
+  options.policy.roots = {dir.path()};  // partial outputs are removed below the media roots only
   // No slots: recovery only, nothing starts.
   JobManager manager(options, std::move(*store),
                      Scheduler({}, {{BackendKind::kSoftware, "", "software", 0, 0}}, 10));

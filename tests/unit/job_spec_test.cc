@@ -32,6 +32,29 @@ TEST(JobSpec, RejectsOddSizeNamingTheField) {
   EXPECT_NE(status.message().find("1281x720"), std::string::npos) << status.message();
 }
 
+// The field at fault travels beside the message, for the API's error details: nobody parses it
+// back out of the text.
+TEST(JobSpec, ErrorsCarryTheFieldAtFault) {
+  OutputSpec odd = at("out.mp4");
+  odd.width = 1281;
+  odd.height = 720;
+  EXPECT_EQ(validate(one_output(odd)).field(), "outputs[0]");
+  OutputSpec cbr = at("out.mp4");
+  cbr.rate_control = RateControl::kCbr;
+  EXPECT_EQ(validate(one_output(cbr)).field(), "outputs[0].bitrate");
+  JobSpec no_input = one_output(at("out.mp4"));
+  no_input.input.clear();
+  EXPECT_EQ(validate(no_input).field(), "input");
+  Result<JobSpec> bad_codec =
+      job_spec_from_json(R"({"input": "in.mp4", "outputs": [{"path": "o.mp4", "codec": "h266"}]})");
+  ASSERT_FALSE(bad_codec.is_ok());
+  EXPECT_EQ(bad_codec.status().field(), "outputs[0].codec");
+  EXPECT_EQ(bad_codec.status().message().rfind("outputs[0].codec: unknown codec 'h266'", 0), 0u)
+      << bad_codec.status().message();
+  // A problem with a path, not a field, names none.
+  EXPECT_EQ(validate(one_output(at("out.xyz"))).field(), "");
+}
+
 TEST(JobSpec, RejectsNoOutputsAndTooMany) {
   JobSpec spec = one_output(at("a.mp4"));
   spec.outputs.clear();
