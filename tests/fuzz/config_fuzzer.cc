@@ -10,31 +10,35 @@
 #include <vector>
 
 #include "service/daemon/config.h"
+#include "tests/fuzz/write_bytes.h"
 
 namespace {
 
 // One file for the whole run, rewritten per input; removed at exit.
-const std::string& config_path() {
-  static const std::string path = [] {
+class ConfigFile {
+ public:
+  ConfigFile() {
     const char* dir = std::getenv("TMPDIR");
-    std::string name = std::string(dir && *dir ? dir : "/tmp") + "/tc-config-fuzz-XXXXXX";
-    int fd = ::mkstemp(name.data());
+    path_ = std::string(dir && *dir ? dir : "/tmp") + "/tc-config-fuzz-XXXXXX";
+    int fd = ::mkstemp(path_.data());
     if (fd < 0) std::abort();
     ::close(fd);
-    std::atexit([] { std::remove(config_path().c_str()); });
-    return name;
-  }();
-  return path;
-}
+  }
+  ~ConfigFile() { std::remove(path_.c_str()); }
+  ConfigFile(const ConfigFile&) = delete;
+  ConfigFile& operator=(const ConfigFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string& path = config_path();
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (!file) std::abort();
-  if (size > 0 && std::fwrite(data, 1, size, file) != size) std::abort();
-  std::fclose(file);
+  static const ConfigFile file_of_settings;
+  const std::string& path = file_of_settings.path();
+  tc::fuzz::write_bytes(path, data, size);
   bool help = false;
   tc::Result<tc::daemon::DaemonConfig> config = tc::daemon::load_config({"--config", path}, help);
   if (config.is_ok()) (void)tc::daemon::validate_config(*config);

@@ -11,11 +11,13 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <system_error>
 
 #include "pipeline/core/av.h"
 #include "pipeline/io/access.h"
 #include "pipeline/io/media_input.h"
 #include "pipeline/probe/media_info.h"
+#include "tests/fuzz/write_bytes.h"
 
 namespace {
 
@@ -24,33 +26,30 @@ constexpr int kMaxFrames = 32;
 constexpr int kMaxPackets = 256;
 
 // A directory of its own, the one media root, holding the one input file; removed at exit.
-struct Workspace {
-  std::string dir;
-  std::string input;
-  tc::io::Access access;
-};
-
-const Workspace& workspace() {
-  static const Workspace space = [] {
+class Workspace {
+ public:
+  Workspace() {
     av_log_set_level(AV_LOG_PANIC);  // corrupt input makes libav chatty; its errors are ours
-    std::string dir = std::filesystem::temp_directory_path() / "tc-probe-fuzz-XXXXXX";
-    if (!::mkdtemp(dir.data())) std::abort();
-    std::atexit([] { std::filesystem::remove_all(workspace().dir); });
-    tc::Result<tc::io::Roots> roots = tc::io::Roots::open_media_roots({dir});
+    dir_ = std::filesystem::temp_directory_path() / "tc-probe-fuzz-XXXXXX";
+    if (!::mkdtemp(dir_.data())) std::abort();
+    tc::Result<tc::io::Roots> roots = tc::io::Roots::open_media_roots({dir_});
     if (!roots.is_ok()) std::abort();
-    Workspace made{dir, dir + "/input", {}};
-    made.access.roots = std::make_shared<const tc::io::Roots>(std::move(*roots));
-    return made;
-  }();
-  return space;
-}
+    access_.roots = std::make_shared<const tc::io::Roots>(std::move(*roots));
+  }
+  ~Workspace() {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
 
-void write_input(const std::string& path, const uint8_t* data, size_t size) {
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (!file) std::abort();
-  if (size > 0 && std::fwrite(data, 1, size, file) != size) std::abort();
-  std::fclose(file);
-}
+  std::string input() const { return dir_ + "/input"; }
+  const tc::io::Access& access() const { return access_; }
+
+ private:
+  std::string dir_;
+  tc::io::Access access_;
+};
 
 tc::av::CodecContextPtr open_video_decoder(const AVStream& stream) {
   const AVCodec* codec = avcodec_find_decoder(stream.codecpar->codec_id);
@@ -84,10 +83,11 @@ void decode_some(AVFormatContext* format, int index, AVCodecContext* decoder) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const Workspace& space = workspace();
-  write_input(space.input, data, size);
-  if (!tc::probe(space.input, space.access).is_ok()) return 0;
-  tc::Result<tc::io::MediaInput> input = tc::io::open_media_input(space.input, space.access);
+  static const Workspace space;
+  const std::string path = space.input();
+  tc::fuzz::write_bytes(path, data, size);
+  if (!tc::probe(path, space.access()).is_ok()) return 0;
+  tc::Result<tc::io::MediaInput> input = tc::io::open_media_input(path, space.access());
   if (!input.is_ok()) return 0;
   AVFormatContext* format = input->format.get();
   int index = av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);

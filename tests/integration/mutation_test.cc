@@ -62,6 +62,8 @@ TEST_P(MutationCorpus, TranscodeRunEndsWithADocumentedCodeAndLeavesNothing) {
                  ", stderr: " + run.err);
     EXPECT_TRUE(kAllowedExits.count(run.exit_code));
     if (run.exit_code != kExitOk) {
+      std::printf("%s (%s): exit %d: %s", input.c_str(), mutation.how.c_str(), run.exit_code,
+                  run.err.c_str());
       EXPECT_EQ(count_lines(run.err), 1);
       if (run.exit_code == kExitInput) {
         EXPECT_NE(run.err.find(input), std::string::npos);
