@@ -28,12 +28,12 @@ class Beneath : public ::testing::TestWithParam<Resolver> {
     fs::create_symlink(base / "outside/secret", base / "root/dir/link");
     fs::create_directory_symlink(base / "outside", base / "root/linkdir");
     root.reset(::open((base / "root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-    ASSERT_TRUE(root.valid());
+    ASSERT_TRUE(root.is_open());
   }
   void TearDown() override { fs::remove_all(base); }
   int open_error(const std::string& relative, int flags = O_RDONLY) {
     ScopedFd fd = open_beneath(root.get(), relative, flags, GetParam());
-    return fd.valid() ? 0 : errno;
+    return fd.is_open() ? 0 : errno;
   }
 
   fs::path base;
