@@ -225,8 +225,8 @@ Status OutputStage::finish(const std::string& input) {
   TC_RETURN_IF_ERROR(encode_audio(nullptr));
   // An input error names the input (found by the mutation corpus test: it named the output).
   if (!header_written_)
-    return {Code::kInput, input + ": no video frames could be decoded (nothing to write to " +
-                              plan_.path + ")"};
+    return {Code::kInput,
+            input + ": no video frames could be decoded (nothing to write to " + plan_.path + ")"};
   if (int err = av_write_trailer(format_.get()); err < 0)
     return av_status(err, Code::kOutput, "finishing " + plan_.path);
   if (int err = io::flush_fd_avio(io_.get()); err < 0)
