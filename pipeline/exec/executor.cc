@@ -278,7 +278,7 @@ class Transcode {
     TC_RETURN_IF_ERROR(filter_video(nullptr));
     TC_RETURN_IF_ERROR(flush_audio());
     if (interrupt_requested(interrupt_.opaque)) return {Code::kCancelled, "cancelled"};
-    for (OutputStage& output : outputs_) TC_RETURN_IF_ERROR(output.finish());
+    for (OutputStage& output : outputs_) TC_RETURN_IF_ERROR(output.finish(spec_.input));
     // Only now, with every output complete, do they get their names.
     for (OutputStage& output : outputs_) TC_RETURN_IF_ERROR(output.commit());
     report_progress(true);

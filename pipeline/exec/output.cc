@@ -220,11 +220,13 @@ Status OutputStage::copy_packet(const AVPacket& packet, const AVStream& from, in
   return write(copy.get(), stream, from.time_base);
 }
 
-Status OutputStage::finish() {
+Status OutputStage::finish(const std::string& input) {
   TC_RETURN_IF_ERROR(encode_video(nullptr));
   TC_RETURN_IF_ERROR(encode_audio(nullptr));
+  // An input error names the input (found by the mutation corpus test: it named the output).
   if (!header_written_)
-    return {Code::kInput, plan_.path + ": no video frames were decoded from the input"};
+    return {Code::kInput,
+            input + ": no video frames could be decoded (nothing to write to " + plan_.path + ")"};
   if (int err = av_write_trailer(format_.get()); err < 0)
     return av_status(err, Code::kOutput, "finishing " + plan_.path);
   if (int err = io::flush_fd_avio(io_.get()); err < 0)

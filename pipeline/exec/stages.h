@@ -83,8 +83,9 @@ class OutputStage {
   Status encode_audio(const AVFrame* frame);
   // Writes a packet of the input's stream, for stream copy.
   Status copy_packet(const AVPacket& packet, const AVStream& from, int64_t offset_pts);
-  // Flushes, writes the trailer. The file is complete but not yet renamed.
-  Status finish();
+  // Flushes, writes the trailer. The file is complete but not yet renamed. `input` is named
+  // when nothing could be written because nothing was decoded from it.
+  Status finish(const std::string& input);
   Status commit() { return temp_.publish(); }
 
   const OutputPlan& plan() const { return plan_; }

@@ -165,6 +165,9 @@ Status apply_yaml(DaemonConfig& config, const std::string& path) {
   if (root.IsNull()) return {};
   if (!root.IsMap()) return {Code::kInvalidArgument, "--config: " + path + ": expected a mapping"};
   for (const auto& entry : root) {
+    // A list or mapping as a key ("? [a, b]") would throw from as<std::string>().
+    if (!entry.first.IsScalar())
+      return {Code::kInvalidArgument, "--config: " + path + ": a key must be a setting's name"};
     std::string key = entry.first.as<std::string>();
     const Setting* setting = find_by_key(key);
     if (!setting && !key.empty() && key.back() == 's')

@@ -20,6 +20,29 @@
 namespace tc::daemon {
 namespace {
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+// ASan reserves terabytes of address space for its shadow memory: under RLIMIT_AS a worker
+// cannot even start, so a sanitizer build runs its workers unlimited, saying so.
+void lift_memory_limit_under_asan(DaemonConfig& config) {
+  if (!kAddressSanitizer || config.worker_memory_mb == 0) return;
+  spdlog::warn(
+      "built with AddressSanitizer: worker_memory_mb {} ignored, workers run with no "
+      "address-space limit",
+      config.worker_memory_mb);
+  config.worker_memory_mb = 0;
+}
+
 int usage_error(const Status& status) {
   std::fprintf(stderr, "transcoded: %s\n", status.message().c_str());
   return kExitUsage;
@@ -147,6 +170,7 @@ int run_daemon(const std::vector<std::string>& args) {
     return kExitOk;
   }
   setup_logging(command->config.log_level);
+  lift_memory_limit_under_asan(command->config);
   sigset_t signals = shutdown_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   return serve(command->config);

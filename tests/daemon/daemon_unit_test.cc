@@ -153,6 +153,15 @@ TEST(Config, FlagsTakeKeyEqualsValueAndUnknownOnesSaySo) {
   EXPECT_TRUE(help);
 }
 
+// Found by the config fuzz target: a key that is a list ended the daemon in std::terminate.
+TEST(Config, AListAsAKeyIsAnErrorNamingTheFile) {
+  TempDir dir;
+  std::string path = dir.file("k.yaml", "? [a, b]\n: 1\n");
+  Result<DaemonConfig> config = load({"--config", path});
+  ASSERT_FALSE(config.is_ok());
+  EXPECT_NE(config.status().message().find(path), std::string::npos) << config.status().message();
+}
+
 TEST(Config, ErrorsNameTheSetting) {
   TempDir dir;
   Result<DaemonConfig> bad_flag = load({"--max-queue", "many"});
