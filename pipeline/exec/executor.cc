@@ -44,11 +44,11 @@ struct Window {
   static Window of(const AVStream* stream, double start_s, double duration_s) {
     Window window;
     if (!stream) return window;
-    window.start = av_rescale_q(int64_t(start_s * 1e6), {1, 1000000}, stream->time_base);
+    window.start = av_rescale_q(seconds_to_us(start_s), {1, 1000000}, stream->time_base);
     window.trims_start = start_s > 0;
     if (duration_s > 0)
       window.end =
-          av_rescale_q(int64_t((start_s + duration_s) * 1e6), {1, 1000000}, stream->time_base);
+          av_rescale_q(seconds_to_us(start_s + duration_s), {1, 1000000}, stream->time_base);
     return window;
   }
   bool before(int64_t pts) const { return trims_start && pts != AV_NOPTS_VALUE && pts < start; }

@@ -3,6 +3,8 @@ extern "C" {
 #include <libavutil/opt.h>
 }
 
+#include <algorithm>
+
 #include "pipeline/core/compat.h"
 #include "pipeline/exec/executor.h"
 #include "pipeline/exec/stages.h"
@@ -34,6 +36,29 @@ Status open_encoder(AVCodecContext* encoder, const AVCodec* codec, const Options
   if (const AVDictionaryEntry* left = av_dict_get(dict.get(), "", nullptr, AV_DICT_IGNORE_SUFFIX))
     return {Code::kInternal, std::string(codec->name) + " has no option '" + left->key + "'"};
   return Status::ok();
+}
+
+// What the ffmpeg CLI does before its muxer (fftools/ffmpeg_mux.c): a packet whose dts is past
+// its pts gets a guess between them and the last dts, and a dts that does not follow the last
+// one is moved up to it (pts with it). A corrupt input's timestamps then cost a little timing
+// accuracy, not the whole job; muxers refuse non-monotonic dts with EINVAL.
+void sanitize_timestamps(AVPacket* packet, int64_t& last_dts, bool strict) {
+  int64_t& pts = packet->pts;
+  int64_t& dts = packet->dts;
+  if (pts != AV_NOPTS_VALUE && dts != AV_NOPTS_VALUE && dts > pts) {
+    int64_t next = last_dts == AV_NOPTS_VALUE ? dts : last_dts + 1;
+    // The median of pts, dts and the next dts.
+    int64_t guess = pts + dts + next - std::min({pts, dts, next}) - std::max({pts, dts, next});
+    pts = dts = guess;
+  }
+  if (dts != AV_NOPTS_VALUE && last_dts != AV_NOPTS_VALUE) {
+    int64_t min_dts = last_dts + (strict ? 1 : 0);
+    if (dts < min_dts) {
+      if (pts != AV_NOPTS_VALUE && pts >= dts) pts = std::max(pts, min_dts);
+      dts = min_dts;
+    }
+  }
+  if (dts != AV_NOPTS_VALUE) last_dts = dts;
 }
 
 }  // namespace
@@ -170,13 +195,19 @@ Status OutputStage::write(AVPacket* packet, AVStream* stream, AVRational from_ti
   }
   packet->stream_index = stream->index;
   av_packet_rescale_ts(packet, from_time_base, stream->time_base);
+  if (!(format_->oformat->flags & AVFMT_NOTIMESTAMPS))
+    sanitize_timestamps(packet, stream == video_ ? video_last_dts_ : audio_last_dts_,
+                        !(format_->oformat->flags & AVFMT_TS_NONSTRICT));
   if (stream == video_) {
     int64_t end = packet->pts + std::max<int64_t>(packet->duration, 0);
     counters_.last_video_pts_us = std::max(
         counters_.last_video_pts_us, av_rescale_q(end, stream->time_base, AVRational{1, 1000000}));
   }
+  // After sanitizing, EINVAL is the muxer refusing what the input carried (a packet it cannot
+  // place); I/O errors (ENOSPC, EIO) stay the output's.
   if (int err = av_interleaved_write_frame(format_.get(), packet); err < 0)
-    return av_status(err, Code::kOutput, "writing " + plan_.path);
+    return av_status(err, err == AVERROR(EINVAL) ? Code::kInput : Code::kOutput,
+                     "writing " + plan_.path);
   return Status::ok();
 }
 

@@ -119,6 +119,10 @@ class OutputStage {
   };
   std::vector<Waiting> waiting_;
   OutputCounters counters_;
+  // The last dts written per stream (video, audio), in the stream's time base: the next
+  // packet's timestamps are made to follow it (sanitize_timestamps in output.cc).
+  int64_t video_last_dts_ = AV_NOPTS_VALUE;
+  int64_t audio_last_dts_ = AV_NOPTS_VALUE;
 };
 
 }  // namespace tc

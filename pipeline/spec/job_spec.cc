@@ -1,11 +1,14 @@
 #include "pipeline/spec/job_spec.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <type_traits>
+
+#include "pipeline/core/user_text.h"
 
 namespace tc {
 namespace {
@@ -49,8 +52,8 @@ Result<Enum> parse_in(const std::array<Named<Enum>, N>& table, std::string_view 
   std::string choices;
   for (const auto& entry : table)
     choices += (choices.empty() ? "" : ", ") + std::string(entry.name);
-  return Status(Code::kInvalidArgument, "unknown " + std::string(what) + " '" + std::string(name) +
-                                            "' (one of: " + choices + ")");
+  return Status(Code::kInvalidArgument, "unknown " + std::string(what) + " " + quote_value(name) +
+                                            " (one of: " + choices + ")");
 }
 
 Status invalid(std::string message) {
@@ -70,15 +73,20 @@ std::string lower_extension(const std::string& path) {
   return extension;
 }
 
-Status validate_output(const OutputSpec& output, const std::string& field) {
+std::string size_text(const OutputSpec& output) {
+  return std::to_string(output.width) + "x" + std::to_string(output.height);
+}
+
+Status validate_output(const OutputSpec& output, const std::string& field, int max_side) {
   if (output.path.empty()) return invalid(field + ".path", "missing");
   TC_ASSIGN_OR_RETURN(std::string container, container_of(output));
   if (output.width < 0 || output.height < 0)
-    return invalid(field, "size " + std::to_string(output.width) + "x" +
-                              std::to_string(output.height) + " has a negative side");
+    return invalid(field, "size " + size_text(output) + " has a negative side");
+  if (output.width > max_side || output.height > max_side)
+    return invalid(field, "size " + size_text(output) + " has a side longer than " +
+                              std::to_string(max_side) + " pixels");
   if (output.width % 2 || output.height % 2)
-    return invalid(field, "size " + std::to_string(output.width) + "x" +
-                              std::to_string(output.height) +
+    return invalid(field, "size " + size_text(output) +
                               " must have even sides (4:2:0 video); 0 keeps the aspect ratio");
   if (output.codec == VideoCodec::kCopy && (output.width || output.height))
     return invalid(field, "codec copy cannot resize");
@@ -137,13 +145,13 @@ Result<int64_t> parse_bitrate(std::string_view text) {
                  : suffix == "m" || suffix == "M" ? 1e6
                                                   : 0;
   if (error != std::errc() || scale == 0 || number <= 0 || !std::isfinite(number))
-    return invalid("bitrate '" + std::string(text) + "' is not a number of bits/s (e.g. 4M, 800k)");
+    return invalid("bitrate " + quote_value(text) + " is not a number of bits/s (e.g. 4M, 800k)");
   return static_cast<int64_t>(std::llround(number * scale));
 }
 
 Status parse_size(std::string_view text, int& width, int& height) {
   auto bad = [&] {
-    return invalid("size '" + std::string(text) + "' is not WxH (e.g. 1280x720, 1280x0)");
+    return invalid("size " + quote_value(text) + " is not WxH (e.g. 1280x720, 1280x0)");
   };
   auto x = text.find('x');
   if (x == std::string_view::npos) return bad();
@@ -162,9 +170,39 @@ Result<std::string> container_of(const OutputSpec& output) {
   if (name == "mkv" || name == "matroska" || name == "webm") return std::string("mkv");
   if (name == "ts" || name == "mpegts" || name == "m2ts") return std::string("mpegts");
   if (output.container.empty())
-    return invalid(output.path + ": cannot tell the container from the extension '" + name +
-                   "' (use .mp4, .mkv or .ts, or set the container)");
-  return invalid("container '" + output.container + "' is not one of mp4, mkv, mpegts");
+    return invalid(quote_value(output.path) + ": cannot tell the container from the extension " +
+                   quote_value(name) + " (use .mp4, .mkv or .ts, or set the container)");
+  return invalid("container " + quote_value(output.container) + " is not one of mp4, mkv, mpegts");
+}
+
+namespace {
+
+Status validate_seconds(double seconds, const std::string& field) {
+  // !(x >= 0) is also true for NaN.
+  if (!(seconds >= 0) || !std::isfinite(seconds))
+    return invalid(field, "must be a number of seconds >= 0");
+  if (seconds > kMaxSpecSeconds)
+    return invalid(field, std::to_string(seconds) + " s is more than " +
+                              std::to_string(static_cast<long long>(kMaxSpecSeconds)) + " s");
+  return Status::ok();
+}
+
+}  // namespace
+
+int64_t seconds_to_us(double seconds) {
+  if (!(seconds > 0)) return 0;
+  // 1e12 s: far past any valid start + duration, far inside int64 microseconds (9.2e12 s).
+  return static_cast<int64_t>(std::min(seconds, 1e12) * 1e6);
+}
+
+void normalize(JobSpec& spec) {
+  for (OutputSpec& output : spec.outputs) {
+    if (output.rate_control != RateControl::kDefault) continue;
+    if (output.bitrate > 0)
+      output.rate_control = RateControl::kVbr;
+    else if (output.quality >= 0)
+      output.rate_control = RateControl::kQuality;
+  }
 }
 
 Status validate(const JobSpec& spec, const SpecLimits& limits) {
@@ -173,15 +211,16 @@ Status validate(const JobSpec& spec, const SpecLimits& limits) {
   if (static_cast<int>(spec.outputs.size()) > limits.max_outputs)
     return invalid("outputs", std::to_string(spec.outputs.size()) + " outputs, at most " +
                                   std::to_string(limits.max_outputs) + " allowed");
-  if (spec.start_s < 0 || !std::isfinite(spec.start_s)) return invalid("start_s", "must be >= 0");
-  if (spec.duration_s < 0 || !std::isfinite(spec.duration_s))
-    return invalid("duration_s", "must be >= 0");
+  TC_RETURN_IF_ERROR(validate_seconds(spec.start_s, "start_s"));
+  TC_RETURN_IF_ERROR(validate_seconds(spec.duration_s, "duration_s"));
   for (size_t i = 0; i < spec.outputs.size(); ++i) {
-    TC_RETURN_IF_ERROR(validate_output(spec.outputs[i], "outputs[" + std::to_string(i) + "]"));
+    TC_RETURN_IF_ERROR(
+        validate_output(spec.outputs[i], "outputs[" + std::to_string(i) + "]", limits.max_side));
     for (size_t j = 0; j < i; ++j)
       if (spec.outputs[j].path == spec.outputs[i].path)
         return invalid("outputs[" + std::to_string(i) + "].path",
-                       spec.outputs[i].path + " is also outputs[" + std::to_string(j) + "]");
+                       quote_value(spec.outputs[i].path) + " is also outputs[" +
+                           std::to_string(j) + "]");
     if (spec.outputs[i].path == spec.input)
       return invalid("outputs[" + std::to_string(i) + "].path", "would overwrite the input");
   }
@@ -204,7 +243,7 @@ Status read_field(const json& object, const char* key, T& out, const std::string
         const std::string& digits = it->get_ref<const std::string&>();
         auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
         if (error != std::errc() || end != digits.data() + digits.size())
-          return invalid(where + key, "'" + digits + "' is not an integer");
+          return invalid(where + key, quote_value(digits) + " is not an integer");
         return Status::ok();
       }
     out = it->get<T>();
@@ -266,6 +305,7 @@ Result<JobSpec> job_spec_from_json(std::string_view text) {
                           output_from_json((*outputs)[i], "outputs[" + std::to_string(i) + "]"));
       spec.outputs.push_back(std::move(output));
     }
+  normalize(spec);
   return spec;
 }
 

@@ -46,11 +46,25 @@ struct JobSpec {
   bool operator==(const JobSpec&) const = default;
 };
 
+// The longest start or duration a spec may name: past it a time is a typo or an attack, and
+// seconds * 1e6 must still fit the int64 microseconds the pipeline counts in.
+inline constexpr double kMaxSpecSeconds = 1e7;
+// A spec time in microseconds. validate() keeps times within kMaxSpecSeconds; the clamp keeps
+// the conversion defined (no float-to-int overflow) for any double.
+int64_t seconds_to_us(double seconds);
+// The longest side of an output frame: the limit of common encoders (x264, NVENC, VA-API).
+inline constexpr int kMaxSide = 16384;
+
 // Limits a caller (the daemon's configuration) may tighten.
 struct SpecLimits {
   int max_outputs = 8;
+  int max_side = kMaxSide;
 };
 
+// Settles what a spec leaves to its defaults, the same way for every entry point (CLI options,
+// --job JSON, the daemon's JobConfig): a bitrate with the default rate control means VBR, a
+// quality with it means constant quality. Idempotent.
+void normalize(JobSpec& spec);
 // Checks what can be checked without opening the input: counts, sizes, rates, names.
 Status validate(const JobSpec& spec, const SpecLimits& limits = {});
 // The container an output gets: its explicit one, else the one its extension names.

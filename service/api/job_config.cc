@@ -67,6 +67,7 @@ Result<JobSpec> spec_from_config(const pb::JobConfig& config) {
         output_from_config(config.outputs(i), "outputs[" + std::to_string(i) + "]"));
     spec.outputs.push_back(std::move(output));
   }
+  normalize(spec);
   return spec;
 }
 

@@ -35,8 +35,12 @@ Result<int> parse_int(const std::string& text) {
 Result<double> parse_seconds(const std::string& text) {
   double value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 0)
+  if (error != std::errc() || end != text.data() + text.size() || !(value >= 0) ||
+      !std::isfinite(value))
     return usage("'" + text + "' is not a number of seconds");
+  if (value > kMaxSpecSeconds)
+    return usage("'" + text + "' is more than " +
+                 std::to_string(static_cast<long long>(kMaxSpecSeconds)) + " seconds");
   return value;
 }
 

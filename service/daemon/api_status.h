@@ -38,6 +38,7 @@ enum class ApiReason {
   kShuttingDown = 9,
   kUnauthenticated = 10,
   kInternal = 11,
+  kTooLarge = 12,
 };
 
 // The reason of a status made without one: the one cause each of these codes has today.

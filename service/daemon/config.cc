@@ -3,7 +3,11 @@
 #include <yaml-cpp/yaml.h>
 #include <CLI/CLI.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <charconv>
+#include <cstring>
 #include <functional>
 #include <set>
 
@@ -258,10 +262,53 @@ Result<DaemonConfig> load_config(const std::vector<std::string>& args, bool& hel
   return command.config;
 }
 
+namespace {
+
+// "127.0.0.1:50051" -> "127.0.0.1"; "[::1]:50051" -> "::1".
+std::string host_of(const std::string& listen) {
+  std::string host = listen.substr(0, listen.rfind(':'));
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  return host;
+}
+
+bool is_loopback_ipv4(const in_addr& address) {
+  return (ntohl(address.s_addr) >> 24) == 127;
+}
+
+}  // namespace
+
+// By address, never by text: "127.0.0.1.example.com" is a hostname that resolves anywhere.
 bool is_loopback_address(const std::string& listen) {
   if (listen.rfind("unix:", 0) == 0) return true;
-  std::string host = listen.substr(0, listen.rfind(':'));
-  return host.rfind("127.", 0) == 0 || host == "[::1]" || host == "localhost";
+  std::string host = host_of(listen);
+  if (host == "localhost") return true;
+  in_addr v4{};
+  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return is_loopback_ipv4(v4);
+  in6_addr v6{};
+  if (::inet_pton(AF_INET6, host.c_str(), &v6) != 1) return false;
+  if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;
+  if (!IN6_IS_ADDR_V4MAPPED(&v6)) return false;
+  std::memcpy(&v4, &v6.s6_addr[12], sizeof v4);
+  return is_loopback_ipv4(v4);
+}
+
+std::vector<std::string> config_warnings(const DaemonConfig& c) {
+  std::vector<std::string> warnings;
+  if (c.tls_cert.empty() && !is_loopback_address(c.listen))
+    warnings.push_back("listen " + c.listen +
+                       ": serving without TLS beyond loopback (allow_insecure_remote): tokens "
+                       "and media paths cross the network in clear text");
+  // Client certificates (mTLS) are an authentication of their own.
+  if (c.auth_token.empty() && c.tls_client_ca.empty() && !is_loopback_address(c.listen))
+    warnings.push_back("listen " + c.listen +
+                       ": no auth_token_file or tls_client_ca: anyone who reaches the port can "
+                       "submit jobs");
+  if (!c.metrics_listen.empty() && !is_loopback_address(c.metrics_listen))
+    warnings.push_back("metrics_listen " + c.metrics_listen +
+                       ": the metrics endpoint has no authentication and is reachable beyond "
+                       "loopback");
+  return warnings;
 }
 
 Status validate_config(const DaemonConfig& c) {

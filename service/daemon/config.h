@@ -71,7 +71,11 @@ Status validate_config(const DaemonConfig& config);
 // Reads files the config names (the token) and resolves defaults that depend on the process.
 Status finish_config(DaemonConfig& config);
 
-// True for 127.0.0.0/8, [::1], localhost and unix: addresses.
+// True for 127.0.0.0/8, [::1] (and ::ffff:127.x), localhost and unix: addresses, parsed as
+// addresses: any other hostname is not loopback.
 bool is_loopback_address(const std::string& listen);
+// What a finished configuration exposes that an operator should hear about at start-up: an
+// insecure listener beyond loopback, a remote one without a token, a remote metrics endpoint.
+std::vector<std::string> config_warnings(const DaemonConfig& config);
 
 }  // namespace tc::daemon

@@ -48,6 +48,14 @@ int usage_error(const Status& status) {
   return kExitUsage;
 }
 
+// A database that is damaged (exit 3) or not writable (exit 6) is not a usage error; any other
+// failure to open the state (a bad state_dir, a newer schema) is, as it always was (exit 2).
+int store_error(const Status& status) {
+  std::fprintf(stderr, "transcoded: %s\n", status.message().c_str());
+  Code code = status.code();
+  return code == Code::kInput || code == Code::kOutput ? exit_code_for(code) : kExitUsage;
+}
+
 void setup_logging(const std::string& level) {
   auto logger = spdlog::stderr_color_mt("transcoded");
   spdlog::set_default_logger(logger);
@@ -109,7 +117,7 @@ void log_devices(const std::vector<SchedDevice>& devices, const HwInventory& inv
 
 int serve(const DaemonConfig& config) {
   Result<std::unique_ptr<JobStore>> store = JobStore::open(config.state_dir);
-  if (!store.is_ok()) return usage_error(store.status());
+  if (!store.is_ok()) return store_error(store.status());
   HwInventory inventory = discover_devices();
   Scheduler scheduler(
       inventory,
@@ -171,6 +179,7 @@ int run_daemon(const std::vector<std::string>& args) {
   }
   setup_logging(command->config.log_level);
   lift_memory_limit_under_asan(command->config);
+  for (const std::string& warning : config_warnings(command->config)) spdlog::warn("{}", warning);
   sigset_t signals = shutdown_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   return serve(command->config);

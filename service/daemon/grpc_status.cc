@@ -1,5 +1,6 @@
 #include "service/daemon/grpc_status.h"
 
+#include "pipeline/core/user_text.h"
 #include "transcode/v1/error_details.pb.h"
 
 namespace tc::daemon {
@@ -9,7 +10,12 @@ namespace pb = ::transcode::v1;
 
 // ApiReason mirrors pb::Reason value for value.
 static_assert(static_cast<int>(ApiReason::kInternal) == pb::INTERNAL_ERROR &&
-              pb::Reason_MAX == pb::INTERNAL_ERROR);
+              static_cast<int>(ApiReason::kTooLarge) == pb::TOO_LARGE &&
+              pb::Reason_MAX == pb::TOO_LARGE);
+
+// The message travels twice in the trailers (grpc-message and the details): messages quote user
+// values cut short already; this bound is the last guard under gRPC's 8 KiB metadata limit.
+constexpr size_t kMaxMessageBytes = 2048;
 
 grpc::StatusCode grpc_code(ApiCode code) {
   switch (code) {
@@ -36,13 +42,14 @@ grpc::StatusCode grpc_code(ApiCode code) {
 }
 
 // The grpc-status-details-bin payload: a google.rpc.Status-shaped message holding the detail.
-std::string status_details(grpc::StatusCode code, const ApiStatus& status) {
+std::string status_details(grpc::StatusCode code, const ApiStatus& status,
+                           const std::string& message) {
   pb::ErrorDetail detail;
   detail.set_reason(static_cast<pb::Reason>(status.reason()));
-  detail.set_field(status.field());
+  detail.set_field(escape_text(status.field(), kMaxMessageBytes));
   pb::Status wire;
   wire.set_code(code);
-  wire.set_message(status.message());
+  wire.set_message(message);
   wire.add_details()->PackFrom(detail);
   return wire.SerializeAsString();
 }
@@ -52,7 +59,8 @@ std::string status_details(grpc::StatusCode code, const ApiStatus& status) {
 grpc::Status to_grpc_status(const ApiStatus& status) {
   if (status.is_ok()) return grpc::Status::OK;
   grpc::StatusCode code = grpc_code(status.code());
-  return {code, status.message(), status_details(code, status)};
+  std::string message = escape_text(status.message(), kMaxMessageBytes);
+  return {code, message, status_details(code, status, message)};
 }
 
 }  // namespace tc::daemon

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 
+#include "pipeline/core/user_text.h"
 #include "pipeline/exec/executor.h"
 #include "pipeline/io/confined_path.h"
 #include "pipeline/io/temp_file.h"
@@ -31,7 +32,7 @@ std::string new_job_id() {
 }
 
 ApiStatus not_found(const std::string& id) {
-  return {ApiCode::kNotFound, "job '" + id + "' not found"};
+  return {ApiCode::kNotFound, "job " + quote_value(id) + " not found"};
 }
 
 ApiStatus store_failure(const Status& status) {
@@ -162,7 +163,7 @@ ApiStatus JobManager::create(NewJob request, JobRecord& job) {
   Result<bool> inserted = store_->insert(job);
   if (!inserted.is_ok()) return store_failure(inserted.status());
   (void)scheduler_.enqueue(queued_job(job), /*force=*/true);
-  spdlog::info("job {}: queued ({})", job.id, job.spec.input);
+  spdlog::info("job {}: queued ({})", job.id, quote_value(job.spec.input));
   wake_dispatcher();
   return {};
 }
@@ -186,8 +187,8 @@ ApiStatus JobManager::list(std::optional<JobState> state, int page_size,
     char* end = nullptr;
     before = std::strtoll(page_token.c_str(), &end, 10);
     if (*end != '\0' || before <= 0)
-      return {ApiCode::kInvalidArgument, "page_token: '" + page_token +
-                                             "' is not a token this "
+      return {ApiCode::kInvalidArgument, "page_token: " + quote_value(page_token) +
+                                             " is not a token this "
                                              "server gave"};
   }
   std::lock_guard lock(mutex_);
@@ -195,12 +196,15 @@ ApiStatus JobManager::list(std::optional<JobState> state, int page_size,
   if (!jobs.is_ok()) return store_failure(jobs.status());
   page.jobs = std::move(*jobs);
   page.next_page_token.clear();
-  if (static_cast<int>(page.jobs.size()) > size) {
-    page.jobs.resize(size);
-    page.next_page_token = std::to_string(page.jobs.back().seq);
-  }
+  if (static_cast<int>(page.jobs.size()) > size) page.cut(size);
   for (JobRecord& job : page.jobs) overlay_progress(job);
   return {};
+}
+
+void JobPage::cut(size_t count) {
+  if (count == 0 || count >= jobs.size()) return;
+  jobs.resize(count);
+  next_page_token = std::to_string(jobs.back().seq);
 }
 
 ApiStatus JobManager::cancel(const std::string& id, JobRecord& job) {
@@ -410,7 +414,7 @@ void JobManager::finish_job(Running& running, const WorkerOutcome& outcome,
   } else {
     job.state = JobState::kFailed;
     job.error = outcome.status;
-    spdlog::warn("job {}: failed: {}", job.id, outcome.status.to_string());
+    spdlog::warn("job {}: failed: {}", job.id, escape_text(outcome.status.to_string()));
   }
   if (is_terminal(job.state)) job.end_ms = now_ms();
   job.engines = {};

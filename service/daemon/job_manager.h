@@ -58,6 +58,8 @@ struct NewJob {
 struct JobPage {
   std::vector<JobRecord> jobs;
   std::string next_page_token;
+  // Keeps the first `count` jobs (count >= 1); the next page starts after the last one kept.
+  void cut(size_t count);
 };
 
 class JobManager {

@@ -114,6 +114,29 @@ Result<std::vector<JobRecord>> collect(sqlite3* db, Statement& s) {
   return jobs;
 }
 
+// The recovery path both start-up refusals name: the daemon starts afresh without the file.
+std::string move_aside_hint(const std::string& path) {
+  return ": stop transcoded, move it aside with its -wal and -shm files (mv " + path + " " + path +
+         ".damaged) and start again: the daemon starts with an empty job list (see README, "
+         "The job database)";
+}
+
+// A damaged file, or one this process cannot write, would still open: every later CreateJob and
+// ListJobs would fail INTERNAL on a daemon that reports SERVING. Refuse it at start instead.
+Status check_usable(sqlite3* db, const std::string& path) {
+  Statement check(db, "PRAGMA quick_check");
+  int rc = check.ok() ? check.step() : sqlite3_errcode(db);
+  std::string verdict = rc == SQLITE_ROW ? check.text_at(0) : sqlite3_errmsg(db);
+  if (verdict != "ok")
+    return {Code::kInput,
+            "job store " + path + " is damaged (" + verdict + ")" + move_aside_hint(path)};
+  if (sqlite3_db_readonly(db, "main") == 1)
+    return {Code::kOutput, "job store " + path +
+                               " is not writable by this user: give transcoded write access to "
+                               "it and its directory, or set another state_dir"};
+  return {};
+}
+
 }  // namespace
 
 Result<std::unique_ptr<JobStore>> JobStore::open(const std::string& state_dir) {
@@ -131,6 +154,7 @@ Result<std::unique_ptr<JobStore>> JobStore::open(const std::string& state_dir) {
   }
   std::unique_ptr<JobStore> store(new JobStore(db));
   sqlite3_busy_timeout(db, 5000);
+  TC_RETURN_IF_ERROR(check_usable(db, path));
   // WAL: readers never block the writer; NORMAL sync is durable across a process kill (the
   // case that matters here), only an OS crash may lose the last transactions.
   TC_RETURN_IF_ERROR(store->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "pipeline/core/user_text.h"
 #include "pipeline/exec/executor.h"
 
 namespace tc::daemon {
@@ -29,7 +30,7 @@ bool inside_any(const std::string& path, const std::vector<std::string>& roots) 
 
 ApiStatus denied(const std::string& field, const std::string& path) {
   return {ApiCode::kPermissionDenied, ApiReason::kOutsideMediaRoot, field,
-          "'" + path + "' is outside the allowed media roots (media_root)"};
+          quote_value(path) + " is outside the allowed media roots (media_root)"};
 }
 
 ApiStatus invalid(const std::string& field, const std::string& problem) {
@@ -57,23 +58,23 @@ ApiStatus check_input(std::string& input, const RequestPolicy& policy) {
     for (const std::string& allowed : policy.protocols)
       if (scheme == allowed) return {};
     return {ApiCode::kPermissionDenied, ApiReason::kProtocolNotAllowed, "input",
-            "protocol '" + scheme + "' is not allowed (allow_protocol)"};
+            "protocol " + quote_value(scheme) + " is not allowed (allow_protocol)"};
   }
   // Absolute paths only: the daemon's working directory means nothing to a client, and a
   // relative name like "concat:a|b" would reach an FFmpeg protocol.
   if (input.empty() || input[0] != '/')
-    return invalid("input", "'" + input + "' is not an absolute path");
+    return invalid("input", quote_value(input) + " is not an absolute path");
   std::string resolved;
   if (!real_path(input, resolved)) {
     // Say "outside" before "missing": no probing for files beyond the roots.
     std::string lexical = fs::path(input).lexically_normal().string();
     if (!inside_any(lexical, policy.roots)) return denied("input", input);
-    return missing("input", "'" + input + "': no such file");
+    return missing("input", quote_value(input) + ": no such file");
   }
   if (!inside_any(resolved, policy.roots)) return denied("input", input);
   struct stat st {};
   if (::stat(resolved.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-    return invalid("input", "'" + input + "' is not a regular file");
+    return invalid("input", quote_value(input) + " is not a regular file");
   input = resolved;
   return {};
 }
@@ -86,14 +87,14 @@ bool is_symlink(const std::string& path) {
 ApiStatus check_output(OutputSpec& output, const std::string& field, const RequestPolicy& policy) {
   const std::string& path = output.path;
   if (path.empty() || path[0] != '/' || path.back() == '/')
-    return invalid(field, "'" + path + "' is not an absolute file path");
+    return invalid(field, quote_value(path) + " is not an absolute file path");
   fs::path p(path);
   std::string name = p.filename().string();
-  if (name == "." || name == "..") return invalid(field, "'" + path + "' is not a file name");
+  if (name == "." || name == "..") return invalid(field, quote_value(path) + " is not a file name");
   std::string dir;
   if (!real_path(p.parent_path().string(), dir)) {
     if (!inside_any(p.lexically_normal().string(), policy.roots)) return denied(field, path);
-    return missing(field, "directory '" + p.parent_path().string() + "' does not exist");
+    return missing(field, "directory " + quote_value(p.parent_path().string()) + " does not exist");
   }
   std::string resolved = (fs::path(dir) / name).string();
   if (!inside_any(resolved, policy.roots)) return denied(field, path);
@@ -101,6 +102,20 @@ ApiStatus check_output(OutputSpec& output, const std::string& field, const Reque
   // either would send the bytes elsewhere.
   if (is_symlink(resolved) || is_symlink(partial_path(resolved))) return denied(field, path);
   output.path = resolved;
+  return {};
+}
+
+// Before any path is resolved: a path of megabytes is refused, not handed to realpath.
+ApiStatus check_spec_lengths(const JobSpec& spec) {
+  TC_API_RETURN_IF_ERROR(check_length(spec.input, kMaxPathBytes, "input"));
+  TC_API_RETURN_IF_ERROR(check_length(spec.device, kMaxNameBytes, "device"));
+  for (size_t i = 0; i < spec.outputs.size(); ++i) {
+    const OutputSpec& o = spec.outputs[i];
+    std::string field = "outputs[" + std::to_string(i) + "]";
+    TC_API_RETURN_IF_ERROR(check_length(o.path, kMaxPathBytes, field + ".path"));
+    TC_API_RETURN_IF_ERROR(check_length(o.container, kMaxNameBytes, field + ".container"));
+    TC_API_RETURN_IF_ERROR(check_length(o.preset, kMaxNameBytes, field + ".preset"));
+  }
   return {};
 }
 
@@ -173,7 +188,27 @@ Result<std::vector<std::string>> canonical_roots(const std::vector<std::string>&
   return canonical;
 }
 
+ApiStatus check_length(std::string_view value, size_t max_bytes, const std::string& field) {
+  if (value.size() <= max_bytes) return {};
+  return {ApiCode::kInvalidArgument, ApiReason::kTooLarge, field,
+          std::to_string(value.size()) + " bytes, more than " + std::to_string(max_bytes)};
+}
+
+ApiStatus check_labels(const std::map<std::string, std::string>& labels) {
+  if (labels.size() > kMaxLabels)
+    return {ApiCode::kInvalidArgument, ApiReason::kTooLarge, "labels",
+            std::to_string(labels.size()) + " labels, more than " + std::to_string(kMaxLabels)};
+  for (const auto& [key, value] : labels) {
+    if (key.empty()) return invalid("labels", "a label needs a key");
+    TC_API_RETURN_IF_ERROR(check_length(key, kMaxLabelKeyBytes, "labels"));
+    TC_API_RETURN_IF_ERROR(
+        check_length(value, kMaxLabelValueBytes, "labels[" + quote_value(key) + "]"));
+  }
+  return {};
+}
+
 ApiStatus apply_policy(JobSpec& spec, const RequestPolicy& policy) {
+  TC_API_RETURN_IF_ERROR(check_spec_lengths(spec));
   TC_API_RETURN_IF_ERROR(check_caps(spec, policy));
   TC_API_RETURN_IF_ERROR(ApiStatus::from_spec(validate(spec, SpecLimits{policy.max_outputs})));
   TC_API_RETURN_IF_ERROR(check_input(spec.input, policy));

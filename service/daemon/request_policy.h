@@ -4,13 +4,31 @@
 // calls, no media work.
 #pragma once
 
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pipeline/spec/job_spec.h"
 #include "service/daemon/api_status.h"
 
 namespace tc::daemon {
+
+// Bounds on what one request may carry. Past them a value is refused (TOO_LARGE) rather than
+// stored, listed with every job for the retention time, and echoed into messages and logs.
+inline constexpr size_t kMaxLabels = 64;
+inline constexpr size_t kMaxLabelKeyBytes = 63;
+inline constexpr size_t kMaxLabelValueBytes = 256;
+inline constexpr size_t kMaxPathBytes = 4096;  // PATH_MAX
+inline constexpr size_t kMaxIdBytes = 128;     // job ids, request ids, page tokens
+inline constexpr size_t kMaxNameBytes = 256;   // device, preset, container
+// A ListJobs reply at most (beside page_size): gRPC refuses messages over 4 MiB by default.
+inline constexpr size_t kMaxListBytes = 1 << 20;
+
+// kInvalidArgument / TOO_LARGE naming `field` when `value` is longer than `max_bytes`.
+ApiStatus check_length(std::string_view value, size_t max_bytes, const std::string& field);
+// The count and sizes of a job's labels.
+ApiStatus check_labels(const std::map<std::string, std::string>& labels);
 
 struct RequestPolicy {
   std::vector<std::string> roots;      // canonical (realpath) directories

@@ -32,7 +32,10 @@ std::string bound_address(const std::string& listen, int port) {
 Result<StartedServer> start_server(const DaemonConfig& config, grpc::Service* service) {
   // Both must be set before the builder exists: they register as builder plugins.
   grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  // The reflection service is gRPC's own: no handler of ours sees its calls, so it cannot sit
+  // behind the token check. With a token set it is left out (it would describe the API to
+  // anyone); the .proto files in proto/ say the same to a client that has them.
+  if (config.auth_token.empty()) grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(config.listen, credentials(config), &port);

@@ -37,6 +37,8 @@ ApiStatus TranscoderService::authorize(const grpc::CallbackServerContext& contex
 }
 
 ApiStatus TranscoderService::create(const pb::CreateJobRequest& request, pb::Job& response) {
+  TC_API_RETURN_IF_ERROR(check_length(request.request_id(), kMaxIdBytes, "request_id"));
+  TC_API_RETURN_IF_ERROR(check_labels({request.labels().begin(), request.labels().end()}));
   Result<JobSpec> spec = spec_from_config(request.config());
   // The spec's field names are the JobConfig's; the request holds it as "config".
   if (!spec.is_ok()) return ApiStatus::from_spec(spec.status()).within("config");
@@ -59,9 +61,21 @@ ApiStatus TranscoderService::list(const pb::ListJobsRequest& request,
     if (!state)
       return {ApiCode::kInvalidArgument, ApiReason::kInvalidField, "state", "unknown value"};
   }
+  TC_API_RETURN_IF_ERROR(check_length(request.page_token(), kMaxIdBytes, "page_token"));
   JobPage page;
   TC_API_RETURN_IF_ERROR(manager_.list(state, request.page_size(), request.page_token(), page));
-  for (const JobRecord& job : page.jobs) job_to_proto(job, response.add_jobs());
+  // By bytes as well as by count: a page of jobs with large labels must still fit one reply.
+  size_t bytes = 0;
+  for (size_t i = 0; i < page.jobs.size(); ++i) {
+    pb::Job job;
+    job_to_proto(page.jobs[i], &job);
+    bytes += job.ByteSizeLong();
+    if (i > 0 && bytes > kMaxListBytes) {
+      page.cut(i);
+      break;
+    }
+    *response.add_jobs() = std::move(job);
+  }
   response.set_next_page_token(page.next_page_token);
   return {};
 }
@@ -79,6 +93,7 @@ grpc::ServerUnaryReactor* TranscoderService::GetJob(grpc::CallbackServerContext*
                                                     pb::Job* response) {
   ApiStatus status = authorize(*context);
   JobRecord job;
+  if (status.is_ok()) status = check_length(request->id(), kMaxIdBytes, "id");
   if (status.is_ok()) status = manager_.get(request->id(), job);
   if (status.is_ok()) job_to_proto(job, response);
   return finish(context, status);
@@ -97,6 +112,7 @@ grpc::ServerUnaryReactor* TranscoderService::CancelJob(grpc::CallbackServerConte
                                                        pb::Job* response) {
   ApiStatus status = authorize(*context);
   JobRecord job;
+  if (status.is_ok()) status = check_length(request->id(), kMaxIdBytes, "id");
   if (status.is_ok()) status = manager_.cancel(request->id(), job);
   if (status.is_ok()) job_to_proto(job, response);
   return finish(context, status);
@@ -105,6 +121,7 @@ grpc::ServerUnaryReactor* TranscoderService::CancelJob(grpc::CallbackServerConte
 grpc::ServerWriteReactor<pb::JobEvent>* TranscoderService::WatchJob(
     grpc::CallbackServerContext* context, const pb::WatchJobRequest* request) {
   ApiStatus status = authorize(*context);
+  if (status.is_ok()) status = check_length(request->id(), kMaxIdBytes, "id");
   if (!status.is_ok()) {
     // A reactor that only finishes: the stream's error path.
     class Refusal : public grpc::ServerWriteReactor<pb::JobEvent> {

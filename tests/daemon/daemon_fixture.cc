@@ -80,6 +80,9 @@ bool Daemon::start(const std::vector<std::string>& extra_args, const std::string
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
   posix_spawn_file_actions_addclose(&actions, out[0]);
+  if (!log_file_.empty())
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_file_.c_str(),
+                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
   int rc = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   close(out[1]);

@@ -33,6 +33,8 @@ class Daemon {
   // "127.0.0.1:PORT" when started with --metrics-listen; empty otherwise.
   const std::string& metrics_address() const { return metrics_address_; }
   pid_t pid() const { return pid_; }
+  // The daemon's stderr (its log) goes to `path` from the next start(); empty = the test's.
+  void log_to(std::string path) { log_file_ = std::move(path); }
 
  private:
   std::string state_dir_;
@@ -40,6 +42,7 @@ class Daemon {
   std::string address_;
   std::string metrics_address_;
   pid_t pid_ = -1;
+  std::string log_file_;
 };
 
 struct CommandResult {

@@ -139,5 +139,45 @@ class PythonClientTest(unittest.TestCase):
         self.assertGreater(fields, 100)
 
 
+class TokenDaemonTest(unittest.TestCase):
+    """With a token set, nothing but health answers without it: reflection is not offered (it
+    is gRPC's own service, outside the token check), the Transcoder service wants the token."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.daemon = RealDaemon(token="s3cret")
+        try:
+            cls.stubs = os.path.join(cls.daemon.tmp, "stubs")
+            os.makedirs(cls.stubs)
+            generate_std_stubs(cls.stubs)
+            sys.path.insert(0, cls.stubs)
+        except BaseException:
+            cls.daemon.stop()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.daemon.stop()
+
+    def test_reflection_does_not_answer_without_the_token(self):
+        import grpc
+        from grpc_std import reflection_pb2, reflection_pb2_grpc
+        with grpc.insecure_channel(self.daemon.address) as channel:
+            stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+            request = reflection_pb2.ServerReflectionRequest(list_services="")
+            with self.assertRaises(grpc.RpcError) as refused:
+                list(stub.ServerReflectionInfo(iter([request]), timeout=30))
+            self.assertIn(refused.exception.code(),
+                          (grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.UNAUTHENTICATED))
+
+    def test_health_still_answers(self):
+        import grpc
+        from grpc_std import health_pb2, health_pb2_grpc
+        with grpc.insecure_channel(self.daemon.address) as channel:
+            reply = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service=""), timeout=30)
+            self.assertEqual(reply.status, health_pb2.HealthCheckResponse.SERVING)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

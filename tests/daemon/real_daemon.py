@@ -19,7 +19,8 @@ def make_clip(path, seconds=1):
 
 
 class RealDaemon:
-    def __init__(self, metrics=False):
+    def __init__(self, metrics=False, token=None):
+        self.token = token
         self.tmp = tempfile.mkdtemp(prefix="tcd-py-")
         try:
             self.media = os.path.join(self.tmp, "media")
@@ -38,6 +39,11 @@ class RealDaemon:
                 os.path.join(self.tmp, "state"), "--media-root", self.media, "--log-level", "warn"]
         if metrics:
             args += ["--metrics-listen", "127.0.0.1:0"]
+        if self.token:
+            token_file = os.path.join(self.tmp, "token")
+            with open(token_file, "w") as f:
+                f.write(self.token + "\n")
+            args += ["--auth-token-file", token_file]
         self.process = subprocess.Popen(args, stdout=subprocess.PIPE, env=env)
         self.metrics_address = None
         line = self.process.stdout.readline().decode().strip()

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace tc {
 namespace {
 
@@ -172,6 +174,62 @@ TEST(JobSpec, JsonErrorsNameTheField) {
       << spec.status().message();
   EXPECT_FALSE(job_spec_from_json("{not json").is_ok());
   EXPECT_FALSE(job_spec_from_json(R"({"input": 5})").is_ok());
+}
+
+// A bitrate without a rate control means VBR wherever the spec comes from (the CLI's --bitrate
+// always did; JSON and the daemon's JobConfig left it at the encoder's default quality mode).
+TEST(JobSpec, BitrateWithoutRateControlMeansVbrFromJson) {
+  Result<JobSpec> spec = job_spec_from_json(
+      R"({"input": "a.mp4", "outputs": [{"path": "b.mp4", "bitrate": "800000"},
+                                         {"path": "c.mp4", "quality": 20},
+                                         {"path": "d.mp4", "bitrate": 800000, "rate_control": "cbr"},
+                                         {"path": "e.mp4"}]})");
+  ASSERT_TRUE(spec.is_ok()) << spec.status().to_string();
+  EXPECT_EQ(spec->outputs[0].rate_control, RateControl::kVbr);
+  EXPECT_EQ(spec->outputs[1].rate_control, RateControl::kQuality);
+  EXPECT_EQ(spec->outputs[2].rate_control, RateControl::kCbr);
+  EXPECT_EQ(spec->outputs[3].rate_control, RateControl::kDefault);
+}
+
+TEST(JobSpec, StartAndDurationMustBeFiniteAndBounded) {
+  for (double bad : {1e300, kMaxSpecSeconds * 2, -1.0, std::numeric_limits<double>::infinity(),
+                     std::numeric_limits<double>::quiet_NaN()}) {
+    JobSpec spec = one_output(at("out.mp4"));
+    spec.start_s = bad;
+    Status start = validate(spec);
+    EXPECT_EQ(start.code(), Code::kInvalidArgument) << bad;
+    EXPECT_EQ(start.message().rfind("start_s: ", 0), 0u) << start.message();
+    spec.start_s = 0;
+    spec.duration_s = bad;
+    Status duration = validate(spec);
+    EXPECT_EQ(duration.code(), Code::kInvalidArgument) << bad;
+    EXPECT_EQ(duration.message().rfind("duration_s: ", 0), 0u) << duration.message();
+  }
+  JobSpec spec = one_output(at("out.mp4"));
+  spec.start_s = spec.duration_s = kMaxSpecSeconds;
+  EXPECT_TRUE(validate(spec).is_ok());
+}
+
+TEST(JobSpec, SecondsToMicrosecondsNeverOverflows) {
+  EXPECT_EQ(seconds_to_us(1.5), 1'500'000);
+  EXPECT_EQ(seconds_to_us(-3), 0);
+  EXPECT_EQ(seconds_to_us(std::numeric_limits<double>::quiet_NaN()), 0);
+  EXPECT_GT(seconds_to_us(1e300), 0);
+  EXPECT_EQ(seconds_to_us(1e300), seconds_to_us(std::numeric_limits<double>::infinity()));
+}
+
+TEST(JobSpec, SidesLongerThanEncodersTakeAreRefusedNamingTheOutput) {
+  OutputSpec tall = at("out.mp4");
+  tall.width = 2;
+  tall.height = 100000;  // 200,000 pixels: within any pixel cap
+  Status status = validate(one_output(tall));
+  EXPECT_EQ(status.code(), Code::kInvalidArgument);
+  EXPECT_NE(status.message().find("outputs[0]: size 2x100000"), std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find(std::to_string(kMaxSide)), std::string::npos) << status.message();
+  tall.height = kMaxSide;
+  EXPECT_TRUE(validate(one_output(tall)).is_ok());
+  EXPECT_FALSE(validate(one_output(tall), SpecLimits{.max_side = 4096}).is_ok());
 }
 
 }  // namespace
