@@ -218,9 +218,9 @@ Status validate(const JobSpec& spec, const SpecLimits& limits) {
         validate_output(spec.outputs[i], "outputs[" + std::to_string(i) + "]", limits.max_side));
     for (size_t j = 0; j < i; ++j)
       if (spec.outputs[j].path == spec.outputs[i].path)
-        return invalid("outputs[" + std::to_string(i) + "].path",
-                       quote_value(spec.outputs[i].path) + " is also outputs[" +
-                           std::to_string(j) + "]");
+        return invalid(
+            "outputs[" + std::to_string(i) + "].path",
+            quote_value(spec.outputs[i].path) + " is also outputs[" + std::to_string(j) + "]");
     if (spec.outputs[i].path == spec.input)
       return invalid("outputs[" + std::to_string(i) + "].path", "would overwrite the input");
   }

@@ -21,6 +21,17 @@ std::shared_ptr<grpc::ServerCredentials> credentials(const DaemonConfig& config)
   return grpc::SslServerCredentials(options);
 }
 
+// Removes gRPC's reflection plugin from a builder. Linking the reflection library registers it
+// for every builder; this option is how one server goes without it.
+class WithoutReflection : public grpc::ServerBuilderOption {
+ public:
+  void UpdateArguments(grpc::ChannelArguments* /*args*/) override {}
+  void UpdatePlugins(std::vector<std::unique_ptr<grpc::ServerBuilderPlugin>>* plugins) override {
+    std::erase_if(*plugins,
+                  [](const auto& plugin) { return plugin->name() == "proto_server_reflection"; });
+  }
+};
+
 // "127.0.0.1:0" bound to port 43121 -> "127.0.0.1:43121"; unix addresses stay as they are.
 std::string bound_address(const std::string& listen, int port) {
   if (listen.rfind("unix:", 0) == 0 || port <= 0) return listen;
@@ -35,8 +46,9 @@ Result<StartedServer> start_server(const DaemonConfig& config, grpc::Service* se
   // The reflection service is gRPC's own: no handler of ours sees its calls, so it cannot sit
   // behind the token check. With a token set it is left out (it would describe the API to
   // anyone); the .proto files in proto/ say the same to a client that has them.
-  if (config.auth_token.empty()) grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
+  if (!config.auth_token.empty()) builder.SetOption(std::make_unique<WithoutReflection>());
   int port = 0;
   builder.AddListeningPort(config.listen, credentials(config), &port);
   builder.RegisterService(service);

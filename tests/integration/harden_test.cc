@@ -126,7 +126,7 @@ TEST_F(HardenedRun, InputTimestampsAreSanitisedBeforeTheMuxer) {
     ProcessResult ffmpeg =
         run_process({"ffmpeg", "-v", "error", "-y", "-i", broken, "-c", "copy", dir / "ff.mp4"});
     ASSERT_EQ(ffmpeg.exit_code, 0) << ffmpeg.err;
-    for (const std::string& codec : {"copy", "h264"}) {
+    for (std::string codec : {"copy", "h264"}) {
       std::string out = dir / ("out_" + codec + ".mp4");
       ProcessResult run = transcode({"run", broken, out, "--codec", codec, "--quiet"});
       EXPECT_EQ(run.exit_code, kExitOk) << codec << ": " << run.err;
