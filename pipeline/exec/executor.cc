@@ -82,8 +82,8 @@ class Transcode {
     video_window_ = Window::of(input_.video, spec_.start_s, spec_.duration_s);
     audio_window_ = Window::of(input_.audio, spec_.start_s, spec_.duration_s);
     for (const OutputPlan& output : plan_.outputs) {
-      TC_ASSIGN_OR_RETURN(OutputStage stage,
-                          OutputStage::open(output, input_, *options_.access.roots, interrupt_));
+      TC_ASSIGN_OR_RETURN(OutputStage stage, OutputStage::open(output, input_, spec_.input,
+                                                               *options_.access.roots, interrupt_));
       outputs_.push_back(std::move(stage));
     }
     duration_s_ = std::max(0.0, media_.duration_s - spec_.start_s);

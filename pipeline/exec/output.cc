@@ -70,12 +70,14 @@ std::string partial_path(const std::string& path) {
 }
 
 Result<OutputStage> OutputStage::open(const OutputPlan& plan, const InputStage& input,
-                                      const io::Roots& roots, const AVIOInterruptCB& interrupt) {
+                                      const std::string& input_path, const io::Roots& roots,
+                                      const AVIOInterruptCB& interrupt) {
   TC_ASSIGN_OR_RETURN(io::DirEntry dir, roots.open_output_dir(plan.path));
   TC_ASSIGN_OR_RETURN(io::TempFile temp, io::TempFile::create(std::move(dir), plan.path));
   ScopedFd file = temp.take_file();
   int file_fd = file.get();
   OutputStage output(plan, std::move(temp));
+  output.input_path_ = input_path;
   TC_ASSIGN_OR_RETURN(output.io_, io::make_fd_avio(std::move(file), io::AvioMode::kWrite));
   output.nested_->own_file = file_fd;  // owned by io_, which lives as long as the muxer
   AVFormatContext* raw = nullptr;
@@ -203,11 +205,14 @@ Status OutputStage::write(AVPacket* packet, AVStream* stream, AVRational from_ti
     counters_.last_video_pts_us = std::max(
         counters_.last_video_pts_us, av_rescale_q(end, stream->time_base, AVRational{1, 1000000}));
   }
-  // After sanitizing, EINVAL is the muxer refusing what the input carried (a packet it cannot
-  // place); I/O errors (ENOSPC, EIO) stay the output's.
-  if (int err = av_interleaved_write_frame(format_.get(), packet); err < 0)
-    return av_status(err, err == AVERROR(EINVAL) ? Code::kInput : Code::kOutput,
-                     "writing " + plan_.path);
+  // After sanitizing, EINVAL or invalid data is the muxer refusing what the input carried (a
+  // packet it cannot place): an input error, naming the input. I/O errors (ENOSPC, EIO) stay
+  // the output's.
+  if (int err = av_interleaved_write_frame(format_.get(), packet); err < 0) {
+    if (err == AVERROR(EINVAL) || err == AVERROR_INVALIDDATA)
+      return av_status(err, Code::kInput, input_path_ + ": muxing into " + plan_.path);
+    return av_status(err, Code::kOutput, "writing " + plan_.path);
+  }
   return Status::ok();
 }
 

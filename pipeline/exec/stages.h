@@ -66,9 +66,11 @@ struct OutputCounters {
 
 class OutputStage {
  public:
-  // Writes to a temp file in the output's directory, opened below `roots`.
+  // Writes to a temp file in the output's directory, opened below `roots`. `input_path` names
+  // the input in errors its data causes (a packet the muxer refuses).
   static Result<OutputStage> open(const OutputPlan& plan, const InputStage& input,
-                                  const io::Roots& roots, const AVIOInterruptCB& interrupt);
+                                  const std::string& input_path, const io::Roots& roots,
+                                  const AVIOInterruptCB& interrupt);
   OutputStage(OutputStage&&) = default;
   ~OutputStage();
 
@@ -99,6 +101,7 @@ class OutputStage {
   Status write_header_when_ready();
 
   OutputPlan plan_;
+  std::string input_path_;
   // Destroyed in reverse: the muxer, then its AVIO and file, then the temp name (removed
   // unless published).
   io::TempFile temp_;
