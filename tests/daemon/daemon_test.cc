@@ -13,8 +13,8 @@
 #include <sstream>
 
 #include "daemon_fixture.h"
-#include "service/client/error_details.h"
 #include "pipeline/core/file.h"
+#include "service/client/error_details.h"
 #include "transcode/v1/transcoder.grpc.pb.h"
 
 namespace fs = std::filesystem;

@@ -382,8 +382,7 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
 TEST(CommandLine, VersionNamesTheProjectAndFfmpegVersions) {
   ProcessResult run = transcode({"--version"});
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(run.out.rfind(std::string("transcode ") + TC_VERSION + " (FFmpeg ", 0), 0u)
-      << run.out;
+  EXPECT_EQ(run.out.rfind(std::string("transcode ") + TC_VERSION + " (FFmpeg ", 0), 0u) << run.out;
   EXPECT_NE(run.out.find("libavcodec "), std::string::npos) << run.out;
 }
 
