@@ -1,6 +1,5 @@
 #include "service/daemon/server.h"
 
-#include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 
 #include "pipeline/core/file.h"
@@ -21,17 +20,6 @@ std::shared_ptr<grpc::ServerCredentials> credentials(const DaemonConfig& config)
   return grpc::SslServerCredentials(options);
 }
 
-// Removes gRPC's reflection plugin from a builder. Linking the reflection library registers it
-// for every builder; this option is how one server goes without it.
-class WithoutReflection : public grpc::ServerBuilderOption {
- public:
-  void UpdateArguments(grpc::ChannelArguments* /*args*/) override {}
-  void UpdatePlugins(std::vector<std::unique_ptr<grpc::ServerBuilderPlugin>>* plugins) override {
-    std::erase_if(*plugins,
-                  [](const auto& plugin) { return plugin->name() == "proto_server_reflection"; });
-  }
-};
-
 // "127.0.0.1:0" bound to port 43121 -> "127.0.0.1:43121"; unix addresses stay as they are.
 std::string bound_address(const std::string& listen, int port) {
   if (listen.rfind("unix:", 0) == 0 || port <= 0) return listen;
@@ -41,18 +29,21 @@ std::string bound_address(const std::string& listen, int port) {
 }  // namespace
 
 Result<StartedServer> start_server(const DaemonConfig& config, grpc::Service* service) {
-  // Both must be set before the builder exists: they register as builder plugins.
+  // Set before the builder exists: it registers as a builder plugin. Health answers without the
+  // token (probes carry none); it says only SERVING or not.
   grpc::EnableDefaultHealthCheckService(true);
-  // The reflection service is gRPC's own: no handler of ours sees its calls, so it cannot sit
-  // behind the token check. With a token set it is left out (it would describe the API to
-  // anyone); the .proto files in proto/ say the same to a client that has them.
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  if (!config.auth_token.empty()) builder.SetOption(std::make_unique<WithoutReflection>());
   int port = 0;
   builder.AddListeningPort(config.listen, credentials(config), &port);
   builder.RegisterService(service);
   StartedServer started;
+  // Reflection describes the API: behind the token, like the API itself.
+  started.reflection = std::make_unique<ReflectionService>(
+      std::vector<std::string>{transcode::v1::Transcoder::service_full_name(),
+                               "grpc.health.v1.Health",
+                               grpc::reflection::v1alpha::ServerReflection::service_full_name()},
+      config.auth_token);
+  builder.RegisterService(started.reflection.get());
   started.server = builder.BuildAndStart();
   bool is_unix = config.listen.rfind("unix:", 0) == 0;
   if (!started.server || (!is_unix && port == 0))

@@ -1,5 +1,6 @@
-// The gRPC server: the Transcoder service, the standard health service and reflection, on
-// loopback or a unix socket by default, TLS (optionally mutual) when configured.
+// The gRPC server: the Transcoder service, reflection (both behind the token when one is set)
+// and the standard health service, on loopback or a unix socket by default, TLS (optionally
+// mutual) when configured.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -9,10 +10,13 @@
 
 #include "pipeline/core/status.h"
 #include "service/daemon/config.h"
+#include "service/daemon/reflection_service.h"
 
 namespace tc::daemon {
 
 struct StartedServer {
+  // Declared before the server, which must stop before the services it serves are freed.
+  std::unique_ptr<ReflectionService> reflection;
   std::unique_ptr<grpc::Server> server;
   std::string address;  // as bound: "127.0.0.1:43121" when the port was 0
 };

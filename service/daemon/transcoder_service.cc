@@ -1,5 +1,6 @@
 #include "service/daemon/transcoder_service.h"
 
+#include "service/daemon/bearer_token.h"
 #include "service/daemon/grpc_status.h"
 #include "service/daemon/proto_convert.h"
 #include "service/daemon/watch_reactor.h"
@@ -14,26 +15,10 @@ grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* context, const Api
   return reactor;
 }
 
-// Compares in time independent of where the strings differ: the token is a secret.
-bool same_secret(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
 }  // namespace
 
 ApiStatus TranscoderService::authorize(const grpc::CallbackServerContext& context) const {
-  if (token_.empty()) return {};
-  const auto& metadata = context.client_metadata();
-  auto it = metadata.find("authorization");
-  if (it == metadata.end())
-    return {ApiCode::kUnauthenticated, "authorization: bearer token required"};
-  std::string_view value(it->second.data(), it->second.size());
-  if (!same_secret(value, "Bearer " + token_))
-    return {ApiCode::kUnauthenticated, "authorization: wrong bearer token"};
-  return {};
+  return check_bearer_token(context, token_);
 }
 
 ApiStatus TranscoderService::create(const pb::CreateJobRequest& request, pb::Job& response) {

@@ -64,6 +64,26 @@ class PythonClientTest(unittest.TestCase):
         self.assertIn("transcode.v1.Transcoder", names)
         self.assertIn("grpc.health.v1.Health", names)
 
+    def test_reflection_describes_the_api(self):
+        """What grpcurl asks first: the file holding the service, with every file it imports."""
+        from google.protobuf import descriptor_pb2
+        from grpc_std import reflection_pb2, reflection_pb2_grpc
+        stub = reflection_pb2_grpc.ServerReflectionStub(self.client._channel)
+        requests = [reflection_pb2.ServerReflectionRequest(
+            file_containing_symbol="transcode.v1.Transcoder"),
+            reflection_pb2.ServerReflectionRequest(file_containing_symbol="no.such.Symbol")]
+        found, missing = list(stub.ServerReflectionInfo(iter(requests), timeout=30))
+        files = {}
+        for blob in found.file_descriptor_response.file_descriptor_proto:
+            proto = descriptor_pb2.FileDescriptorProto.FromString(blob)
+            files[proto.name] = proto
+        self.assertIn("transcode/v1/transcoder.proto", files)
+        self.assertIn("transcode/v1/job.proto", files)  # imported by transcoder.proto
+        service = files["transcode/v1/transcoder.proto"].service[0]
+        self.assertIn("CreateJob", [m.name for m in service.method])
+        self.assertEqual(missing.error_response.error_code, 5)  # NOT_FOUND
+        self.assertIn("no.such.Symbol", missing.error_response.error_message)
+
     def test_one_job_end_to_end(self):
         out = os.path.join(self.media, "py.mp4")
         outputs = [self.client.output(out, codec="h264", width=160, height=120)]
@@ -140,8 +160,8 @@ class PythonClientTest(unittest.TestCase):
 
 
 class TokenDaemonTest(unittest.TestCase):
-    """With a token set, nothing but health answers without it: reflection is not offered (it
-    is gRPC's own service, outside the token check), the Transcoder service wants the token."""
+    """With a token set, nothing but health answers without it: reflection wants the token as
+    the Transcoder service does."""
 
     @classmethod
     def setUpClass(cls):
@@ -167,8 +187,18 @@ class TokenDaemonTest(unittest.TestCase):
             request = reflection_pb2.ServerReflectionRequest(list_services="")
             with self.assertRaises(grpc.RpcError) as refused:
                 list(stub.ServerReflectionInfo(iter([request]), timeout=30))
-            self.assertIn(refused.exception.code(),
-                          (grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.UNAUTHENTICATED))
+            self.assertEqual(refused.exception.code(), grpc.StatusCode.UNAUTHENTICATED)
+
+    def test_reflection_answers_with_the_token(self):
+        import grpc
+        from grpc_std import reflection_pb2, reflection_pb2_grpc
+        with grpc.insecure_channel(self.daemon.address) as channel:
+            stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+            request = reflection_pb2.ServerReflectionRequest(list_services="")
+            replies = list(stub.ServerReflectionInfo(
+                iter([request]), timeout=30, metadata=[("authorization", "Bearer s3cret")]))
+            names = {s.name for s in replies[0].list_services_response.service}
+            self.assertIn("transcode.v1.Transcoder", names)
 
     def test_health_still_answers(self):
         import grpc
