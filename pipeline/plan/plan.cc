@@ -27,13 +27,21 @@ int even(double value) {
   return std::max(2, 2 * int(std::lround(value / 2)));
 }
 
-// One side 0 keeps the source's aspect ratio; both 0 keeps the source size (made even).
-FrameSize target_size(const OutputSpec& output, const VideoInfo& video) {
-  if (output.width && output.height) return {output.width, output.height};
-  if (output.width) return {output.width, even(double(video.height) * output.width / video.width)};
-  if (output.height)
-    return {even(double(video.width) * output.height / video.height), output.height};
-  return {video.width & ~1, video.height & ~1};
+// One side 0 keeps the source's aspect ratio; both 0 keeps the source size (made even). A kept
+// side is computed in double and checked before it becomes an int: a 16x4096 source scaled to
+// width 1024 asks for a 262144-pixel height, which no encoder takes.
+Result<FrameSize> target_size(const OutputSpec& output, const VideoInfo& video) {
+  if (!output.width && !output.height) return FrameSize{video.width & ~1, video.height & ~1};
+  double width = output.width ? output.width : double(video.width) * output.height / video.height;
+  double height = output.height ? output.height : double(video.height) * output.width / video.width;
+  if (!(width <= kMaxSide && height <= kMaxSide))  // also refuses NaN from a 0x0 source
+    return Status(Code::kInvalidArgument,
+                  output.path + ": " + std::to_string(std::lround(std::min(width, 1e9))) + "x" +
+                      std::to_string(std::lround(std::min(height, 1e9))) +
+                      " (the source's aspect ratio kept) is more than " + std::to_string(kMaxSide) +
+                      " pixels a side; set both width and height");
+  return FrameSize{output.width ? output.width : even(width),
+                   output.height ? output.height : even(height)};
 }
 
 std::string muxer_of(const std::string& container) {
@@ -178,7 +186,7 @@ Result<OutputPlan> plan_output(const PlanContext& context, const OutputSpec& spe
     output.height = context.video.height;
     return output;
   }
-  FrameSize size = target_size(spec, context.video);
+  TC_ASSIGN_OR_RETURN(FrameSize size, target_size(spec, context.video));
   output.width = size.width;
   output.height = size.height;
   TC_RETURN_IF_ERROR(plan_video_encoder(context, spec, output.video));

@@ -78,6 +78,17 @@ TEST(SoftwarePlan, OneSideZeroKeepsAspectWithEvenSides) {
   EXPECT_EQ(plan->outputs[1].height, 480);
 }
 
+TEST(SoftwarePlan, AKeptSideBeyondTheSideCapIsRefusedNamingIt) {
+  // 16x4096 (a legal source) to width 1024: the aspect ratio asks for a 262144-pixel height.
+  Result<Plan> plan = make_plan(job({output("tall.mp4", 1024, 0)}),
+                                media(AV_CODEC_ID_H264, 16, 4096), inventory({}));
+  ASSERT_FALSE(plan.is_ok());
+  EXPECT_EQ(plan.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(plan.status().message().find("1024x262144"), std::string::npos)
+      << plan.status().message();
+  EXPECT_NE(plan.status().message().find("16384"), std::string::npos);
+}
+
 TEST(SoftwarePlan, CopyNeedsNoDecode) {
   Result<Plan> plan =
       make_plan(job({output("a.mkv", 0, 0, VideoCodec::kCopy)}), media(), inventory({}));
