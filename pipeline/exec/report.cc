@@ -183,20 +183,6 @@ Status from_json(const json& j, JobReport& report) {
   return read_fields(j, report, "");
 }
 
-StageDevice stage_device_from_text(std::string_view text) {
-  StageDevice device;
-  size_t space = text.find(' ');
-  Result<BackendKind> backend = parse_backend(text.substr(0, space));
-  if (text == "cpu" || space == std::string_view::npos || !backend.is_ok()) return device;
-  device.backend = *backend;
-  std::string_view rest = text.substr(space + 1);
-  size_t paren = rest.find(" (");
-  device.path = std::string(rest.substr(0, paren));
-  if (paren != std::string_view::npos && rest.back() == ')')
-    device.driver = std::string(rest.substr(paren + 2, rest.size() - paren - 3));
-  return device;
-}
-
 std::string report_to_json(const JobReport& report, int indent) {
   return json(report).dump(indent);
 }

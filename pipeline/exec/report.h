@@ -76,11 +76,6 @@ Status from_json(const nlohmann::json& j, OutputReport& output);
 Status from_json(const nlohmann::json& j, Stage& stage);
 Status from_json(const nlohmann::json& j, JobReport& report);
 
-// StageDevice::to_string's text back into its parts: "cpu", "vaapi /dev/dri/renderD128 (i915)".
-// Only for text that has nothing else: a report stored before stages carried the parts, and
-// the proto's Stage.device at a client.
-StageDevice stage_device_from_text(std::string_view text);
-
 // `transcode run --json`: the report as indented text.
 std::string report_to_json(const JobReport& report, int indent = 2);
 

@@ -73,7 +73,11 @@ JobReport report_from_proto(const pb::JobResult& r) {
     Stage stage;
     stage.name = s.name();
     stage.what = s.what();
-    stage.device = stage_device_from_text(s.device());
+    // An unknown backend name (a newer daemon's) reads as the CPU.
+    Result<BackendKind> backend = parse_backend(s.device_parts().backend());
+    stage.device.backend = backend.is_ok() ? *backend : BackendKind::kSoftware;
+    stage.device.path = s.device_parts().path();
+    stage.device.driver = s.device_parts().driver();
     report.stages.push_back(stage);
   }
   for (const pb::OutputResult& o : r.outputs())

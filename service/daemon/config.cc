@@ -121,6 +121,8 @@ const std::vector<Setting>& settings() {
       int_setting("max_attempts", &C::max_attempts, "runs of a job across daemon restarts"),
       double_setting("retention_hours", &C::retention_hours, "hours finished jobs are kept"),
       int_setting("worker_memory_mb", &C::worker_memory_mb, "address space of a worker; 0 = any"),
+      bool_setting("worker_landlock", &C::worker_landlock,
+                   "Landlock workers to the media roots where the kernel has it"),
       string_setting("tls_cert", &C::tls_cert, "server certificate chain (PEM)"),
       string_setting("tls_key", &C::tls_key, "server private key (PEM)"),
       string_setting("tls_client_ca", &C::tls_client_ca, "CA of client certificates (mTLS)"),

@@ -39,6 +39,7 @@ struct DaemonConfig {
   double cancel_grace_s = 10;         // SIGTERM to SIGKILL
   double shutdown_grace_s = 30;       // running jobs may finish for this long on SIGTERM
   long long worker_memory_mb = 8192;  // RLIMIT_AS of a worker; 0 = unlimited (CUDA needs it)
+  bool worker_landlock = true;        // workers see only the roots and system dirs (landlock.h)
 
   std::string log_level = "info";  // trace, debug, info, warn, error
 

@@ -13,6 +13,7 @@
 #include "service/common/exit_codes.h"
 #include "service/daemon/config.h"
 #include "service/daemon/job_manager.h"
+#include "service/daemon/landlock.h"
 #include "service/daemon/metrics_endpoint.h"
 #include "service/daemon/server.h"
 #include "service/daemon/transcoder_service.h"
@@ -102,6 +103,7 @@ ManagerOptions manager_options(const DaemonConfig& config) {
                     config.max_pixels, config.max_duration_s};
   options.supervise = {config.stall_timeout_s, config.cancel_grace_s};
   options.worker_memory_mb = config.worker_memory_mb;
+  options.worker_landlock = config.worker_landlock;
   options.max_attempts = config.max_attempts;
   options.retention_hours = config.retention_hours;
   options.proc_root = config.proc_root;
@@ -115,6 +117,16 @@ void log_devices(const std::vector<SchedDevice>& devices, const HwInventory& inv
     if (!hw.usable()) spdlog::info("device {} not used: {}", hw.path, hw.unusable_reason);
 }
 
+// Once at start-up: whether workers run under Landlock, and why not where they cannot.
+void log_landlock(const DaemonConfig& config) {
+  if (!config.worker_landlock)
+    return spdlog::warn("workers without Landlock (worker_landlock off)");
+  std::string why;
+  if (int abi = landlock_abi(&why); abi > 0)
+    return spdlog::info("workers under Landlock (ABI {}): media roots and system directories", abi);
+  spdlog::warn("workers without Landlock: {}", why);
+}
+
 int serve(const DaemonConfig& config) {
   Result<std::unique_ptr<JobStore>> store = JobStore::open(config.state_dir);
   if (!store.is_ok()) return store_error(store.status());
@@ -124,6 +136,7 @@ int serve(const DaemonConfig& config) {
       devices_from_inventory(inventory, config.slots, std::thread::hardware_concurrency()),
       config.max_queue);
   log_devices(scheduler.devices(), inventory);
+  log_landlock(config);
   JobManager manager(manager_options(config), std::move(*store), std::move(scheduler));
   if (Status started = manager.start(); !started.is_ok()) {
     spdlog::error("{}", started.message());

@@ -336,9 +336,10 @@ void JobManager::start_job(const Assignment& assignment) {
 void JobManager::run_job_thread(JobSpec spec, Running* running) {
   const std::string id = running->job.id;
   WorkerOutcome outcome;
-  Result<std::unique_ptr<WorkerProcess>> worker = WorkerProcess::spawn(
-      {options_.worker_executable, std::move(spec), options_.worker_memory_mb,
-       options_.policy.max_pixels, options_.policy.roots, options_.policy.protocols});
+  Result<std::unique_ptr<WorkerProcess>> worker =
+      WorkerProcess::spawn({options_.worker_executable, std::move(spec), options_.worker_memory_mb,
+                            options_.policy.max_pixels, options_.policy.roots,
+                            options_.policy.protocols, options_.worker_landlock});
   std::unique_ptr<metrics::JobSampler> sampler;
   if (!worker.is_ok()) {
     outcome.status = worker.status();

@@ -42,6 +42,7 @@ struct ManagerOptions {
   RequestPolicy policy;
   SuperviseOptions supervise;
   long long worker_memory_mb = 0;
+  bool worker_landlock = false;
   int max_attempts = 3;
   double retention_hours = 168;
   std::string proc_root = "/proc";  // workers' fdinfo and stat are read under it

@@ -55,6 +55,22 @@ CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs(state, seq);
               "create the jobs table");
 }
 
+// StageDevice::to_string's text ("cpu", "vaapi /dev/dri/renderD128 (i915)") back into its parts:
+// a version-1 report has nothing else.
+StageDevice legacy_stage_device(std::string_view text) {
+  StageDevice device;
+  size_t space = text.find(' ');
+  Result<BackendKind> backend = parse_backend(text.substr(0, space));
+  if (text == "cpu" || space == std::string_view::npos || !backend.is_ok()) return device;
+  device.backend = *backend;
+  std::string_view rest = text.substr(space + 1);
+  size_t paren = rest.find(" (");
+  device.path = std::string(rest.substr(0, paren));
+  if (paren != std::string_view::npos && rest.back() == ')')
+    device.driver = std::string(rest.substr(paren + 2, rest.size() - paren - 3));
+  return device;
+}
+
 // A version-1 report's stages name their device only as text ("vaapi /dev/dri/renderD128
 // (i915)"); version 2 stores its parts beside it, which is what the typed report reads.
 bool add_stage_device_parts(json& report) {
@@ -65,7 +81,7 @@ bool add_stage_device_parts(json& report) {
     if (!stage.is_object() || stage.contains("device_backend") || !stage.contains("device") ||
         !stage["device"].is_string())
       continue;
-    StageDevice device = stage_device_from_text(stage["device"].get<std::string>());
+    StageDevice device = legacy_stage_device(stage["device"].get<std::string>());
     stage["device_backend"] = name_of(device.backend);
     stage["device_path"] = device.path;
     stage["device_driver"] = device.driver;

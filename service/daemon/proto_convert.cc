@@ -74,6 +74,10 @@ void result_to_proto(const JobReport& report, pb::JobResult* out) {
     stage->set_name(s.name);
     stage->set_what(s.what);
     stage->set_device(s.device.to_string());
+    pb::StageDevice* parts = stage->mutable_device_parts();
+    parts->set_backend(std::string(name_of(s.device.backend)));
+    parts->set_path(s.device.path);
+    parts->set_driver(s.device.driver);
   }
   for (const OutputReport& o : report.outputs) {
     pb::OutputResult* output = out->add_outputs();

@@ -15,6 +15,7 @@ struct WorkerOptions {
   long long max_pixels = 0;              // source and output frame size cap; 0 = none
   std::vector<std::string> media_roots;  // --media-root, repeated: all it may open is below
   std::vector<std::string> protocols;    // --allow-protocol, repeated: network input protocols
+  bool landlock = false;                 // --landlock: restrict itself to the roots first
 };
 
 bool is_worker_invocation(const std::vector<std::string>& args);

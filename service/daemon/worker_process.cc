@@ -72,6 +72,7 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const WorkerLaunch& 
     args.insert(args.end(), {"--media-root", root});
   for (const std::string& protocol : launch.protocols)
     args.insert(args.end(), {"--allow-protocol", protocol});
+  if (launch.landlock) args.push_back("--landlock");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

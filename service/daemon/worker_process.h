@@ -22,6 +22,7 @@ struct WorkerLaunch {
   long long max_pixels = 0;
   std::vector<std::string> media_roots;  // the worker opens everything below these
   std::vector<std::string> protocols;    // allow_protocol
+  bool landlock = false;                 // restrict the worker to the roots (landlock.h)
 };
 
 class WorkerProcess {

@@ -89,6 +89,10 @@ TEST(ProtoConvert, SucceededJobCarriesItsTypedReport) {
   EXPECT_EQ(out.progress().media_duration_s(), 20);
   const pb::JobResult& result = out.result();
   EXPECT_EQ(result.stages(0).device(), "vaapi /dev/dri/renderD129 (xe)");
+  // Programs read the parts, never the text.
+  EXPECT_EQ(result.stages(0).device_parts().backend(), "vaapi");
+  EXPECT_EQ(result.stages(0).device_parts().path(), "/dev/dri/renderD129");
+  EXPECT_EQ(result.stages(0).device_parts().driver(), "xe");
   EXPECT_EQ(result.outputs(0).frames(), 480);
   EXPECT_EQ(result.media_duration_s(), 20);
   EXPECT_EQ(result.engines().samples(), 8);

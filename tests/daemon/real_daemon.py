@@ -11,16 +11,17 @@ TRANSCODED = os.environ["TRANSCODED"]
 CLIENT_PACKAGE = os.path.join(SOURCE, "clients", "python")
 
 
-def make_clip(path, seconds=1):
+def make_clip(path, seconds=1, size="320x240"):
     subprocess.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
-                    "testsrc2=size=320x240:rate=30", "-f", "lavfi", "-i", "sine", "-t",
+                    f"testsrc2=size={size}:rate=30", "-f", "lavfi", "-i", "sine", "-t",
                     str(seconds), "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", path],
                    check=True)
 
 
 class RealDaemon:
-    def __init__(self, metrics=False, token=None):
+    def __init__(self, metrics=False, token=None, extra_args=()):
         self.token = token
+        self.extra_args = list(extra_args)
         self.tmp = tempfile.mkdtemp(prefix="tcd-py-")
         try:
             self.media = os.path.join(self.tmp, "media")
@@ -39,6 +40,7 @@ class RealDaemon:
                 os.path.join(self.tmp, "state"), "--media-root", self.media, "--log-level", "warn"]
         if metrics:
             args += ["--metrics-listen", "127.0.0.1:0"]
+        args += self.extra_args
         if self.token:
             token_file = os.path.join(self.tmp, "token")
             with open(token_file, "w") as f:

@@ -124,14 +124,5 @@ TEST(ReportJson, MissingKeysKeepDefaultsAndWrongTypesNameTheKey) {
   EXPECT_FALSE(from_json(json::parse("[1, 2]"), r).is_ok());
 }
 
-TEST(ReportJson, StageDeviceFromItsText) {
-  StageDevice vaapi = stage_device_from_text("vaapi /dev/dri/renderD128 (i915)");
-  EXPECT_EQ(vaapi.backend, BackendKind::kVaapi);
-  EXPECT_EQ(vaapi.path, "/dev/dri/renderD128");
-  EXPECT_EQ(vaapi.driver, "i915");
-  EXPECT_EQ(stage_device_from_text("cuda 0").path, "0");
-  EXPECT_EQ(stage_device_from_text("cpu").backend, BackendKind::kSoftware);
-}
-
 }  // namespace
 }  // namespace tc
