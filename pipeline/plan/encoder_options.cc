@@ -25,8 +25,9 @@ void add_hw_rate_control(const OutputSpec& output, const HwEncoderDesc& encoder,
   std::string option(encoder.rate_option);
   if (constant_quality(output)) {
     options.emplace_back(option, encoder.quality_mode);
-    options.emplace_back("qp",
-                         std::to_string(output.quality >= 0 ? output.quality : encoder.default_qp));
+    const QualityOption& quality = encoder.quality_for(output.codec);
+    int qp = output.quality >= 0 ? output.quality : encoder.default_qp;
+    options.emplace_back(quality.name, std::to_string(quality.value_for(qp)));
   } else {
     options.emplace_back(
         option, output.rate_control == RateControl::kCbr ? encoder.cbr_mode : encoder.vbr_mode);
@@ -62,8 +63,8 @@ void plan_software_encoder_options(const OutputSpec& output, VideoEncodePlan& pl
     int default_crf = encoder == "libsvtav1" ? 35 : x26x ? 23 : 32;
     options.emplace_back("crf", std::to_string(output.quality >= 0 ? output.quality : default_crf));
   }
-  if (encoder == "libsvtav1" && !constant_quality(output))
-    options.emplace_back("rc", output.rate_control == RateControl::kCbr ? "2" : "1");
+  // libsvtav1 has no `rc` option (FFmpeg 5.1 and 7.1): it takes CBR when the peak equals the
+  // rate and VBR otherwise, from bit_rate and rc_max_rate (apply_bitrate).
   if (encoder == "libx264" && output.rate_control == RateControl::kCbr)
     options.emplace_back("nal-hrd", "cbr");
   if (encoder == "libvpx-vp9") {
