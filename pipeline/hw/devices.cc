@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -161,6 +162,16 @@ std::string va_vendor_rejection(const std::string& vendor) {
   return {};
 }
 
+std::string va_init_hint(const std::string& kernel_driver, const std::string& driver_name_env) {
+  if (!driver_name_env.empty() && driver_name_env != "iHD" && driver_name_env != "i965")
+    return "LIBVA_DRIVER_NAME=" + driver_name_env +
+           " names a driver that is not Intel's: unset it or set LIBVA_DRIVER_NAME=iHD";
+  if (kernel_driver == "xe" && driver_name_env.empty())
+    return "this libva may not map the xe kernel driver to iHD (2.17 on Debian 12 does not): set "
+           "LIBVA_DRIVER_NAME=iHD";
+  return "is intel-media-va-driver installed? LIBVA_DRIVER_NAME=iHD selects it";
+}
+
 std::string render_node_open_error(const std::string& path, int errno_value) {
   std::string reason = "cannot open " + path + ": " + std::strerror(errno_value);
   // The usual container problem: the node is group `render`, and the process is not in it.
@@ -286,13 +297,20 @@ void probe_va_driver(int fd, HwDevice& device) {
   int minor = 0;
   VAStatus status = vaInitialize(display.get(), &major, &minor);
   if (status != VA_STATUS_SUCCESS) {
+    const char* driver_name = std::getenv("LIBVA_DRIVER_NAME");
     device.unusable_reason = "vaInitialize failed on " + device.path + ": " + vaErrorStr(status) +
-                             " (is intel-media-va-driver installed?)";
+                             " (" + va_init_hint(device.driver, driver_name ? driver_name : "") +
+                             ")";
     return;
   }
   const char* vendor = vaQueryVendorString(display.get());
   device.vendor = vendor ? vendor : "";
   device.unusable_reason = va_vendor_rejection(device.vendor);
+  // An emulation layer on an Intel node is there because LIBVA_DRIVER_NAME chose it: say so.
+  const char* forced = std::getenv("LIBVA_DRIVER_NAME");
+  if (!device.usable() && forced && *forced)
+    device.unusable_reason += " (LIBVA_DRIVER_NAME=" + std::string(forced) +
+                              " chose it: unset it or set LIBVA_DRIVER_NAME=iHD)";
   if (!device.usable()) return;
 
   Result<std::vector<VaProfileEntrypoints>> profiles = query_va_profiles(display.get());

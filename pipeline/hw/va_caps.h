@@ -42,6 +42,11 @@ void apply_va_caps(const std::vector<VaProfileEntrypoints>& profiles, HwDevice& 
 // or Mesa's Gallium driver. Empty when it can.
 std::string va_vendor_rejection(const std::string& vendor);
 
+// What to do when vaInitialize fails on an Intel node with kernel driver `kernel_driver`, given
+// LIBVA_DRIVER_NAME's value (empty = unset): libva 2.17 (Debian 12) does not map `xe` to iHD,
+// and an inherited LIBVA_DRIVER_NAME naming another driver makes every Intel node fail.
+std::string va_init_hint(const std::string& kernel_driver, const std::string& driver_name_env);
+
 // The unusable_reason for a render node that open() refused with errno_value.
 std::string render_node_open_error(const std::string& path, int errno_value);
 
