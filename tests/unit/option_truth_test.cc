@@ -3,6 +3,7 @@
 // test): an unknown option fails the open on a GPU, where no test of ours runs.
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <tuple>
 
 #include "pipeline/hw/backends.h"
@@ -10,6 +11,18 @@
 #include "tests/unit/option_truth.h"
 
 namespace tc {
+
+// Readable parameters in test listings (ctest shows GetParam()).
+void PrintTo(BackendKind kind, std::ostream* out) {
+  *out << name_of(kind);
+}
+void PrintTo(VideoCodec codec, std::ostream* out) {
+  *out << name_of(codec);
+}
+void PrintTo(RateControl mode, std::ostream* out) {
+  *out << name_of(mode);
+}
+
 namespace {
 
 using testing::check_option_truth;
