@@ -196,9 +196,12 @@ class Transcode {
     if (!frame && (video_flushed_ || !video_graph_)) return Status::ok();
     if (!video_graph_) {
       AVRational rate = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
+      // The hwaccel refused the stream after all (get_format took the software format): the
+      // planned fallback graph uploads first.
+      bool refused = plan_.decode.hw && !frame->hw_frames_ctx;
       TC_ASSIGN_OR_RETURN(
           video_graph_,
-          FilterGraph::create(plan_.video_graph, "in",
+          FilterGraph::create(refused ? plan_.fallback_video_graph : plan_.video_graph, "in",
                               video_source(*frame, input_.video->time_base, rate), device_.get()));
     }
     if (!frame) video_flushed_ = true;

@@ -2,21 +2,42 @@
 
 #include "pipeline/exec/stages.h"
 
+extern "C" {
+#include <libavutil/pixdesc.h>
+}
+
 namespace tc {
+
+AVPixelFormat software_format(const AVPixelFormat* offered) {
+  for (const AVPixelFormat* format = offered; *format != AV_PIX_FMT_NONE; ++format) {
+    const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(*format);
+    if (desc && !(desc->flags & AV_PIX_FMT_FLAG_HWACCEL)) return *format;
+  }
+  return AV_PIX_FMT_NONE;
+}
+
 namespace {
 
-// The decoder's get_format: take the device format the plan chose. If the hardware cannot
-// decode this stream after all, fail rather than fall back: the graph expects device frames.
+// The decoder's get_format: take the device format the plan chose. When the hwaccel refuses
+// this stream after all (a profile, chroma or size the driver lacks: it is then not offered),
+// take the software format: the executor then uploads before the graph (Plan: decode.upload
+// after the fact), as the ffmpeg CLI falls back.
 AVPixelFormat pick_device_format(AVCodecContext* decoder, const AVPixelFormat* offered) {
   auto wanted = static_cast<AVPixelFormat>(reinterpret_cast<intptr_t>(decoder->opaque));
   for (const AVPixelFormat* format = offered; *format != AV_PIX_FMT_NONE; ++format)
     if (*format == wanted) return wanted;
-  return AV_PIX_FMT_NONE;
+  return software_format(offered);
+}
+
+const AVCodec* planned_decoder(const AVStream& stream, const Plan* video_plan) {
+  if (video_plan && !video_plan->decode.decoder.empty())
+    return avcodec_find_decoder_by_name(video_plan->decode.decoder.c_str());
+  return avcodec_find_decoder(stream.codecpar->codec_id);
 }
 
 Result<av::CodecContextPtr> open_decoder(const AVStream& stream, const Plan* video_plan,
                                          const AVBufferRef* device) {
-  const AVCodec* codec = avcodec_find_decoder(stream.codecpar->codec_id);
+  const AVCodec* codec = planned_decoder(stream, video_plan);
   std::string name = avcodec_get_name(stream.codecpar->codec_id);
   if (!codec) return Status(Code::kUnsupported, "no decoder for " + name + " in this FFmpeg");
   av::CodecContextPtr decoder(avcodec_alloc_context3(codec));

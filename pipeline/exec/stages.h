@@ -27,6 +27,8 @@ struct InputStage {
 // cancel stop blocking I/O.
 Result<InputStage> open_input(const std::string& path, const io::Access& access, const Plan& plan,
                               const AVBufferRef* device, const AVIOInterruptCB& interrupt);
+// The first software (not hwaccel) format of a get_format list; AV_PIX_FMT_NONE if none.
+AVPixelFormat software_format(const AVPixelFormat* offered);
 // Seeks to `start_s` (to the keyframe at or before it).
 Status seek_input(InputStage& input, double start_s);
 

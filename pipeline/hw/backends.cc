@@ -1,5 +1,8 @@
 #include "pipeline/hw/backends.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace tc {
 namespace {
 
@@ -30,6 +33,11 @@ constexpr BackendDesc kVaapi{
                 .cbr_mode = "CBR",
                 .vbr_mode = "VBR",
                 .default_qp = 24,
+                // Only h264_vaapi and hevc_vaapi have a private `qp`; vp9_vaapi and av1_vaapi
+                // read AVCodecContext.global_quality as their quantiser index (0..255), and an
+                // option an encoder does not have fails its open (vaapi_encode_vp9.c, _av1.c).
+                .quality_options =
+                    {{{"qp", 51}, {"qp", 51}, {"global_quality", 255}, {"global_quality", 255}}},
                 .async_depth = 2,
                 .default_b_frames = 2},
 };
@@ -54,7 +62,8 @@ constexpr BackendDesc kCuda{
                 .quality_mode = "constqp",
                 .cbr_mode = "cbr",
                 .vbr_mode = "vbr",
-                .default_qp = 24},
+                .default_qp = 24,
+                .quality_options = {{{"qp", 51}, {"qp", 51}, {"qp", 51}, {}}}},
 };
 
 // FFmpeg 5.1 has no Vulkan decoder or encoder: frames go up, are scaled, and come back.
@@ -95,6 +104,14 @@ constexpr BackendDesc kSoftware{
 constexpr std::array kBackends{kVaapi, kCuda, kVulkan, kSoftware};
 
 }  // namespace
+
+int QualityOption::value_for(int qp) const {
+  return std::clamp(int(std::lround(double(qp) * scale_max / 51)), 0, scale_max);
+}
+
+const QualityOption& HwEncoderDesc::quality_for(VideoCodec codec) const {
+  return quality_options[index_of(codec)];
+}
 
 std::string_view BackendDesc::encoder_for(VideoCodec codec) const {
   return codec == VideoCodec::kCopy ? std::string_view() : encoders[index_of(codec)];

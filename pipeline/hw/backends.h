@@ -17,6 +17,16 @@ extern "C" {
 
 namespace tc {
 
+// The option that carries constant quality for one codec's encoder, and the top of its scale.
+// The job's quality is on the H.264/HEVC QP scale (0..51, lower is better); it is rescaled
+// linearly to 0..scale_max, so QP 24 is quantiser index 120 of 255 for VP9 and AV1.
+struct QualityOption {
+  std::string_view name;  // a private option ("qp") or a generic one ("global_quality")
+  int scale_max = 51;
+
+  int value_for(int qp) const;  // qp on 0..51 -> this option's value, clamped to its scale
+};
+
 // How a hardware encoder is driven: which options say what, in the order FFmpeg's CLI would
 // pass them.
 struct HwEncoderDesc {
@@ -25,10 +35,14 @@ struct HwEncoderDesc {
   std::string_view preset_option;  // takes the job's --preset; empty = the encoder has none
   std::string_view default_preset;
   std::string_view rate_option;   // names the rate-control mode ...
-  std::string_view quality_mode;  // ... constant quality (with `qp`)
+  std::string_view quality_mode;  // ... constant quality (with quality_options)
   std::string_view cbr_mode;
   std::string_view vbr_mode;
-  int default_qp = 0;
+  int default_qp = 0;  // on the QP scale
+  // Per codec, in the order of BackendDesc::encoders.
+  std::array<QualityOption, 4> quality_options;
+
+  const QualityOption& quality_for(VideoCodec codec) const;  // codec is not kCopy
   // Frames the encoder keeps in flight before it returns them (0 = no such option).
   int async_depth = 0;
   // B-frames it uses when the job does not say: their reorder window holds frames too.

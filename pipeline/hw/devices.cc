@@ -8,7 +8,9 @@
 #include <xf86drm.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -27,7 +29,9 @@ extern "C" {
 #include "pipeline/core/fd.h"
 #include "pipeline/hw/backends.h"
 #include "pipeline/hw/device_cache.h"
+#include "pipeline/hw/intel_profiles.h"
 #include "pipeline/hw/va_caps.h"
+#include "pipeline/hw/va_profiles.h"
 
 namespace tc {
 
@@ -64,6 +68,9 @@ bool is_emulated_vaapi_vendor(const std::string& vendor) {
 
 // ---- Pure helpers of VA-API discovery (va_caps.h) ----
 
+static_assert(va_rc::kCbr == VA_RC_CBR && va_rc::kVbr == VA_RC_VBR && va_rc::kCqp == VA_RC_CQP &&
+              va_rc::kIcq == VA_RC_ICQ && va_rc::kQvbr == VA_RC_QVBR);
+
 namespace {
 
 struct CodecDepth {
@@ -71,46 +78,55 @@ struct CodecDepth {
   int bit_depth;
 };
 
-std::optional<CodecDepth> codec_of_va_profile(int profile) {
-  switch (profile) {
-    case VAProfileH264ConstrainedBaseline:
-    case VAProfileH264Main:
-    case VAProfileH264High:
-      return CodecDepth{AV_CODEC_ID_H264, 8};
-    case VAProfileHEVCMain:
-      return CodecDepth{AV_CODEC_ID_HEVC, 8};
-    case VAProfileHEVCMain10:
-      return CodecDepth{AV_CODEC_ID_HEVC, 10};
-    case VAProfileHEVCMain12:
-      return CodecDepth{AV_CODEC_ID_HEVC, 12};
-    case VAProfileVP9Profile0:
-      return CodecDepth{AV_CODEC_ID_VP9, 8};
-    case VAProfileVP9Profile2:
-      return CodecDepth{AV_CODEC_ID_VP9, 10};
-    case VAProfileAV1Profile0:  // AV1 Main profile: 8 and 10 bit 4:2:0
-      return CodecDepth{AV_CODEC_ID_AV1, 10};
-    case VAProfileMPEG2Simple:
-    case VAProfileMPEG2Main:
-      return CodecDepth{AV_CODEC_ID_MPEG2VIDEO, 8};
-    case VAProfileVP8Version0_3:
-      return CodecDepth{AV_CODEC_ID_VP8, 8};
-    default:
-      return std::nullopt;
-  }
+// The profile's reach, narrowed by the RT formats the driver (or the table) gave for it.
+VaProfileInfo reach_of(VaProfileInfo info, const VaConfigAttributes* attributes) {
+  if (!attributes) return info;
+  RtFormatReach reach = rt_format_reach(attributes->rt_formats);
+  if (reach.bit_depth) info.bit_depth = reach.bit_depth;
+  return info;
 }
 
-void apply_entrypoint(CodecDepth codec, int entrypoint, HwDevice& device) {
+const VaConfigAttributes* attributes_of(const VaProfileEntrypoints& profile, int entrypoint) {
+  auto found = profile.attributes.find(entrypoint);
+  return found == profile.attributes.end() ? nullptr : &found->second;
+}
+
+void add_decode(const VaProfileInfo& info, const VaConfigAttributes* attributes, HwDevice& device) {
+  DecodeProfile decode{info.va_profile, std::string(info.name), info.codec, info.bit_depth,
+                       info.chroma};
+  if (attributes) {
+    decode.max_width = attributes->max_width;
+    decode.max_height = attributes->max_height;
+  }
+  device.decode_profiles.push_back(std::move(decode));
+  // `decode` holds what the 4:2:0 profiles reach: the planner's codec-level answer.
+  if (info.chroma != 420) return;
+  int& depth = device.decode[info.codec];
+  depth = std::max(depth, info.bit_depth);
+}
+
+void add_encode(const VaProfileInfo& info, int entrypoint, const VaConfigAttributes* attributes,
+                HwDevice& device) {
+  if (info.chroma != 420) return;  // we encode 4:2:0 only
+  EncodeEntrypoints& encode = device.encode[info.codec];
+  bool low_power = entrypoint == VAEntrypointEncSliceLP;
+  (low_power ? encode.low_power : encode.full) = true;
+  if (!attributes) return;
+  (low_power ? encode.low_power_rate_control : encode.full_rate_control) |=
+      attributes->rate_control;
+  encode.max_width = std::max(encode.max_width, attributes->max_width);
+  encode.max_height = std::max(encode.max_height, attributes->max_height);
+}
+
+void apply_entrypoint(const VaProfileInfo& profile, int entrypoint,
+                      const VaConfigAttributes* attributes, HwDevice& device) {
   switch (entrypoint) {
-    case VAEntrypointVLD: {
-      int& depth = device.decode[codec.codec];
-      depth = std::max(depth, codec.bit_depth);
+    case VAEntrypointVLD:
+      add_decode(reach_of(profile, attributes), attributes, device);
       break;
-    }
     case VAEntrypointEncSlice:
-      device.encode[codec.codec].full = true;
-      break;
     case VAEntrypointEncSliceLP:
-      device.encode[codec.codec].low_power = true;
+      add_encode(profile, entrypoint, attributes, device);
       break;
     default:
       break;
@@ -130,9 +146,10 @@ void apply_va_caps(const std::vector<VaProfileEntrypoints>& profiles, HwDevice& 
       if (has_entrypoint(profile, VAEntrypointVideoProc)) device.can_scale = true;
       continue;
     }
-    std::optional<CodecDepth> codec = codec_of_va_profile(profile.profile);
-    if (!codec) continue;
-    for (int entrypoint : profile.entrypoints) apply_entrypoint(*codec, entrypoint, device);
+    std::optional<VaProfileInfo> info = va_profile_info(profile.profile);
+    if (!info) continue;
+    for (int entrypoint : profile.entrypoints)
+      apply_entrypoint(*info, entrypoint, attributes_of(profile, entrypoint), device);
   }
 }
 
@@ -143,6 +160,16 @@ std::string va_vendor_rejection(const std::string& vendor) {
   if (vendor.find("Mesa Gallium driver") != std::string::npos)
     return "VA-API driver is not an Intel driver: " + vendor;
   return {};
+}
+
+std::string va_init_hint(const std::string& kernel_driver, const std::string& driver_name_env) {
+  if (!driver_name_env.empty() && driver_name_env != "iHD" && driver_name_env != "i965")
+    return "LIBVA_DRIVER_NAME=" + driver_name_env +
+           " names a driver that is not Intel's: unset it or set LIBVA_DRIVER_NAME=iHD";
+  if (kernel_driver == "xe" && driver_name_env.empty())
+    return "this libva may not map the xe kernel driver to iHD (2.17 on Debian 12 does not): set "
+           "LIBVA_DRIVER_NAME=iHD";
+  return "is intel-media-va-driver installed? LIBVA_DRIVER_NAME=iHD selects it";
 }
 
 std::string render_node_open_error(const std::string& path, int errno_value) {
@@ -210,6 +237,28 @@ std::vector<std::string> list_render_nodes(const std::string& dri_dir, HwInvento
   return nodes;
 }
 
+// The attributes we plan with, as the driver answers them; an attribute it does not support
+// stays 0 (unknown).
+VaConfigAttributes query_va_attributes(VADisplay display, VAProfile profile,
+                                       VAEntrypoint entrypoint) {
+  std::array<VAConfigAttrib, 4> wanted{{{VAConfigAttribRTFormat, 0},
+                                        {VAConfigAttribRateControl, 0},
+                                        {VAConfigAttribMaxPictureWidth, 0},
+                                        {VAConfigAttribMaxPictureHeight, 0}}};
+  VaConfigAttributes attributes;
+  if (vaGetConfigAttributes(display, profile, entrypoint, wanted.data(), int(wanted.size())) !=
+      VA_STATUS_SUCCESS)
+    return attributes;
+  auto value = [](const VAConfigAttrib& attrib) {
+    return attrib.value == VA_ATTRIB_NOT_SUPPORTED ? 0u : attrib.value;
+  };
+  attributes.rt_formats = value(wanted[0]);
+  attributes.rate_control = value(wanted[1]);
+  attributes.max_width = int(value(wanted[2]));
+  attributes.max_height = int(value(wanted[3]));
+  return attributes;
+}
+
 Result<std::vector<VaProfileEntrypoints>> query_va_profiles(VADisplay display) {
   std::vector<VAProfile> profiles(std::max(vaMaxNumProfiles(display), 0));
   int profile_count = 0;
@@ -226,8 +275,12 @@ Result<std::vector<VaProfileEntrypoints>> query_va_profiles(VADisplay display) {
     if (vaQueryConfigEntrypoints(display, profile, entrypoints.data(), &entrypoint_count) !=
         VA_STATUS_SUCCESS)
       continue;  // a profile the driver lists but cannot describe: skip it, keep the rest
-    answers.push_back(
-        {profile, std::vector<int>(entrypoints.begin(), entrypoints.begin() + entrypoint_count)});
+    VaProfileEntrypoints answer{
+        profile, std::vector<int>(entrypoints.begin(), entrypoints.begin() + entrypoint_count), {}};
+    for (int entrypoint : answer.entrypoints)
+      answer.attributes[entrypoint] =
+          query_va_attributes(display, profile, static_cast<VAEntrypoint>(entrypoint));
+    answers.push_back(std::move(answer));
   }
   return answers;
 }
@@ -244,13 +297,20 @@ void probe_va_driver(int fd, HwDevice& device) {
   int minor = 0;
   VAStatus status = vaInitialize(display.get(), &major, &minor);
   if (status != VA_STATUS_SUCCESS) {
+    const char* driver_name = std::getenv("LIBVA_DRIVER_NAME");
     device.unusable_reason = "vaInitialize failed on " + device.path + ": " + vaErrorStr(status) +
-                             " (is intel-media-va-driver installed?)";
+                             " (" + va_init_hint(device.driver, driver_name ? driver_name : "") +
+                             ")";
     return;
   }
   const char* vendor = vaQueryVendorString(display.get());
   device.vendor = vendor ? vendor : "";
   device.unusable_reason = va_vendor_rejection(device.vendor);
+  // An emulation layer on an Intel node is there because LIBVA_DRIVER_NAME chose it: say so.
+  const char* forced = std::getenv("LIBVA_DRIVER_NAME");
+  if (!device.usable() && forced && *forced)
+    device.unusable_reason += " (LIBVA_DRIVER_NAME=" + std::string(forced) +
+                              " chose it: unset it or set LIBVA_DRIVER_NAME=iHD)";
   if (!device.usable()) return;
 
   Result<std::vector<VaProfileEntrypoints>> profiles = query_va_profiles(display.get());
@@ -259,6 +319,18 @@ void probe_va_driver(int fd, HwDevice& device) {
     return;
   }
   apply_va_caps(*profiles, device);
+}
+
+// "Arc A380 (DG2)" from the node's PCI device id; empty when not PCI or not in our table.
+std::string pci_model_of(int fd) {
+  drmDevicePtr drm_device = nullptr;
+  if (drmGetDevice2(fd, 0, &drm_device) != 0 || !drm_device) return {};
+  std::string model;
+  if (drm_device->bustype == DRM_BUS_PCI && drm_device->deviceinfo.pci &&
+      drm_device->deviceinfo.pci->vendor_id == 0x8086)
+    model = intel_model_name(drm_device->deviceinfo.pci->device_id);
+  drmFreeDevice(&drm_device);
+  return model;
 }
 
 HwDevice probe_render_node(const std::string& path) {
@@ -277,6 +349,7 @@ HwDevice probe_render_node(const std::string& path) {
     return device;
   }
   device.driver.assign(version->name, version->name_len);
+  device.model = pci_model_of(fd.get());
   if (!is_intel_driver(device.driver)) {
     device.unusable_reason =
         "kernel driver " + device.driver + " is not an Intel GPU driver (i915/xe)";

@@ -17,9 +17,37 @@ extern "C" {
 
 namespace tc {
 
+// Rate-control modes as VAConfigAttribRateControl reports them: libva's VA_RC_* bits (checked
+// against va.h in devices.cc), so that the planner needs no libva header.
+namespace va_rc {
+constexpr uint32_t kCbr = 0x2;
+constexpr uint32_t kVbr = 0x4;
+constexpr uint32_t kCqp = 0x10;
+constexpr uint32_t kIcq = 0x40;
+constexpr uint32_t kQvbr = 0x400;
+}  // namespace va_rc
+
 struct EncodeEntrypoints {
   bool full = false;       // VAEntrypointEncSlice (or NVENC for CUDA)
   bool low_power = false;  // VAEntrypointEncSliceLP (VDEnc): the only one on Arc/DG2 and newer
+  // VAConfigAttribRateControl of each entrypoint (va_rc bits); 0 = not probed (hand-made
+  // inventories, CUDA): the encoder is trusted to take every mode.
+  uint32_t full_rate_control = 0;
+  uint32_t low_power_rate_control = 0;
+  // VAConfigAttribMaxPictureWidth/Height; 0 = not probed.
+  int max_width = 0;
+  int max_height = 0;
+};
+
+// One VA profile the device decodes (VAEntrypointVLD), as discovery recorded it.
+struct DecodeProfile {
+  int va_profile = 0;  // VAProfile
+  std::string name;    // "HEVCMain10", as vainfo prints it without the VAProfile prefix
+  AVCodecID codec = AV_CODEC_ID_NONE;
+  int bit_depth = 8;  // the highest it takes (VAConfigAttribRTFormat, else the profile's own)
+  int chroma = 420;   // 420, 422 or 444
+  int max_width = 0;  // VAConfigAttribMaxPictureWidth/Height; 0 = not known
+  int max_height = 0;
 };
 
 struct HwDevice {
@@ -30,6 +58,11 @@ struct HwDevice {
   std::map<AVCodecID, int> decode;  // codec -> highest bit depth the device decodes
   std::map<AVCodecID, EncodeEntrypoints> encode;
   bool can_scale = false;  // VAEntrypointVideoProc / scale_cuda / scale_vulkan
+  // Every VA profile with VLD, 4:2:2/4:4:4 included; empty = not known (CUDA, hand-made
+  // inventories): then `decode` alone decides.
+  std::vector<DecodeProfile> decode_profiles;
+  // The GPU by its PCI id, "Arc A380 (DG2)"; empty when the id is not in our table.
+  std::string model;
   // Empty when usable; else why not ("driver amdgpu is not an Intel GPU driver").
   std::string unusable_reason;
 

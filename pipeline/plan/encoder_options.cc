@@ -25,24 +25,75 @@ void add_hw_rate_control(const OutputSpec& output, const HwEncoderDesc& encoder,
   std::string option(encoder.rate_option);
   if (constant_quality(output)) {
     options.emplace_back(option, encoder.quality_mode);
-    options.emplace_back("qp",
-                         std::to_string(output.quality >= 0 ? output.quality : encoder.default_qp));
+    const QualityOption& quality = encoder.quality_for(output.codec);
+    int qp = output.quality >= 0 ? output.quality : encoder.default_qp;
+    options.emplace_back(quality.name, std::to_string(quality.value_for(qp)));
   } else {
     options.emplace_back(
         option, output.rate_control == RateControl::kCbr ? encoder.cbr_mode : encoder.vbr_mode);
   }
 }
 
+// The VA_RC_* mode a job's rate control needs.
+uint32_t rate_control_bit(const OutputSpec& output) {
+  if (output.rate_control == RateControl::kCbr) return va_rc::kCbr;
+  if (output.rate_control == RateControl::kVbr) return va_rc::kVbr;
+  return va_rc::kCqp;
+}
+
+std::string mode_name(uint32_t mode) {
+  return mode == va_rc::kCbr ? "CBR" : mode == va_rc::kVbr ? "VBR" : "CQP";
+}
+
+// 0 = not probed: the encoder is trusted to take the mode.
+bool offers(uint32_t modes, uint32_t mode) {
+  return modes == 0 || (modes & mode) != 0;
+}
+
+// Why no entrypoint has the mode, and what would give it. Low-power (VDEnc) encode runs CBR and
+// VBR in the HuC firmware: without HuC the driver offers CQP only (media-driver #580, #1957).
+std::string missing_mode_reason(const EncodeEntrypoints& entrypoints, uint32_t mode) {
+  if (!entrypoints.low_power && !entrypoints.full) return "it has no encode entrypoint";
+  return "its encode entrypoint offers only CQP, not " + mode_name(mode) +
+         " (VDEnc bitrate control needs the HuC firmware: boot with i915.enable_guc=2 and "
+         "install the GPU firmware package, e.g. firmware-misc-nonfree; on the xe driver use a "
+         "kernel whose HuC loads), or constant quality (--rc quality)";
+}
+
 }  // namespace
 
-void plan_hw_encoder_options(const OutputSpec& output, const HwEncoderDesc& encoder,
-                             const EncodeEntrypoints& entrypoints, VideoEncodePlan& plan) {
+namespace {
+
+// Whether the encode runs on the low-power entrypoint, and the note that says why.
+Result<bool> choose_low_power(const OutputSpec& output, const std::string& encoder,
+                              const EncodeEntrypoints& entrypoints, std::string& note) {
+  uint32_t mode = rate_control_bit(output);
+  // The full entrypoint where it exists (it is the one with CBR/VBR on every generation without
+  // HuC), else low-power (VDEnc): the only one on Arc/DG2.
+  bool full_offers = entrypoints.full && offers(entrypoints.full_rate_control, mode);
+  bool low_power_offers = entrypoints.low_power && offers(entrypoints.low_power_rate_control, mode);
+  if (full_offers) {
+    note = "full";
+    return false;
+  }
+  if (low_power_offers) {
+    note =
+        entrypoints.full ? "low_power: the full entrypoint has no " + mode_name(mode) : "low_power";
+    return true;
+  }
+  return Status(Code::kUnsupported, output.path + ": " + encoder + " cannot do " + mode_name(mode) +
+                                        " on this GPU: " + missing_mode_reason(entrypoints, mode));
+}
+
+}  // namespace
+
+Status plan_hw_encoder_options(const OutputSpec& output, const HwEncoderDesc& encoder,
+                               const EncodeEntrypoints& entrypoints, VideoEncodePlan& plan) {
   apply_bitrate(output, plan);
   if (!encoder.low_power_option.empty()) {
-    // Arc/DG2 and newer expose only the low-power (VDEnc) entrypoint: choose from the probe.
-    bool low_power = !entrypoints.full;
+    TC_ASSIGN_OR_RETURN(bool low_power,
+                        choose_low_power(output, plan.encoder, entrypoints, plan.note));
     plan.options.emplace_back(encoder.low_power_option, low_power ? "1" : "0");
-    plan.note = low_power ? "low_power" : "full";
   }
   if (!encoder.preset_option.empty())
     plan.options.emplace_back(encoder.preset_option, output.preset.empty()
@@ -51,6 +102,7 @@ void plan_hw_encoder_options(const OutputSpec& output, const HwEncoderDesc& enco
   add_hw_rate_control(output, encoder, plan.options);
   if (encoder.async_depth > 0)
     plan.options.emplace_back("async_depth", std::to_string(encoder.async_depth));
+  return Status::ok();
 }
 
 void plan_software_encoder_options(const OutputSpec& output, VideoEncodePlan& plan) {
@@ -62,8 +114,8 @@ void plan_software_encoder_options(const OutputSpec& output, VideoEncodePlan& pl
     int default_crf = encoder == "libsvtav1" ? 35 : x26x ? 23 : 32;
     options.emplace_back("crf", std::to_string(output.quality >= 0 ? output.quality : default_crf));
   }
-  if (encoder == "libsvtav1" && !constant_quality(output))
-    options.emplace_back("rc", output.rate_control == RateControl::kCbr ? "2" : "1");
+  // libsvtav1 has no `rc` option (FFmpeg 5.1 and 7.1): it takes CBR when the peak equals the
+  // rate and VBR otherwise, from bit_rate and rc_max_rate (apply_bitrate).
   if (encoder == "libx264" && output.rate_control == RateControl::kCbr)
     options.emplace_back("nal-hrd", "cbr");
   if (encoder == "libvpx-vp9") {

@@ -4,15 +4,19 @@
 
 #include <string>
 
+#include "pipeline/core/status.h"
+
 #include "pipeline/hw/backends.h"
 #include "pipeline/hw/devices.h"
 #include "pipeline/plan/plan.h"
 
 namespace tc {
 
-// Sets options, rates and `note` ("low_power"/"full" where the backend chooses) of `plan`.
-void plan_hw_encoder_options(const OutputSpec& output, const HwEncoderDesc& encoder,
-                             const EncodeEntrypoints& entrypoints, VideoEncodePlan& plan);
+// Sets options, rates and `note` ("low_power"/"full" where the backend chooses) of `plan`. The
+// entrypoint is the one that offers the job's rate-control mode (probed, or from the Intel
+// profile table); kUnsupported, saying why and what to enable, when neither does.
+Status plan_hw_encoder_options(const OutputSpec& output, const HwEncoderDesc& encoder,
+                               const EncodeEntrypoints& entrypoints, VideoEncodePlan& plan);
 void plan_software_encoder_options(const OutputSpec& output, VideoEncodePlan& plan);
 
 }  // namespace tc

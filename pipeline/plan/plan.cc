@@ -13,6 +13,7 @@ extern "C" {
 
 #include "pipeline/core/compat.h"
 #include "pipeline/hw/backends.h"
+#include "pipeline/hw/decode_caps.h"
 #include "pipeline/plan/backend_choice.h"
 #include "pipeline/plan/encoder_options.h"
 #include "pipeline/plan/graphs.h"
@@ -53,15 +54,18 @@ bool encoder_exists(std::string_view name) {
   return !name.empty() && avcodec_find_encoder_by_name(std::string(name).c_str()) != nullptr;
 }
 
-bool decoder_outputs_device_frames(AVCodecID codec, AVHWDeviceType type) {
-  const AVCodec* decoder = avcodec_find_decoder(codec);
-  if (!decoder) return false;
-  for (int i = 0;; ++i) {
-    const AVCodecHWConfig* config = avcodec_get_hw_config(decoder, i);
-    if (!config) return false;
-    if (config->device_type == type && (config->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX))
-      return true;
+// A decoder of the codec that can output device frames of `type`: not only avcodec_find_decoder's
+// pick, which for AV1 on Debian is libdav1d (no hw config), but the native decoder that has one.
+const AVCodec* device_frames_decoder(AVCodecID codec, AVHWDeviceType type) {
+  void* iterator = nullptr;
+  while (const AVCodec* decoder = av_codec_iterate(&iterator)) {
+    if (decoder->id != codec || !av_codec_is_decoder(decoder)) continue;
+    for (int i = 0; const AVCodecHWConfig* config = avcodec_get_hw_config(decoder, i); ++i)
+      if (config->device_type == type &&
+          (config->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX))
+        return decoder;
   }
+  return nullptr;
 }
 
 bool encoder_takes(std::string_view encoder, AVPixelFormat format) {
@@ -102,14 +106,19 @@ DecodePlan plan_decode(const PlanContext& context, int branches) {
   decode.needed = branches > 0;
   if (!decode.needed) return decode;
   if (context.on_device()) {
-    decode.hw = backend.decodes_on_device &&
-                context.device->decodes(video.codec, video.bit_depth) &&
-                decoder_outputs_device_frames(video.codec, backend.device_type);
+    std::string refusal = backend.decodes_on_device
+                              ? decode_refusal(*context.device, video)
+                              : std::string(backend.name) + " has no decoder in FFmpeg";
+    const AVCodec* decoder = device_frames_decoder(video.codec, backend.device_type);
+    if (refusal.empty() && !decoder)
+      refusal = "no " + video.codec_name + " decoder with a " + std::string(backend.name) +
+                " hw config in this FFmpeg";
+    decode.hw = refusal.empty();
+    if (decode.hw) decode.decoder = decoder->name;
     if (!decode.hw)
-      decode.note = backend.decodes_on_device
-                        ? "software: " + context.device->path + " cannot decode " +
-                              video.codec_name + " " + std::to_string(video.bit_depth) + "-bit"
-                        : "software: " + std::string(backend.name) + " has no decoder in FFmpeg";
+      decode.note =
+          "software: " + (backend.decodes_on_device ? context.device->path + " " : std::string()) +
+          refusal;
     decode.upload = !decode.hw;
   }
   decode.threads = decode.hw ? 1 : 0;
@@ -142,7 +151,7 @@ Status plan_audio(const OutputSpec& spec, const std::string& container, const Me
 
 // The device's encoder when it has one for the codec, else the software encoder fed with
 // frames downloaded from the device.
-Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec,
+Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec, FrameSize size,
                           VideoEncodePlan& encode) {
   const BackendDesc& backend = context.backend;
   std::string codec(name_of(spec.codec));
@@ -150,14 +159,16 @@ Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec,
   bool hw_named = encoder_exists(hw_name);
   encode.gop = spec.gop ? spec.gop : default_gop(context.video);
   encode.max_b_frames = spec.b_frames;
-  if (context.on_device() && hw_named && context.device->encodes(codec_id(spec.codec))) {
+  std::string refusal = context.on_device() ? encode_refusal(*context.device, codec_id(spec.codec),
+                                                             size.width, size.height)
+                                            : std::string();
+  if (context.on_device() && hw_named && refusal.empty()) {
     encode.encoder = hw_name;
     encode.device = context.gpu;
     encode.hw_frames = true;
     encode.pix_fmt = backend.sw_format;
-    plan_hw_encoder_options(spec, backend.encoder, context.device->encode.at(codec_id(spec.codec)),
-                            encode);
-    return Status::ok();
+    return plan_hw_encoder_options(spec, backend.encoder,
+                                   context.device->encode.at(codec_id(spec.codec)), encode);
   }
   encode.encoder = backend_desc(BackendKind::kSoftware).encoder_for(spec.codec);
   if (!encoder_exists(encode.encoder))
@@ -168,7 +179,7 @@ Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec,
   encode.pix_fmt = encoder_takes(encode.encoder, arriving) ? arriving : AV_PIX_FMT_YUV420P;
   encode.download = context.on_device();
   if (encode.download)
-    encode.note = hw_named ? context.gpu.to_string() + " cannot encode " + codec
+    encode.note = hw_named ? context.gpu.to_string() + " " + refusal
                            : std::string(backend.name) + " has no " + codec + " encoder here";
   return Status::ok();
 }
@@ -189,7 +200,7 @@ Result<OutputPlan> plan_output(const PlanContext& context, const OutputSpec& spe
   TC_ASSIGN_OR_RETURN(FrameSize size, target_size(spec, context.video));
   output.width = size.width;
   output.height = size.height;
-  TC_RETURN_IF_ERROR(plan_video_encoder(context, spec, output.video));
+  TC_RETURN_IF_ERROR(plan_video_encoder(context, spec, size, output.video));
   return output;
 }
 
@@ -298,6 +309,11 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
                                    [](const OutputPlan& o) { return !o.video_copy; }));
   plan.decode = plan_decode(context, branches);
   plan.video_graph = plan_video_graph(context, plan, spec);
+  if (plan.decode.hw) {
+    Plan software_decode = plan;
+    software_decode.decode.upload = true;
+    plan.fallback_video_graph = plan_video_graph(context, software_decode, spec);
+  }
   plan.audio_graph = build_audio_graph(outputs_encoding_audio(plan));
   plan.stages = plan_stages(plan, media, backend);
   return plan;

@@ -40,7 +40,10 @@ struct DecodePlan {
   bool needed = false;  // false when every output copies the video
   bool hw = false;      // frames stay in device memory (get_format picks hw_format)
   bool upload = false;  // software-decoded frames go up to the device before the graph
-  int threads = 0;      // 0 = auto; hw decoders keep 1-2 (the pool grows with threads)
+  // The libavcodec decoder by name ("av1", not libdav1d, for device frames); empty = the
+  // default decoder of the codec (avcodec_find_decoder).
+  std::string decoder;
+  int threads = 0;  // 0 = auto; hw decoders keep 1-2 (the pool grows with threads)
   int extra_hw_frames = 0;
   StageDevice device;  // where the decoder runs
   std::string note;    // why it runs there: "vaapi hwaccel", "software: ... cannot decode ..."
@@ -104,6 +107,9 @@ struct Plan {
   AVPixelFormat hw_format = AV_PIX_FMT_NONE;
   DecodePlan decode;
   FilterGraphPlan video_graph;  // empty when no output encodes video
+  // The same graph for software-decoded frames (uploaded first), for when the decoder's hwaccel
+  // refuses the stream at run time after all; empty unless decode.hw.
+  FilterGraphPlan fallback_video_graph;
   FilterGraphPlan audio_graph;  // empty when no output encodes audio
   std::vector<OutputPlan> outputs;
   std::vector<Stage> stages;  // demux, decode, upload, filter, then per output; in order

@@ -21,6 +21,7 @@ struct VideoInfo {
   AVCodecID codec = AV_CODEC_ID_NONE;
   std::string codec_name;  // "h264"
   std::string profile;     // "High", "Main 10"; empty when unknown
+  int codec_profile = -99;  // AVCodecParameters.profile (the bitstream's number); -99 unknown
   int width = 0;
   int height = 0;
   AVRational frame_rate{0, 1};

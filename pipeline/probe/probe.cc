@@ -32,6 +32,7 @@ VideoInfo video_info(const AVFormatContext* format, AVStream* stream) {
   video.codec_name = avcodec_get_name(codecpar->codec_id);
   if (const char* profile = avcodec_profile_name(codecpar->codec_id, codecpar->profile))
     video.profile = profile;
+  video.codec_profile = codecpar->profile;
   video.width = codecpar->width;
   video.height = codecpar->height;
   video.frame_rate = av_guess_frame_rate(const_cast<AVFormatContext*>(format), stream, nullptr);

@@ -12,6 +12,7 @@ extern "C" {
 }
 
 #include "pipeline/exec/executor.h"
+#include "pipeline/hw/intel_profiles.h"
 #include "service/cli/job_args.h"
 #include "service/cli/progress_bar.h"
 #include "service/common/exit_codes.h"
@@ -30,21 +31,38 @@ int fail(const Status& status) {
   return exit_code_for(status.code());
 }
 
-int dry_run(const JobSpec& spec) {
+// The devices to plan with: this host's, or the one Intel GPU --assume-device names.
+Result<HwInventory> planning_devices(const JobSpec& spec, const std::string& assumed_device) {
+  if (assumed_device.empty()) return discover_devices(discovery_for(spec));
+  TC_ASSIGN_OR_RETURN(HwDevice device, assume_intel_device(assumed_device));
+  HwInventory inventory;
+  inventory.devices.push_back(std::move(device));
+  return inventory;
+}
+
+int dry_run(const JobSpec& spec, const std::string& assumed_device) {
   Status valid = validate(spec);
   if (!valid.is_ok()) return fail(valid);
   Result<io::Access> access = io::caller_access();
   if (!access.is_ok()) return fail(access.status());
   Result<MediaInfo> media = probe(spec.input, *access);
   if (!media.is_ok()) return fail(media.status());
-  Result<Plan> plan = make_plan(spec, *media, discover_devices(discovery_for(spec)));
+  Result<HwInventory> devices = planning_devices(spec, assumed_device);
+  if (!devices.is_ok()) return fail(devices.status());
+  Result<Plan> plan = make_plan(spec, *media, *devices);
   if (!plan.is_ok()) return fail(plan.status());
+  if (!assumed_device.empty())
+    std::cout << "assumed device: " << devices->devices[0].model << " (--assume-device "
+              << assumed_device << ")\n";
   std::cout << describe(*plan) << "ffmpeg command:\n  " << ffmpeg_command(*plan, spec) << "\n";
   return kExitOk;
 }
 
-int run(const JobArgs& job) {
-  if (job.dry_run) return dry_run(job.spec);
+int run(const JobArgs& job, const std::string& assumed_device) {
+  if (job.dry_run) return dry_run(job.spec, assumed_device);
+  if (!assumed_device.empty())
+    return fail(Status(Code::kInvalidArgument,
+                       "--assume-device plans for a GPU that is not here: use it with --dry-run"));
 
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
@@ -67,9 +85,15 @@ int run(const JobArgs& job) {
 void add_run_command(CLI::App& root, CommandActions& actions) {
   CLI::App* command = root.add_subcommand("run", "transcode in this process");
   auto options = std::make_shared<JobOptions>(*command);
-  actions[command] = [options] {
+  auto assumed_device = std::make_shared<std::string>();
+  command
+      ->add_option("--assume-device", *assumed_device,
+                   "with --dry-run: plan as if this Intel GPU were the only device (dg2, tgl, "
+                   "icl:no-huc, ...; `transcode caps --profiles` lists them)")
+      ->type_name("PROFILE");
+  actions[command] = [options, assumed_device] {
     Result<JobArgs> job = options->job_args();
-    return job.is_ok() ? run(*job) : fail(job.status());
+    return job.is_ok() ? run(*job, *assumed_device) : fail(job.status());
   };
 }
 

@@ -108,8 +108,14 @@ void add_jobs(CLI::App& root, cli::CommandActions& actions) {
 void add_caps(CLI::App& root, cli::CommandActions& actions) {
   CLI::App* command = root.add_subcommand("caps", "the daemon's devices, backends and codecs");
   auto json = std::make_shared<bool>(false);
+  auto profiles = std::make_shared<bool>(false);
   add_json_flag(command, *json);
-  add_action(actions, command, [json](const Connection& c) { return caps_command(*json, c); });
+  command->add_flag("--profiles", *profiles,
+                    "list the Intel GPU profiles that run --dry-run --assume-device takes "
+                    "(local; no daemon)");
+  add_action(actions, command, [json, profiles](const Connection& c) {
+    return *profiles ? profiles_command(*json) : caps_command(*json, c);
+  });
 }
 
 void add_health(CLI::App& root, cli::CommandActions& actions) {

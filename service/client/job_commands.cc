@@ -5,6 +5,9 @@
 #include <future>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
+#include "pipeline/hw/intel_profiles.h"
 #include "service/cli/progress_bar.h"
 #include "service/client/commands.h"
 #include "service/client/job_view.h"
@@ -161,8 +164,9 @@ int caps_command(bool json, const Connection& connection) {
   }
   std::printf("transcoded %s\n", caps.version().c_str());
   for (const pb::Device& d : caps.devices()) {
-    std::printf("%s %s%s%s\n", d.backend().c_str(), d.path().c_str(),
+    std::printf("%s %s%s%s%s\n", d.backend().c_str(), d.path().c_str(),
                 d.driver().empty() ? "" : (" (" + d.driver() + ")").c_str(),
+                d.model().empty() ? "" : (" " + d.model()).c_str(),
                 d.usable() ? "" : (": not used: " + d.unusable_reason()).c_str());
     if (!d.usable()) continue;
     std::printf("  slots %d, running %d\n", d.slots(), d.running());
@@ -176,6 +180,32 @@ int caps_command(bool json, const Connection& connection) {
                   join(d.encode_codecs()).c_str());
   }
   for (const std::string& note : caps.notes()) std::printf("note: %s\n", note.c_str());
+  return kExitOk;
+}
+
+int profiles_command(bool json) {
+  std::vector<IntelProfileSummary> profiles = intel_profiles();
+  if (json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const IntelProfileSummary& p : profiles)
+      list.push_back({{"key", p.key},
+                      {"aliases", p.aliases},
+                      {"name", p.name},
+                      {"kernel_driver", p.kernel_driver},
+                      {"huc_by_default", p.huc_by_default},
+                      {"caps", p.what}});
+    std::cout << list.dump(2) << "\n";
+    return kExitOk;
+  }
+  for (const IntelProfileSummary& p : profiles) {
+    std::printf("%-4s %s [%s%s]%s\n", std::string(p.key).c_str(), std::string(p.name).c_str(),
+                std::string(p.kernel_driver).c_str(), p.huc_by_default ? ", HuC" : ", no HuC",
+                p.aliases.empty() ? "" : ("  also: " + std::string(p.aliases)).c_str());
+    std::printf("     %s\n", p.what.c_str());
+  }
+  std::printf(
+      "modifiers: NAME:huc, NAME:no-huc, NAME:xe, NAME:i915 (transcode run --dry-run "
+      "--assume-device NAME[:MOD...])\n");
   return kExitOk;
 }
 

@@ -176,6 +176,7 @@ void capabilities_to_proto(const HwInventory& inventory, const std::vector<Sched
     if (!hw) continue;
     device->set_driver(hw->driver);
     device->set_vendor(hw->vendor);
+    device->set_model(hw->model);
     for (const std::string& name : codec_names(hw->decode)) device->add_decode_codecs(name);
     std::map<AVCodecID, int> encoders;
     for (const auto& [id, entry] : hw->encode) encoders[id] = 0;
@@ -190,6 +191,7 @@ void capabilities_to_proto(const HwInventory& inventory, const std::vector<Sched
     device->set_path(hw.path);
     device->set_driver(hw.driver);
     device->set_vendor(hw.vendor);
+    device->set_model(hw.model);
     device->set_usable(false);
     device->set_unusable_reason(hw.unusable_reason);
   }

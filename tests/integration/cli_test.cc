@@ -460,5 +460,48 @@ TEST(CommandLine, ZshCompletionNamesEveryCommandAndOption) {
   EXPECT_NE(fish.err.find("fish"), std::string::npos) << fish.err;
 }
 
+// Planning for an Intel GPU that is not here (issue 14).
+TEST_F(TranscodeRun, DryRunPlansForAnAssumedIntelGpu) {
+  ProcessResult run = transcode(
+      {"run", input(), dir_ / "a.mp4", "--size", "320x180", "--dry-run", "--assume-device", "arc"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("assumed device: Alchemist DG2"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("-c:v h264_vaapi -low_power 1"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("frames copied between device and memory: none"), std::string::npos);
+  EXPECT_TRUE(dir_.entries().empty());
+}
+
+TEST_F(TranscodeRun, AssumedDeviceRefusesABitrateModeItsEncoderLacks) {
+  ProcessResult run = transcode({"run", input(), dir_ / "a.mp4", "--rc", "cbr", "--bitrate", "2M",
+                                 "--dry-run", "--assume-device", "ehl"});
+  EXPECT_EQ(run.exit_code, kExitUnsupported) << run.out;
+  EXPECT_NE(run.err.find("enable_guc=2"), std::string::npos) << run.err;
+  ProcessResult with_huc = transcode({"run", input(), dir_ / "a.mp4", "--rc", "cbr", "--bitrate",
+                                      "2M", "--dry-run", "--assume-device", "ehl:huc"});
+  EXPECT_EQ(with_huc.exit_code, 0) << with_huc.err;
+}
+
+TEST_F(TranscodeRun, AssumedDeviceOnlyPlans) {
+  ProcessResult run = transcode({"run", input(), dir_ / "a.mp4", "--assume-device", "tgl"});
+  EXPECT_EQ(run.exit_code, kExitUsage);
+  EXPECT_NE(run.err.find("--dry-run"), std::string::npos) << run.err;
+  ProcessResult unknown =
+      transcode({"run", input(), dir_ / "a.mp4", "--dry-run", "--assume-device", "gen42"});
+  EXPECT_EQ(unknown.exit_code, kExitUsage);
+  EXPECT_NE(unknown.err.find("known: skl"), std::string::npos) << unknown.err;
+  EXPECT_TRUE(dir_.entries().empty());
+}
+
+TEST(CommandLine, CapsProfilesListsTheIntelGenerationsWithoutADaemon) {
+  ProcessResult caps = transcode({"caps", "--profiles", "--server", "127.0.0.1:1"});
+  ASSERT_EQ(caps.exit_code, 0) << caps.err;
+  for (const char* key :
+       {"skl ", "kbl ", "icl ", "ehl ", "tgl ", "dg1 ", "dg2 ", "mtl ", "lnl ", "bmg "})
+    EXPECT_NE(caps.out.find(key), std::string::npos) << key << "\n" << caps.out;
+  ProcessResult json = transcode({"caps", "--profiles", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out).size(), 10u);
+}
+
 }  // namespace
 }  // namespace tc::testing

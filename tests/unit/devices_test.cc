@@ -210,6 +210,18 @@ TEST(VaVendorRejectionTest, EmulationAndMesaAreRejectedWithTheVendor) {
   EXPECT_TRUE(contains(rejection, mesa)) << rejection;
 }
 
+TEST(VaInitHintTest, XeNodeWithoutDriverNameNeedsIhd) {
+  EXPECT_TRUE(contains(va_init_hint("xe", ""), "LIBVA_DRIVER_NAME=iHD"));
+  EXPECT_TRUE(contains(va_init_hint("xe", ""), "xe kernel driver"));
+}
+
+TEST(VaInitHintTest, ForeignDriverNameIsNamed) {
+  std::string hint = va_init_hint("i915", "nvidia");
+  EXPECT_TRUE(contains(hint, "LIBVA_DRIVER_NAME=nvidia")) << hint;
+  EXPECT_TRUE(contains(hint, "unset it")) << hint;
+  EXPECT_TRUE(contains(va_init_hint("i915", ""), "intel-media-va-driver"));
+}
+
 TEST(RenderNodeOpenErrorTest, PermissionFailureNamesTheRenderGroup) {
   for (int errno_value : {EACCES, EPERM}) {
     std::string reason = render_node_open_error("/dev/dri/renderD128", errno_value);

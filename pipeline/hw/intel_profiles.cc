@@ -1,0 +1,394 @@
+// Intel GPU generations and what VA-API offers on each, from Intel's published tables:
+//
+// - intel/media-driver README.md, "Decoding/Encoding Features" (columns BMG, LNL, MTLx,
+//   DG2/ATSM, DG1/SG1, TGLx, EHL/JSL, ICL, KBLx, BXTx, SKL, BDW; D = VLD decode, E = VDEnc
+//   low-power encode (VAEntrypointEncSliceLP), Es = PAK + shader encode (VAEntrypointEncSlice);
+//   "from MTL, low-power and shader encode are consolidated into VAEntrypointEncSlice", which
+//   then runs on VDEnc/HuC) and its "Supported Platforms" list (TGLx = TGL, RKL, ADL-S/P/N,
+//   RPL-S/P; MTLx = MTL, ARL; KBLx = KBL, CFL, WHL, CML, AML).
+// - intel/media-driver docs/media_features.md, "Supported Decoding Output Format and Max
+//   Resolution" and "Supported Encoding Input Format and Max Resolution" (2k = 2048x2048,
+//   4k = 4096x4096, 8k = 8192x8192, 16k = 16384x16384; VDEnc 16k = 16384x12288).
+// - Rate control: VDEnc's CBR/VBR run in the HuC firmware; without it low-power encode is CQP
+//   only (media-driver #580, #1957). The i915 kernel loads HuC by default from Gen12 on
+//   (enable_guc=2 on TGL/RKL/ADL-S/DG1, 3 on ADL-P and newer); on Gen9/Gen11 it needs
+//   i915.enable_guc=2 and the firmware package. Shader encode does CBR/VBR/CQP itself.
+// - Kernel driver: i915 up to MTL and DG2; Lunar Lake and Battlemage are xe-only.
+// - PCI ids: Linux include/drm/intel/pciids.h (formerly i915_pciids.h); marketing names as in
+//   Mesa include/pci_ids/iris_pci_ids.h.
+//
+// Omitted: VP8 decode on TGL alone of TGLx (a sub-platform), JPEG, VVC (LNL).
+#include "pipeline/hw/intel_profiles.h"
+
+#include <va/va.h>
+
+#include <algorithm>
+#include <array>
+
+#include "pipeline/hw/va_caps.h"
+#include "pipeline/hw/va_profiles.h"
+
+namespace tc {
+namespace {
+
+struct Size {
+  int width = 0;
+  int height = 0;
+};
+constexpr Size k2k{2048, 2048};
+constexpr Size k4k{4096, 4096};
+constexpr Size k8k{8192, 8192};
+constexpr Size k16k{16384, 16384};
+constexpr Size kVdenc16k{16384, 12288};
+
+enum Op : unsigned { kDec = 1, kLp = 2, kFull = 4 };
+
+// One row of the tables for one generation: a VA profile, its entrypoints and sizes.
+struct Feature {
+  int va_profile;
+  unsigned ops;
+  Size decode_max;
+  Size encode_max = {};
+  int decode_depth = 0;  // 0 = the profile's own highest; 12 where 12-bit decode is listed
+};
+
+struct Generation {
+  std::string_view key;
+  std::string_view aliases;
+  std::string_view name;
+  std::string_view kernel_driver;
+  bool huc_by_default;
+  // From MTL, VAEntrypointEncSlice is VDEnc too: its CBR/VBR need HuC like EncSliceLP's.
+  bool full_is_vdenc;
+  std::vector<Feature> features;
+};
+
+constexpr uint32_t kShaderRc = va_rc::kCqp | va_rc::kCbr | va_rc::kVbr;
+constexpr uint32_t kVdencHucRc =
+    va_rc::kCqp | va_rc::kCbr | va_rc::kVbr | va_rc::kIcq | va_rc::kQvbr;
+constexpr uint32_t kVdencNoHucRc = va_rc::kCqp;
+
+std::vector<Feature> h264(unsigned ops) {
+  return {{VAProfileH264ConstrainedBaseline, ops, k4k, k4k},
+          {VAProfileH264Main, ops, k4k, k4k},
+          {VAProfileH264High, ops, k4k, k4k}};
+}
+
+std::vector<Feature> vc1() {
+  return {{VAProfileVC1Simple, kDec, k4k},
+          {VAProfileVC1Main, kDec, k4k},
+          {VAProfileVC1Advanced, kDec, k4k}};
+}
+
+std::vector<Feature> mpeg2(unsigned ops) {
+  return {{VAProfileMPEG2Simple, ops, k2k, k2k}, {VAProfileMPEG2Main, ops, k2k, k2k}};
+}
+
+std::vector<Feature> join(std::initializer_list<std::vector<Feature>> parts) {
+  std::vector<Feature> all;
+  for (const std::vector<Feature>& part : parts) all.insert(all.end(), part.begin(), part.end());
+  return all;
+}
+
+// Gen11 (ICL) and EHL/JSL: HEVC and VP9 up to 10-bit, 4:2:2/4:4:4; `full` = shader encode.
+std::vector<Feature> gen11_hevc_vp9(unsigned full) {
+  return {{VAProfileHEVCMain, kDec | kLp | full, k8k, k8k},
+          {VAProfileHEVCMain10, kDec | kLp | full, k8k, k8k},
+          {VAProfileHEVCMain422_10, kDec | full, k8k, k8k},
+          {VAProfileHEVCMain444, kDec | kLp, k8k, k8k},
+          {VAProfileHEVCMain444_10, kDec | kLp, k8k, k8k},
+          {VAProfileVP9Profile0, kDec | kLp, k8k, k8k},
+          {VAProfileVP9Profile1, kDec | kLp, k8k, k8k},
+          {VAProfileVP9Profile2, kDec | kLp, k8k, k8k},
+          {VAProfileVP9Profile3, kDec | kLp, k8k, k8k}};
+}
+
+// Gen12 (TGLx, DG1) and newer: 12-bit HEVC/VP9 decode, AV1 decode. `vdenc` is the entrypoint
+// VDEnc answers on (EncSliceLP, or EncSlice from MTL), `shader` the shader encoder's (0 = none),
+// `hevc422` HEVC 4:2:2's encode entrypoint (0 = decode only).
+std::vector<Feature> gen12_hevc_vp9_av1(unsigned vdenc, unsigned shader, unsigned hevc422,
+                                        bool vp9_encode, bool av1_encode, Size decode_max,
+                                        Size hevc_encode_max, Size vp9_av1_encode_max) {
+  unsigned vp9 = vp9_encode ? vdenc : 0;
+  unsigned av1 = av1_encode ? vdenc : 0;
+  return {{VAProfileHEVCMain, kDec | vdenc | shader, decode_max, hevc_encode_max},
+          {VAProfileHEVCMain10, kDec | vdenc | shader, decode_max, hevc_encode_max},
+          {VAProfileHEVCMain12, kDec, decode_max},
+          {VAProfileHEVCMain422_10, kDec | hevc422, decode_max, hevc_encode_max},
+          {VAProfileHEVCMain422_12, kDec, decode_max},
+          {VAProfileHEVCMain444, kDec | vdenc, decode_max, hevc_encode_max},
+          {VAProfileHEVCMain444_10, kDec | vdenc, decode_max, hevc_encode_max},
+          {VAProfileHEVCMain444_12, kDec, decode_max},
+          {VAProfileVP9Profile0, kDec | vp9, decode_max, vp9_av1_encode_max},
+          {VAProfileVP9Profile1, kDec | vp9, decode_max, vp9_av1_encode_max},
+          {VAProfileVP9Profile2, kDec | vp9, decode_max, vp9_av1_encode_max, 12},
+          {VAProfileVP9Profile3, kDec | vp9, decode_max, vp9_av1_encode_max, 12},
+          {VAProfileAV1Profile0, kDec | av1, decode_max, vp9_av1_encode_max}};
+}
+
+const std::vector<Generation>& generations() {
+  static const std::vector<Generation> all = [] {
+    std::vector<Generation> g;
+    // Gen9: H.264 and HEVC 8-bit; no VP9 (hybrid only), HEVC encode by shader (4k).
+    g.push_back({"skl", "", "Gen9 Skylake (SKL)", "i915", false, false,
+                 join({h264(kDec | kLp | kFull),
+                       mpeg2(kDec | kFull),
+                       vc1(),
+                       {{VAProfileVP8Version0_3, kDec, k4k},
+                        {VAProfileHEVCMain, kDec | kFull, k8k, k4k}}})});
+    // Gen9.5: adds HEVC 10-bit and VP9 8/10-bit decode, VP8 shader encode.
+    g.push_back({"kbl", "cfl,whl,cml,aml", "Gen9.5 Kaby/Coffee/Whiskey/Comet Lake (KBLx)", "i915",
+                 false, false,
+                 join({h264(kDec | kLp | kFull),
+                       mpeg2(kDec | kFull),
+                       vc1(),
+                       {{VAProfileVP8Version0_3, kDec | kFull, k4k, k4k},
+                        {VAProfileHEVCMain, kDec | kFull, k8k, k4k},
+                        {VAProfileHEVCMain10, kDec, k8k},
+                        {VAProfileVP9Profile0, kDec, k8k},
+                        {VAProfileVP9Profile2, kDec, k8k}}})});
+    g.push_back({"icl", "", "Gen11 Ice Lake (ICL)", "i915", false, false,
+                 join({h264(kDec | kLp | kFull),
+                       mpeg2(kDec | kFull),
+                       vc1(),
+                       {{VAProfileVP8Version0_3, kDec | kFull, k4k, k4k}},
+                       gen11_hevc_vp9(kFull)})});
+    // Atom/embedded Gen11: the same media engine without shader encode.
+    g.push_back({"ehl", "jsl", "Gen11 Elkhart Lake / Jasper Lake (EHL/JSL)", "i915", false, false,
+                 join({h264(kDec | kLp),
+                       mpeg2(kDec),
+                       vc1(),
+                       {{VAProfileVP8Version0_3, kDec, k4k}},
+                       gen11_hevc_vp9(0)})});
+    g.push_back({"tgl", "rkl,adl,rpl", "Gen12 Tiger/Rocket/Alder/Raptor Lake (TGLx)", "i915", true,
+                 false,
+                 join({h264(kDec | kLp | kFull), mpeg2(kDec | kFull), vc1(),
+                       gen12_hevc_vp9_av1(kLp, kFull, kFull, true, false, k8k, k8k, k8k)})});
+    g.push_back({"dg1", "sg1", "DG1 Iris Xe MAX / SG1", "i915", true, false,
+                 join({h264(kDec | kLp | kFull), mpeg2(kDec | kFull), vc1(),
+                       gen12_hevc_vp9_av1(kLp, kFull, kFull, true, false, k8k, k8k, k8k)})});
+    // Xe-HPG: VDEnc only (EncSliceLP), AV1 encode, no VC-1; 16k decode.
+    g.push_back({"dg2", "arc,atsm,flex", "Alchemist DG2 / Arc A-series, Flex 140/170 (ATS-M)",
+                 "i915", true, false,
+                 join({h264(kDec | kLp), mpeg2(kDec),
+                       gen12_hevc_vp9_av1(kLp, 0, kLp, true, true, k16k, kVdenc16k, k8k)})});
+    // From MTL, encode is VAEntrypointEncSlice (VDEnc behind it); no HEVC 4:2:2 encode on MTL.
+    g.push_back({"mtl", "arl", "Meteor Lake / Arrow Lake (MTLx)", "i915", true, true,
+                 join({h264(kDec | kFull),
+                       mpeg2(kDec),
+                       {{VAProfileVP8Version0_3, kDec, k4k}},
+                       gen12_hevc_vp9_av1(kFull, 0, 0, true, true, k16k, kVdenc16k, k8k)})});
+    // Xe2: no VP9 encode.
+    g.push_back({"lnl", "", "Lunar Lake (LNL)", "xe", true, true,
+                 join({h264(kDec | kFull),
+                       mpeg2(kDec),
+                       {{VAProfileVP8Version0_3, kDec, k4k}},
+                       gen12_hevc_vp9_av1(kFull, 0, kFull, false, true, k16k, kVdenc16k, k8k)})});
+    g.push_back({"bmg", "", "Battlemage (BMG) / Arc B-series", "xe", true, true,
+                 join({h264(kDec | kFull),
+                       mpeg2(kDec),
+                       {{VAProfileVP8Version0_3, kDec, k4k}},
+                       gen12_hevc_vp9_av1(kFull, 0, kFull, false, true, k16k, kVdenc16k, k8k)})});
+    return g;
+  }();
+  return all;
+}
+
+struct PciId {
+  uint16_t device_id;
+  std::string_view generation;
+  std::string_view marketing;
+  std::string_view platform;  // the code name shown in brackets
+};
+
+// A representative set per generation (pciids.h groups; names as Mesa's iris_pci_ids.h).
+constexpr std::array kPciIds{
+    PciId{0x1912, "skl", "HD Graphics 530", "SKL"},
+    PciId{0x1916, "skl", "HD Graphics 520", "SKL"},
+    PciId{0x193B, "skl", "Iris Pro Graphics 580", "SKL"},
+    PciId{0x5912, "kbl", "HD Graphics 630", "KBL"},
+    PciId{0x5916, "kbl", "HD Graphics 620", "KBL"},
+    PciId{0x5917, "kbl", "UHD Graphics 620", "KBL"},
+    PciId{0x3E92, "kbl", "UHD Graphics 630", "CFL"},
+    PciId{0x3E9B, "kbl", "UHD Graphics 630", "CFL"},
+    PciId{0x3EA0, "kbl", "UHD Graphics 620", "WHL"},
+    PciId{0x9BC5, "kbl", "UHD Graphics 630", "CML"},
+    PciId{0x9BC8, "kbl", "UHD Graphics 630", "CML"},
+    PciId{0x8A52, "icl", "Iris Plus Graphics G7", "ICL"},
+    PciId{0x8A56, "icl", "UHD Graphics G1", "ICL"},
+    PciId{0x8A5A, "icl", "Iris Plus Graphics G4", "ICL"},
+    PciId{0x4E61, "ehl", "UHD Graphics", "JSL"},
+    PciId{0x4E71, "ehl", "UHD Graphics", "JSL"},
+    PciId{0x4571, "ehl", "UHD Graphics", "EHL"},
+    PciId{0x9A49, "tgl", "Iris Xe Graphics", "TGL"},
+    PciId{0x9A40, "tgl", "Iris Xe Graphics", "TGL"},
+    PciId{0x9A78, "tgl", "UHD Graphics", "TGL"},
+    PciId{0x4C8A, "tgl", "UHD Graphics 750", "RKL"},
+    PciId{0x4C8B, "tgl", "UHD Graphics 730", "RKL"},
+    PciId{0x4680, "tgl", "UHD Graphics 770", "ADL-S"},
+    PciId{0x4692, "tgl", "UHD Graphics 730", "ADL-S"},
+    PciId{0x46A6, "tgl", "Iris Xe Graphics", "ADL-P"},
+    PciId{0x46D1, "tgl", "UHD Graphics", "ADL-N"},
+    PciId{0xA780, "tgl", "UHD Graphics 770", "RPL-S"},
+    PciId{0xA7A0, "tgl", "Iris Xe Graphics", "RPL-P"},
+    PciId{0x4905, "dg1", "Iris Xe MAX Graphics", "DG1"},
+    PciId{0x4907, "dg1", "Server GPU SG-18M", "SG1"},
+    PciId{0x56A0, "dg2", "Arc A770", "DG2"},
+    PciId{0x56A1, "dg2", "Arc A750", "DG2"},
+    PciId{0x56A5, "dg2", "Arc A380", "DG2"},
+    PciId{0x56A6, "dg2", "Arc A310", "DG2"},
+    PciId{0x5690, "dg2", "Arc A770M", "DG2"},
+    PciId{0x5693, "dg2", "Arc A370M", "DG2"},
+    PciId{0x56C0, "dg2", "Data Center GPU Flex 170", "ATS-M"},
+    PciId{0x56C1, "dg2", "Data Center GPU Flex 140", "ATS-M"},
+    PciId{0x7D55, "mtl", "Arc Graphics", "MTL"},
+    PciId{0x7D45, "mtl", "Graphics", "MTL"},
+    PciId{0x7DD5, "mtl", "Graphics", "MTL"},
+    PciId{0x7D51, "mtl", "Arc Graphics", "ARL-H"},
+    PciId{0x7D67, "mtl", "Graphics", "ARL-S"},
+    PciId{0x64A0, "lnl", "Arc 130V/140V", "LNL"},
+    PciId{0xE20B, "bmg", "Arc B580", "BMG"},
+    PciId{0xE20C, "bmg", "Arc B570", "BMG"},
+};
+
+bool in_list(std::string_view list, std::string_view name) {
+  while (!list.empty()) {
+    size_t comma = list.find(',');
+    if (list.substr(0, comma) == name) return true;
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+const Generation* find_generation(std::string_view name) {
+  for (const Generation& generation : generations())
+    if (generation.key == name || in_list(generation.aliases, name)) return &generation;
+  return nullptr;
+}
+
+VaConfigAttributes attributes(Size max, uint32_t rate_control, int depth) {
+  VaConfigAttributes attributes;
+  attributes.max_width = max.width;
+  attributes.max_height = max.height;
+  attributes.rate_control = rate_control;
+  if (depth == 12) attributes.rt_formats = VA_RT_FORMAT_YUV420 | VA_RT_FORMAT_YUV420_12;
+  return attributes;
+}
+
+// The profile list libva would give on this generation, with each entrypoint's attributes.
+std::vector<VaProfileEntrypoints> va_profiles_of(const Generation& generation, bool huc) {
+  uint32_t vdenc_rc = huc ? kVdencHucRc : kVdencNoHucRc;
+  uint32_t full_rc = generation.full_is_vdenc ? vdenc_rc : kShaderRc;
+  std::vector<VaProfileEntrypoints> profiles;
+  for (const Feature& feature : generation.features) {
+    VaProfileEntrypoints entry{feature.va_profile, {}, {}};
+    if (feature.ops & kDec) {
+      entry.entrypoints.push_back(VAEntrypointVLD);
+      entry.attributes[VAEntrypointVLD] = attributes(feature.decode_max, 0, feature.decode_depth);
+    }
+    if (feature.ops & kFull) {
+      entry.entrypoints.push_back(VAEntrypointEncSlice);
+      entry.attributes[VAEntrypointEncSlice] = attributes(feature.encode_max, full_rc, 0);
+    }
+    if (feature.ops & kLp) {
+      entry.entrypoints.push_back(VAEntrypointEncSliceLP);
+      entry.attributes[VAEntrypointEncSliceLP] = attributes(feature.encode_max, vdenc_rc, 0);
+    }
+    profiles.push_back(std::move(entry));
+  }
+  profiles.push_back({VAProfileNone, {VAEntrypointVideoProc}, {}});  // every generation has VPP
+  return profiles;
+}
+
+std::string codec_list(const HwDevice& device, bool decode) {
+  std::string text;
+  auto add_codec = [&text](AVCodecID codec, const std::string& extra) {
+    text += (text.empty() ? "" : " ") + std::string(avcodec_get_name(codec)) + extra;
+  };
+  if (decode) {
+    for (const auto& [codec, depth] : device.decode)
+      add_codec(codec, depth > 8 ? "(" + std::to_string(depth) + "-bit)" : "");
+  } else {
+    for (const auto& [codec, entrypoints] : device.encode)
+      add_codec(codec, entrypoints.full && entrypoints.low_power ? "(full+lp)"
+                       : entrypoints.low_power                   ? "(lp)"
+                                                                 : "(full)");
+  }
+  return text;
+}
+
+std::string known_names() {
+  std::string names;
+  for (const Generation& generation : generations()) {
+    names += (names.empty() ? "" : ", ") + std::string(generation.key);
+    if (!generation.aliases.empty()) names += " (" + std::string(generation.aliases) + ")";
+  }
+  return names;
+}
+
+HwDevice device_of(const Generation& generation, bool huc, std::string_view driver) {
+  HwDevice device;
+  device.backend = BackendKind::kVaapi;
+  // The node such a GPU usually has, so that --dry-run's ffmpeg command runs on it as printed.
+  device.path = "/dev/dri/renderD128";
+  device.driver = driver;
+  device.vendor = "Intel iHD driver (assumed: " + std::string(generation.key) + ")";
+  device.model = std::string(generation.name);
+  apply_va_caps(va_profiles_of(generation, huc), device);
+  return device;
+}
+
+}  // namespace
+
+std::vector<IntelProfileSummary> intel_profiles() {
+  std::vector<IntelProfileSummary> summaries;
+  for (const Generation& generation : generations()) {
+    HwDevice device = device_of(generation, generation.huc_by_default, generation.kernel_driver);
+    summaries.push_back(
+        {generation.key, generation.aliases, generation.name, generation.kernel_driver,
+         generation.huc_by_default,
+         "decode: " + codec_list(device, true) + "; encode: " + codec_list(device, false)});
+  }
+  return summaries;
+}
+
+Result<HwDevice> assume_intel_device(std::string_view spec) {
+  std::string_view name = spec.substr(0, spec.find(':'));
+  const Generation* generation = find_generation(name);
+  if (!generation)
+    return Status(Code::kInvalidArgument,
+                  "unknown device profile '" + std::string(name) + "'; known: " + known_names());
+  bool huc = generation->huc_by_default;
+  std::string_view driver = generation->kernel_driver;
+  std::string_view modifiers =
+      spec.size() > name.size() ? spec.substr(name.size() + 1) : std::string_view();
+  while (!modifiers.empty()) {
+    std::string_view modifier = modifiers.substr(0, modifiers.find(':'));
+    if (modifier == "huc" || modifier == "no-huc")
+      huc = modifier == "huc";
+    else if (modifier == "xe" || modifier == "i915")
+      driver = modifier;
+    else
+      return Status(Code::kInvalidArgument, "unknown device profile modifier '" +
+                                                std::string(modifier) +
+                                                "'; known: huc, no-huc, xe, i915");
+    modifiers.remove_prefix(std::min(modifiers.size(), modifier.size() + 1));
+  }
+  return device_of(*generation, huc, driver);
+}
+
+std::string intel_model_name(uint16_t pci_device_id) {
+  for (const PciId& id : kPciIds)
+    if (id.device_id == pci_device_id)
+      return std::string(id.marketing) + " (" + std::string(id.platform) + ")";
+  return {};
+}
+
+std::string_view intel_generation_of(uint16_t pci_device_id) {
+  for (const PciId& id : kPciIds)
+    if (id.device_id == pci_device_id) return id.generation;
+  return {};
+}
+
+}  // namespace tc
