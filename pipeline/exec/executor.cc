@@ -55,6 +55,31 @@ struct Window {
   bool past(int64_t pts) const { return pts != AV_NOPTS_VALUE && pts >= end; }
 };
 
+// An input audio track some output keeps, through the job.
+struct AudioTrackState {
+  const InputTrack* input = nullptr;
+  Window window;
+  const FilterGraphPlan* graph_plan = nullptr;  // null when every output copies it
+  std::optional<FilterGraph> graph;
+  bool done = false;
+  bool flushed = false;
+};
+
+// A kept subtitle track: subtitles are sparse, so they never hold the job open.
+struct SubtitleTrackState {
+  const InputTrack* input = nullptr;
+  Window window;
+};
+
+// A decoded subtitle, freed with its rects.
+struct DecodedSubtitle {
+  AVSubtitle subtitle{};
+  bool present = false;
+  ~DecodedSubtitle() {
+    if (present) avsubtitle_free(&subtitle);
+  }
+};
+
 class Transcode {
  public:
   Transcode(const Plan& plan, const JobSpec& spec, const MediaInfo& media,
@@ -80,7 +105,11 @@ class Transcode {
                         open_input(spec_.input, options_.access, plan_, device_.get(), interrupt_));
     TC_RETURN_IF_ERROR(seek_input(input_, spec_.start_s));
     video_window_ = Window::of(input_.video, spec_.start_s, spec_.duration_s);
-    audio_window_ = Window::of(input_.audio, spec_.start_s, spec_.duration_s);
+    for (const InputTrack& track : input_.audio)
+      audio_.push_back({&track, Window::of(track.stream, spec_.start_s, spec_.duration_s),
+                        audio_graph_plan(track.stream->index)});
+    for (const InputTrack& track : input_.subtitles)
+      subtitles_.push_back({&track, Window::of(track.stream, spec_.start_s, spec_.duration_s)});
     for (const OutputPlan& output : plan_.outputs) {
       TC_ASSIGN_OR_RETURN(OutputStage stage, OutputStage::open(output, input_, spec_.input,
                                                                *options_.access.roots, interrupt_));
@@ -88,38 +117,69 @@ class Transcode {
     }
     duration_s_ = std::max(0.0, media_.duration_s - spec_.start_s);
     if (spec_.duration_s > 0) duration_s_ = std::min(duration_s_, spec_.duration_s);
-    return open_audio_graph();
+    for (AudioTrackState& track : audio_) TC_RETURN_IF_ERROR(open_audio_graph(track));
+    return Status::ok();
+  }
+
+  const FilterGraphPlan* audio_graph_plan(int input_stream) const {
+    for (const Plan::AudioGraph& graph : plan_.audio_graphs)
+      if (graph.input_stream == input_stream) return &graph.graph;
+    return nullptr;
   }
 
   // Audio parameters are known from the decoder, so audio encoders open up front.
-  Status open_audio_graph() {
-    if (plan_.audio_graph.empty() || !input_.audio_decoder) return Status::ok();
-    TC_ASSIGN_OR_RETURN(audio_graph_,
-                        FilterGraph::create(plan_.audio_graph, "ain",
-                                            audio_source(*input_.audio_decoder), nullptr));
-    for (size_t i = 0; i < plan_.audio_graph.sinks.size(); ++i)
-      TC_RETURN_IF_ERROR(
-          outputs_[plan_.audio_graph.sinks[i].output].open_audio_encoder(audio_graph_->sink(i)));
+  Status open_audio_graph(AudioTrackState& track) {
+    if (!track.graph_plan || !track.input->decoder) return Status::ok();
+    TC_ASSIGN_OR_RETURN(track.graph,
+                        FilterGraph::create(*track.graph_plan, "ain",
+                                            audio_source(*track.input->decoder), nullptr));
+    int index = track.input->stream->index;
+    for (size_t i = 0; i < track.graph_plan->sinks.size(); ++i)
+      TC_RETURN_IF_ERROR(outputs_[track.graph_plan->sinks[i].output].open_audio_encoder(
+          index, track.graph->sink(i)));
     return Status::ok();
+  }
+
+  bool audio_done() const {
+    return std::all_of(audio_.begin(), audio_.end(),
+                       [](const AudioTrackState& track) { return track.done; });
+  }
+
+  AudioTrackState* audio_track(int index) {
+    for (AudioTrackState& track : audio_)
+      if (track.input->stream->index == index) return &track;
+    return nullptr;
+  }
+
+  SubtitleTrackState* subtitle_track(int index) {
+    for (SubtitleTrackState& track : subtitles_)
+      if (track.input->stream->index == index) return &track;
+    return nullptr;
   }
 
   Status demux() {
     av::PacketPtr packet = av::make_packet();
     for (;;) {
       if (interrupt_requested(interrupt_.opaque)) return {Code::kCancelled, "cancelled"};
-      if (video_done_ && (audio_done_ || !input_.audio)) return Status::ok();
+      if (video_done_ && audio_done()) return Status::ok();
       int err = av_read_frame(input_.format.get(), packet.get());
       if (err == AVERROR_EOF) return Status::ok();
       if (err < 0) return av_status(err, Code::kInput, "reading " + spec_.input);
-      Status status = Status::ok();
-      if (packet->stream_index == input_.video->index && !video_done_)
-        status = on_video_packet(*packet);
-      else if (input_.audio && packet->stream_index == input_.audio->index && !audio_done_)
-        status = on_audio_packet(*packet);
+      Status status = on_packet(*packet);
       av_packet_unref(packet.get());
       TC_RETURN_IF_ERROR(status);
       report_progress(false);
     }
+  }
+
+  Status on_packet(const AVPacket& packet) {
+    if (packet.stream_index == input_.video->index)
+      return video_done_ ? Status::ok() : on_video_packet(packet);
+    if (AudioTrackState* track = audio_track(packet.stream_index))
+      return track->done ? Status::ok() : on_audio_packet(*track, packet);
+    if (SubtitleTrackState* track = subtitle_track(packet.stream_index))
+      return on_subtitle_packet(*track, packet);
+    return Status::ok();
   }
 
   Status on_video_packet(const AVPacket& packet) {
@@ -138,16 +198,37 @@ class Transcode {
     return decode_video(&packet);
   }
 
-  Status on_audio_packet(const AVPacket& packet) {
-    if (audio_window_.past(packet.pts)) {
-      audio_done_ = true;
-      return flush_audio();
+  Status on_audio_packet(AudioTrackState& track, const AVPacket& packet) {
+    if (track.window.past(packet.pts)) {
+      track.done = true;
+      return flush_audio(track);
     }
+    if (!track.window.before(packet.pts))
+      for (OutputStage& output : outputs_)  // outputs that do not copy this track ignore it
+        TC_RETURN_IF_ERROR(output.copy_packet(packet, *track.input->stream, track.window.start));
+    if (!track.input->decoder) return Status::ok();
+    return decode_audio(track, &packet);
+  }
+
+  Status on_subtitle_packet(SubtitleTrackState& track, const AVPacket& packet) {
+    if (track.window.before(packet.pts) || track.window.past(packet.pts)) return Status::ok();
     for (OutputStage& output : outputs_)
-      if (output.plan().audio.mode == AudioPlan::Mode::kCopy && !audio_window_.before(packet.pts))
-        TC_RETURN_IF_ERROR(output.copy_packet(packet, *input_.audio, audio_window_.start));
-    if (!input_.audio_decoder) return Status::ok();
-    return decode_audio(&packet);
+      TC_RETURN_IF_ERROR(output.copy_packet(packet, *track.input->stream, track.window.start));
+    if (!track.input->decoder) return Status::ok();
+    DecodedSubtitle decoded;
+    int got = 0;
+    // FFmpeg 5.1 takes a non-const packet, 7.1 a const one; neither changes it.
+    int err = avcodec_decode_subtitle2(track.input->decoder.get(), &decoded.subtitle, &got,
+                                       const_cast<AVPacket*>(&packet));
+    decoded.present = got != 0;
+    // A subtitle that does not decode is skipped, as players do.
+    if (err < 0 || !got) return Status::ok();
+    int64_t offset_us =
+        av_rescale_q(track.window.start, track.input->stream->time_base, AVRational{1, 1000000});
+    for (OutputStage& output : outputs_)
+      TC_RETURN_IF_ERROR(
+          output.encode_subtitle(track.input->stream->index, decoded.subtitle, offset_us));
+    return Status::ok();
   }
 
   static double seconds(int64_t pts, const AVStream* stream, const Window& window) {
@@ -230,8 +311,8 @@ class Transcode {
     return Status::ok();
   }
 
-  Status decode_audio(const AVPacket* packet) {
-    AVCodecContext* decoder = input_.audio_decoder.get();
+  Status decode_audio(AudioTrackState& track, const AVPacket* packet) {
+    AVCodecContext* decoder = track.input->decoder.get();
     int err = avcodec_send_packet(decoder, packet);
     if (err < 0 && err != AVERROR_EOF && err != AVERROR_INVALIDDATA)
       return av_status(err, Code::kInput, "decoding audio");
@@ -242,44 +323,46 @@ class Transcode {
       if (err < 0) return av_status(err, Code::kInput, "decoding audio");
       AVFrame* frame = frame_.get();
       frame->pts = frame->best_effort_timestamp;
-      if (audio_window_.before(frame->pts) || audio_window_.past(frame->pts)) {
+      if (track.window.before(frame->pts) || track.window.past(frame->pts)) {
         av_frame_unref(frame);
         continue;
       }
       // The graph's time base is 1/sample_rate.
       if (frame->pts != AV_NOPTS_VALUE)
-        frame->pts = av_rescale_q(frame->pts - audio_window_.start, input_.audio->time_base,
+        frame->pts = av_rescale_q(frame->pts - track.window.start, track.input->stream->time_base,
                                   {1, frame->sample_rate});
-      TC_RETURN_IF_ERROR(audio_graph_->push(frame));
-      TC_RETURN_IF_ERROR(drain_audio_sinks());
+      TC_RETURN_IF_ERROR(track.graph->push(frame));
+      TC_RETURN_IF_ERROR(drain_audio_sinks(track));
     }
   }
 
-  Status drain_audio_sinks() {
-    for (size_t i = 0; i < audio_graph_->sink_count(); ++i)
+  Status drain_audio_sinks(AudioTrackState& track) {
+    int index = track.input->stream->index;
+    for (size_t i = 0; i < track.graph->sink_count(); ++i)
       for (;;) {
-        int err = audio_graph_->pull(i, filtered_.get());
+        int err = track.graph->pull(i, filtered_.get());
         if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) break;
         if (err < 0) return av_status(err, Code::kInternal, "filtering audio");
-        Status status = outputs_[plan_.audio_graph.sinks[i].output].encode_audio(filtered_.get());
+        Status status =
+            outputs_[track.graph_plan->sinks[i].output].encode_audio(index, filtered_.get());
         av_frame_unref(filtered_.get());
         TC_RETURN_IF_ERROR(status);
       }
     return Status::ok();
   }
 
-  Status flush_audio() {
-    if (!input_.audio_decoder || audio_flushed_) return Status::ok();
-    audio_flushed_ = true;
-    TC_RETURN_IF_ERROR(decode_audio(nullptr));
-    TC_RETURN_IF_ERROR(audio_graph_->push(nullptr));
-    return drain_audio_sinks();
+  Status flush_audio(AudioTrackState& track) {
+    if (!track.graph || track.flushed) return Status::ok();
+    track.flushed = true;
+    TC_RETURN_IF_ERROR(decode_audio(track, nullptr));
+    TC_RETURN_IF_ERROR(track.graph->push(nullptr));
+    return drain_audio_sinks(track);
   }
 
   Status finish() {
     if (input_.video_decoder && !video_flushed_) TC_RETURN_IF_ERROR(decode_video(nullptr));
     TC_RETURN_IF_ERROR(filter_video(nullptr));
-    TC_RETURN_IF_ERROR(flush_audio());
+    for (AudioTrackState& track : audio_) TC_RETURN_IF_ERROR(flush_audio(track));
     if (interrupt_requested(interrupt_.opaque)) return {Code::kCancelled, "cancelled"};
     for (OutputStage& output : outputs_) TC_RETURN_IF_ERROR(output.finish(spec_.input));
     // Only now, with every output complete, do they get their names.
@@ -318,6 +401,7 @@ class Transcode {
     report.backend = std::string(name_of(plan_.backend));
     report.backend_reason = plan_.backend_reason;
     report.stages = plan_.stages;
+    report.streams = plan_.streams;
     report.frames_decoded = frames_decoded_;
     report.wall_s = elapsed();
     report.cpu_s = cpu_seconds() - cpu_at_start_;
@@ -356,16 +440,14 @@ class Transcode {
   av::BufferRefPtr device_;
   InputStage input_;
   std::vector<OutputStage> outputs_;
+  std::vector<AudioTrackState> audio_;
+  std::vector<SubtitleTrackState> subtitles_;
   std::optional<FilterGraph> video_graph_;
-  std::optional<FilterGraph> audio_graph_;
   av::FramePtr frame_ = av::make_frame();
   av::FramePtr filtered_ = av::make_frame();
   Window video_window_;
-  Window audio_window_;
   bool video_done_ = false;
   bool video_flushed_ = false;
-  bool audio_done_ = false;
-  bool audio_flushed_ = false;
   int64_t frames_decoded_ = 0;
   int64_t frames_encoded_ = 0;
   double last_media_pts_s_ = 0;

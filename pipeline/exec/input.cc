@@ -61,10 +61,44 @@ Result<av::CodecContextPtr> open_decoder(const AVStream& stream, const Plan* vid
   return decoder;
 }
 
-bool any_audio_encode(const Plan& plan) {
-  for (const OutputPlan& output : plan.outputs)
-    if (output.audio.mode == AudioPlan::Mode::kEncode) return true;
-  return false;
+// What the outputs do with input stream `index`: kept by any, decoded for any.
+struct TrackUse {
+  bool kept = false;
+  bool decoded = false;
+};
+
+TrackUse use_of(const Plan& plan, int index) {
+  TrackUse use;
+  for (const OutputPlan& output : plan.outputs) {
+    for (const AudioPlan& audio : output.audio)
+      if (audio.input_stream == index) {
+        use.kept = true;
+        use.decoded |= audio.mode == AudioPlan::Mode::kEncode;
+      }
+    for (const SubtitlePlan& subtitle : output.subtitles)
+      if (subtitle.input_stream == index) {
+        use.kept = true;
+        use.decoded |= !subtitle.encoder.empty();
+      }
+  }
+  return use;
+}
+
+// The audio and subtitle streams some output keeps, with a decoder where one converts them.
+Status open_tracks(const Plan& plan, InputStage& input) {
+  AVFormatContext* raw = input.format.get();
+  for (unsigned i = 0; i < raw->nb_streams; ++i) {
+    AVStream* stream = raw->streams[i];
+    AVMediaType type = stream->codecpar->codec_type;
+    TrackUse use = use_of(plan, int(i));
+    if (!use.kept || (type != AVMEDIA_TYPE_AUDIO && type != AVMEDIA_TYPE_SUBTITLE)) continue;
+    InputTrack track{stream, nullptr};
+    if (use.decoded) {
+      TC_ASSIGN_OR_RETURN(track.decoder, open_decoder(*stream, nullptr, nullptr));
+    }
+    (type == AVMEDIA_TYPE_AUDIO ? input.audio : input.subtitles).push_back(std::move(track));
+  }
+  return Status::ok();
 }
 
 }  // namespace
@@ -77,21 +111,24 @@ Result<InputStage> open_input(const std::string& path, const io::Access& access,
   input.format = std::move(opened.format);
   AVFormatContext* raw = input.format.get();
   int video = av_find_best_stream(raw, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
-  int audio = av_find_best_stream(raw, AVMEDIA_TYPE_AUDIO, -1, -1, nullptr, 0);
   if (video < 0) return Status(Code::kInput, path + ": has no video stream");
   input.video = raw->streams[video];
-  input.audio = audio >= 0 ? raw->streams[audio] : nullptr;
+  TC_RETURN_IF_ERROR(open_tracks(plan, input));
   // Streams we do not use are not demuxed further than needed.
   for (unsigned i = 0; i < raw->nb_streams; ++i)
-    if (raw->streams[i] != input.video && raw->streams[i] != input.audio)
+    if (raw->streams[i] != input.video && !input.track(int(i)))
       raw->streams[i]->discard = AVDISCARD_ALL;
   if (plan.decode.needed) {
     TC_ASSIGN_OR_RETURN(input.video_decoder, open_decoder(*input.video, &plan, device));
   }
-  if (input.audio && any_audio_encode(plan)) {
-    TC_ASSIGN_OR_RETURN(input.audio_decoder, open_decoder(*input.audio, nullptr, nullptr));
-  }
   return input;
+}
+
+const InputTrack* InputStage::track(int index) const {
+  for (const std::vector<InputTrack>* tracks : {&audio, &subtitles})
+    for (const InputTrack& track : *tracks)
+      if (track.stream->index == index) return &track;
+  return nullptr;
 }
 
 Status seek_input(InputStage& input, double start_s) {

@@ -4,6 +4,8 @@ extern "C" {
 }
 
 #include <algorithm>
+#include <cstring>
+#include <vector>
 
 #include "pipeline/core/compat.h"
 #include "pipeline/exec/executor.h"
@@ -61,6 +63,52 @@ void sanitize_timestamps(AVPacket* packet, int64_t& last_dts, bool strict) {
   if (dts != AV_NOPTS_VALUE) last_dts = dts;
 }
 
+// Copies the stream's codec parameters, for stream copy.
+void copy_parameters(const AVStream& from, AVStream* to) {
+  avcodec_parameters_copy(to->codecpar, from.codecpar);
+  to->codecpar->codec_tag = 0;
+  to->time_base = from.time_base;
+}
+
+// A new output stream for input stream `from`, with what players show of it: language,
+// title (its metadata) and disposition (default, forced, hearing impaired, ...).
+AVStream* new_track_stream(AVFormatContext* format, const AVStream& from) {
+  AVStream* stream = avformat_new_stream(format, nullptr);
+  if (!stream) return nullptr;
+  av_dict_copy(&stream->metadata, from.metadata, 0);
+  stream->disposition = from.disposition;
+  // FFmpeg's MP4 muxer writes no track title; the track's handler name is where MP4 tools
+  // (HandBrake, MP4Box) keep one, and ffprobe shows it as handler_name.
+  const AVDictionaryEntry* title = av_dict_get(from.metadata, "title", nullptr, 0);
+  if (title && std::strcmp(format->oformat->name, "mp4") == 0)
+    av_dict_set(&stream->metadata, "handler_name", title->value, 0);
+  return stream;
+}
+
+// Text subtitles converted to another text format: the decoder's ASS header (styles) goes to
+// the encoder, as the ffmpeg CLI does; times are in microseconds.
+Result<av::CodecContextPtr> open_subtitle_encoder(const std::string& name,
+                                                  const AVCodecContext& decoder,
+                                                  const OutputPlan& plan) {
+  const AVCodec* codec = avcodec_find_encoder_by_name(name.c_str());
+  if (!codec) return Status(Code::kUnsupported, "encoder " + name + " is not in this FFmpeg");
+  av::CodecContextPtr encoder(avcodec_alloc_context3(codec));
+  encoder->time_base = AV_TIME_BASE_Q;
+  encoder->width = plan.width;
+  encoder->height = plan.height;
+  if (decoder.subtitle_header_size > 0) {
+    encoder->subtitle_header = static_cast<uint8_t*>(av_mallocz(decoder.subtitle_header_size + 1));
+    if (!encoder->subtitle_header) return Status(Code::kInternal, "out of memory");
+    std::memcpy(encoder->subtitle_header, decoder.subtitle_header, decoder.subtitle_header_size);
+    encoder->subtitle_header_size = decoder.subtitle_header_size;
+  }
+  TC_RETURN_IF_ERROR(open_encoder(encoder.get(), codec, {}, Code::kUnsupported));
+  return encoder;
+}
+
+// What ffmpeg gives avcodec_encode_subtitle: ample for any text subtitle.
+constexpr int kSubtitleBufferBytes = 1 << 20;
+
 }  // namespace
 
 std::string partial_path(const std::string& path) {
@@ -91,24 +139,50 @@ Result<OutputStage> OutputStage::open(const OutputPlan& plan, const InputStage& 
   raw->flags |= AVFMT_FLAG_CUSTOM_IO;  // io_ owns the AVIO: the context must not close it
   io::confine_nested_opens(raw, output.nested_.get());
   output.video_ = avformat_new_stream(raw, nullptr);
-  if (plan.video_copy) {
-    avcodec_parameters_copy(output.video_->codecpar, input.video->codecpar);
-    output.video_->codecpar->codec_tag = 0;
-    output.video_->time_base = input.video->time_base;
-  }
+  if (plan.video_copy) copy_parameters(*input.video, output.video_);
   // Keep the source's display rotation: players rotate; the pixels are not touched.
   av::copy_stream_side_data(input.video, output.video_, AV_PKT_DATA_DISPLAYMATRIX);
-  if (plan.audio.mode != AudioPlan::Mode::kNone) output.audio_ = avformat_new_stream(raw, nullptr);
-  if (plan.audio.mode == AudioPlan::Mode::kCopy) {
-    avcodec_parameters_copy(output.audio_->codecpar, input.audio->codecpar);
-    output.audio_->codecpar->codec_tag = 0;
-    output.audio_->time_base = input.audio->time_base;
-  }
+  TC_RETURN_IF_ERROR(output.add_tracks(input));
+  output.last_dts_.assign(raw->nb_streams, AV_NOPTS_VALUE);
   TC_RETURN_IF_ERROR(output.write_header_when_ready());  // an output that only copies is ready
   return output;
 }
 
 OutputStage::~OutputStage() = default;
+
+Status OutputStage::add_tracks(const InputStage& input) {
+  auto add = [&](int input_stream, bool copy) -> Result<Track*> {
+    const InputTrack* source = input.track(input_stream);
+    if (!source)
+      return Status(Code::kInternal, "input stream " + std::to_string(input_stream) + " not open");
+    Track track{input_stream, new_track_stream(format_.get(), *source->stream), nullptr, copy};
+    if (!track.stream) return Status(Code::kInternal, "out of memory adding a stream");
+    if (copy) copy_parameters(*source->stream, track.stream);
+    tracks_.push_back(std::move(track));
+    return &tracks_.back();
+  };
+  for (const AudioPlan& audio : plan_.audio) {
+    TC_RETURN_IF_ERROR(add(audio.input_stream, audio.mode == AudioPlan::Mode::kCopy).status());
+  }
+  for (const SubtitlePlan& subtitle : plan_.subtitles) {
+    TC_ASSIGN_OR_RETURN(Track * track, add(subtitle.input_stream, subtitle.encoder.empty()));
+    if (track->copy) continue;
+    TC_ASSIGN_OR_RETURN(track->encoder,
+                        open_subtitle_encoder(subtitle.encoder,
+                                              *input.track(subtitle.input_stream)->decoder, plan_));
+    if (int err = avcodec_parameters_from_context(track->stream->codecpar, track->encoder.get());
+        err < 0)
+      return av_status(err, Code::kInternal, "subtitle stream parameters");
+    track->stream->time_base = AV_TIME_BASE_Q;
+  }
+  return Status::ok();
+}
+
+OutputStage::Track* OutputStage::track_of(int input_stream) {
+  for (Track& track : tracks_)
+    if (track.input_stream == input_stream) return &track;
+  return nullptr;
+}
 
 Status OutputStage::open_video_encoder(const AVFilterContext* sink, AVRational frame_rate,
                                        const AVFrame& first) {
@@ -149,33 +223,39 @@ Status OutputStage::open_video_encoder(const AVFilterContext* sink, AVRational f
   return write_header_when_ready();
 }
 
-Status OutputStage::open_audio_encoder(AVFilterContext* sink) {
-  const AVCodec* codec = avcodec_find_encoder_by_name(plan_.audio.encoder.c_str());
-  if (!codec)
-    return {Code::kUnsupported, "encoder " + plan_.audio.encoder + " is not in this FFmpeg"};
-  audio_encoder_.reset(avcodec_alloc_context3(codec));
-  AVCodecContext* encoder = audio_encoder_.get();
+Status OutputStage::open_audio_encoder(int input_stream, AVFilterContext* sink) {
+  auto plan = std::find_if(plan_.audio.begin(), plan_.audio.end(), [&](const AudioPlan& audio) {
+    return audio.input_stream == input_stream;
+  });
+  Track* track = track_of(input_stream);
+  if (plan == plan_.audio.end() || !track)
+    return {Code::kInternal, "no audio track for input stream " + std::to_string(input_stream)};
+  const AVCodec* codec = avcodec_find_encoder_by_name(plan->encoder.c_str());
+  if (!codec) return {Code::kUnsupported, "encoder " + plan->encoder + " is not in this FFmpeg"};
+  track->encoder.reset(avcodec_alloc_context3(codec));
+  AVCodecContext* encoder = track->encoder.get();
   encoder->sample_rate = av_buffersink_get_sample_rate(sink);
   encoder->sample_fmt = static_cast<AVSampleFormat>(av_buffersink_get_format(sink));
   if (int err = av_buffersink_get_ch_layout(sink, &encoder->ch_layout); err < 0)
     return av_status(err, Code::kInternal, "audio channel layout");
   encoder->time_base = AVRational{1, encoder->sample_rate};
-  encoder->bit_rate = plan_.audio.bit_rate;
+  encoder->bit_rate = plan->bit_rate;
   if (format_->oformat->flags & AVFMT_GLOBALHEADER) encoder->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
   TC_RETURN_IF_ERROR(open_encoder(encoder, codec, {}, Code::kUnsupported));
   // AAC takes fixed-size frames: the sink cuts them.
   if (!(codec->capabilities & AV_CODEC_CAP_VARIABLE_FRAME_SIZE))
     av_buffersink_set_frame_size(sink, encoder->frame_size);
-  if (int err = avcodec_parameters_from_context(audio_->codecpar, encoder); err < 0)
+  if (int err = avcodec_parameters_from_context(track->stream->codecpar, encoder); err < 0)
     return av_status(err, Code::kInternal, "audio stream parameters");
-  audio_->time_base = encoder->time_base;
+  track->stream->time_base = encoder->time_base;
   return write_header_when_ready();
 }
 
 Status OutputStage::write_header_when_ready() {
   bool video_ready = plan_.video_copy || video_encoder_;
-  bool audio_ready = plan_.audio.mode != AudioPlan::Mode::kEncode || audio_encoder_;
-  if (header_written_ || !video_ready || !audio_ready) return Status::ok();
+  bool tracks_ready = std::all_of(tracks_.begin(), tracks_.end(),
+                                  [](const Track& track) { return track.copy || track.encoder; });
+  if (header_written_ || !video_ready || !tracks_ready) return Status::ok();
   av::DictionaryPtr options = dictionary(plan_.mux_options);
   AVDictionary* raw = options.release();
   int err = avformat_write_header(format_.get(), &raw);
@@ -198,7 +278,7 @@ Status OutputStage::write(AVPacket* packet, AVStream* stream, AVRational from_ti
   packet->stream_index = stream->index;
   av_packet_rescale_ts(packet, from_time_base, stream->time_base);
   if (!(format_->oformat->flags & AVFMT_NOTIMESTAMPS))
-    sanitize_timestamps(packet, stream == video_ ? video_last_dts_ : audio_last_dts_,
+    sanitize_timestamps(packet, last_dts_[stream->index],
                         !(format_->oformat->flags & AVFMT_TS_NONSTRICT));
   if (stream == video_) {
     int64_t end = packet->pts + std::max<int64_t>(packet->duration, 0);
@@ -238,15 +318,47 @@ Status OutputStage::encode_video(const AVFrame* frame) {
   return drain(video_encoder_.get(), video_);
 }
 
-Status OutputStage::encode_audio(const AVFrame* frame) {
-  if (!audio_encoder_) return Status::ok();
-  int err = avcodec_send_frame(audio_encoder_.get(), frame);
+Status OutputStage::encode_audio(int input_stream, const AVFrame* frame) {
+  Track* track = track_of(input_stream);
+  if (!track || !track->encoder) return Status::ok();
+  int err = avcodec_send_frame(track->encoder.get(), frame);
   if (err < 0 && err != AVERROR_EOF) return av_status(err, Code::kInternal, "encoding audio");
-  return drain(audio_encoder_.get(), audio_);
+  return drain(track->encoder.get(), track->stream);
+}
+
+// As the ffmpeg CLI does (do_subtitle_out): the display start moves into the packet's time,
+// the display end becomes its duration.
+Status OutputStage::encode_subtitle(int input_stream, const AVSubtitle& subtitle,
+                                    int64_t offset_us) {
+  Track* track = track_of(input_stream);
+  if (!track || track->copy || subtitle.pts == AV_NOPTS_VALUE) return Status::ok();
+  AVSubtitle shifted = subtitle;  // shares the rects; only the times change
+  shifted.pts = subtitle.pts - offset_us + int64_t(subtitle.start_display_time) * 1000;
+  shifted.end_display_time -= subtitle.start_display_time;
+  shifted.start_display_time = 0;
+  std::vector<uint8_t> buffer(kSubtitleBufferBytes);
+  int size =
+      avcodec_encode_subtitle(track->encoder.get(), buffer.data(), int(buffer.size()), &shifted);
+  if (size < 0)
+    return av_status(size, Code::kInput,
+                     input_path_ + ": converting subtitles to " + track->encoder->codec->name);
+  if (size == 0) return Status::ok();
+  av::PacketPtr packet = av::make_packet();
+  if (int err = av_new_packet(packet.get(), size); err < 0)
+    return av_status(err, Code::kInternal, "subtitle packet");
+  std::memcpy(packet->data, buffer.data(), size_t(size));
+  packet->pts = packet->dts = shifted.pts;
+  packet->duration = int64_t(shifted.end_display_time) * 1000;
+  return write(packet.get(), track->stream, AV_TIME_BASE_Q);
 }
 
 Status OutputStage::copy_packet(const AVPacket& packet, const AVStream& from, int64_t offset_pts) {
-  AVStream* stream = from.codecpar->codec_type == AVMEDIA_TYPE_VIDEO ? video_ : audio_;
+  AVStream* stream = video_;
+  if (from.codecpar->codec_type != AVMEDIA_TYPE_VIDEO) {
+    Track* track = track_of(from.index);
+    if (!track || !track->copy) return Status::ok();
+    stream = track->stream;
+  }
   av::PacketPtr copy = av::make_packet();
   av_packet_ref(copy.get(), &packet);
   if (copy->pts != AV_NOPTS_VALUE) copy->pts -= offset_pts;
@@ -258,7 +370,9 @@ Status OutputStage::copy_packet(const AVPacket& packet, const AVStream& from, in
 
 Status OutputStage::finish(const std::string& input) {
   TC_RETURN_IF_ERROR(encode_video(nullptr));
-  TC_RETURN_IF_ERROR(encode_audio(nullptr));
+  for (const Track& track : tracks_)
+    if (track.encoder && track.encoder->codec_type == AVMEDIA_TYPE_AUDIO)
+      TC_RETURN_IF_ERROR(encode_audio(track.input_stream, nullptr));
   // An input error names the input (found by the mutation corpus test: it named the output).
   if (!header_written_)
     return {Code::kInput,

@@ -47,6 +47,19 @@ void fields(Self& s, Visit&& visit) {
   visit("device_driver", s.device.driver);
 }
 
+template <Is<StreamOutcome> Self, typename Visit>
+void fields(Self& s, Visit&& visit) {
+  visit("output", s.output);
+  visit("input_stream", s.input_stream);
+  visit("kind", s.kind);
+  visit("codec", s.codec);
+  visit("language", s.language);
+  visit("title", s.title);
+  visit("kept", s.kept);
+  visit("action", s.action);
+  visit("reason", s.reason);
+}
+
 template <Is<JobReport> Self, typename Visit>
 void fields(Self& r, Visit&& visit) {
   visit("input", r.input);
@@ -62,6 +75,7 @@ void fields(Self& r, Visit&& visit) {
   visit("first_frame_s", r.first_frame_s);
   visit("stages", r.stages);
   visit("outputs", r.outputs);
+  visit("streams", r.streams);
   visit("engines", r.engines);
 }
 
@@ -166,6 +180,10 @@ void to_json(json& j, const Stage& stage) {
   j = write_fields(stage);
   j["device"] = stage.device.to_string();  // for people and scripts; derived, never read back
 }
+void to_json(json& j, const StreamOutcome& stream) {
+  j = write_fields(stream);
+  j["outcome"] = stream.text();  // for people and scripts; derived, never read back
+}
 void to_json(json& j, const JobReport& report) {
   j = write_fields(report);
 }
@@ -178,6 +196,9 @@ Status from_json(const json& j, OutputReport& output) {
 }
 Status from_json(const json& j, Stage& stage) {
   return read_fields(j, stage, "");
+}
+Status from_json(const json& j, StreamOutcome& stream) {
+  return read_fields(j, stream, "");
 }
 Status from_json(const json& j, JobReport& report) {
   return read_fields(j, report, "");

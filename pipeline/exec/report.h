@@ -49,6 +49,8 @@ struct JobReport {
   std::string backend_reason;
   std::vector<Stage> stages;
   std::vector<OutputReport> outputs;
+  // What became of every input stream in every output, and why (the plan's).
+  std::vector<StreamOutcome> streams;
   int64_t frames_decoded = 0;
   double media_duration_s = 0;  // media time actually transcoded (the longest output)
   double setup_s = 0;           // probe + device discovery + plan, before wall_s starts
@@ -67,6 +69,7 @@ struct JobReport {
 void to_json(nlohmann::json& j, const Progress& progress);
 void to_json(nlohmann::json& j, const OutputReport& output);
 void to_json(nlohmann::json& j, const Stage& stage);
+void to_json(nlohmann::json& j, const StreamOutcome& stream);
 void to_json(nlohmann::json& j, const JobReport& report);
 
 // The readers: keys a writer did not know stay at their defaults; a key of the wrong type is a
@@ -74,6 +77,7 @@ void to_json(nlohmann::json& j, const JobReport& report);
 Status from_json(const nlohmann::json& j, Progress& progress);
 Status from_json(const nlohmann::json& j, OutputReport& output);
 Status from_json(const nlohmann::json& j, Stage& stage);
+Status from_json(const nlohmann::json& j, StreamOutcome& stream);
 Status from_json(const nlohmann::json& j, JobReport& report);
 
 // `transcode run --json`: the report as indented text.

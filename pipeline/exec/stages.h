@@ -14,13 +14,21 @@
 
 namespace tc {
 
+// An audio or subtitle stream of the input that some output keeps.
+struct InputTrack {
+  AVStream* stream = nullptr;
+  av::CodecContextPtr decoder;  // null when every output copies it
+};
+
 struct InputStage {
   io::InputSource source;  // the confined file the format reads; outlives it
   av::InputFormatPtr format;
   AVStream* video = nullptr;
-  AVStream* audio = nullptr;
   av::CodecContextPtr video_decoder;  // null when every output copies the video
-  av::CodecContextPtr audio_decoder;  // null when no output encodes audio
+  std::vector<InputTrack> audio;      // in stream order
+  std::vector<InputTrack> subtitles;
+  // The kept track of input stream `index`; null when no output keeps it.
+  const InputTrack* track(int index) const;
 };
 
 // Opens the input (confined to `access`), and the decoders the plan needs. `interrupt` lets a
@@ -80,12 +88,17 @@ class OutputStage {
   // context known.
   Status open_video_encoder(const AVFilterContext* sink, AVRational frame_rate,
                             const AVFrame& first);
-  Status open_audio_encoder(AVFilterContext* sink);
+  // The encoder of input audio stream `input_stream`, fed by `sink`.
+  Status open_audio_encoder(int input_stream, AVFilterContext* sink);
   bool video_encoder_open() const { return video_encoder_ != nullptr; }
   // Encodes a frame (nullptr flushes) and writes what comes out.
   Status encode_video(const AVFrame* frame);
-  Status encode_audio(const AVFrame* frame);
-  // Writes a packet of the input's stream, for stream copy.
+  Status encode_audio(int input_stream, const AVFrame* frame);
+  // Encodes a decoded subtitle of input stream `input_stream` in the output's format;
+  // `offset_us` is the trim start, subtracted from its time.
+  Status encode_subtitle(int input_stream, const AVSubtitle& subtitle, int64_t offset_us);
+  // Writes a packet of the input's stream, for stream copy. Packets of streams this output
+  // does not keep are ignored.
   Status copy_packet(const AVPacket& packet, const AVStream& from, int64_t offset_pts);
   // Flushes, writes the trailer. The file is complete but not yet renamed. `input` is named
   // when nothing could be written because nothing was decoded from it.
@@ -98,6 +111,15 @@ class OutputStage {
 
  private:
   OutputStage(const OutputPlan& plan, io::TempFile temp) : plan_(plan), temp_(std::move(temp)) {}
+  // An audio or subtitle stream of the output and the input stream it comes from.
+  struct Track {
+    int input_stream = -1;
+    AVStream* stream = nullptr;
+    av::CodecContextPtr encoder;  // null when copied (or until an audio encoder opens)
+    bool copy = false;
+  };
+  Status add_tracks(const InputStage& input);
+  Track* track_of(int input_stream);
   Status write(AVPacket* packet, AVStream* stream, AVRational from_time_base);
   Status drain(AVCodecContext* encoder, AVStream* stream);
   Status write_header_when_ready();
@@ -111,9 +133,8 @@ class OutputStage {
   io::FdAvioPtr io_;
   av::OutputFormatPtr format_;
   AVStream* video_ = nullptr;
-  AVStream* audio_ = nullptr;
   av::CodecContextPtr video_encoder_;
-  av::CodecContextPtr audio_encoder_;
+  std::vector<Track> tracks_;  // audio, then subtitles
   bool header_written_ = false;
   // Packets that came before the header could be written (the muxer may still change a
   // stream's time base then), with the time base they are in.
@@ -124,10 +145,9 @@ class OutputStage {
   };
   std::vector<Waiting> waiting_;
   OutputCounters counters_;
-  // The last dts written per stream (video, audio), in the stream's time base: the next
+  // The last dts written per output stream (by index), in the stream's time base: the next
   // packet's timestamps are made to follow it (sanitize_timestamps in output.cc).
-  int64_t video_last_dts_ = AV_NOPTS_VALUE;
-  int64_t audio_last_dts_ = AV_NOPTS_VALUE;
+  std::vector<int64_t> last_dts_;
 };
 
 }  // namespace tc

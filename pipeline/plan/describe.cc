@@ -43,7 +43,76 @@ void add_encoder_args(const OutputPlan& output, std::vector<std::string>& args) 
   if (video.max_b_frames >= 0) args.insert(args.end(), {"-bf", std::to_string(video.max_b_frames)});
 }
 
+const StreamOutcome* outcome_of(const Plan& plan, size_t output, int input_stream) {
+  for (const StreamOutcome& outcome : plan.streams)
+    if (outcome.output == output && outcome.input_stream == input_stream) return &outcome;
+  return nullptr;
+}
+
+// "-map" and codec for one kept track, and its language and title, which a filtered stream
+// does not inherit from the input.
+void add_track_args(const Plan& plan, size_t k, int input_stream, const std::string& type, size_t n,
+                    std::vector<std::string>& args) {
+  std::string specifier = ":" + type + ":" + std::to_string(n);
+  if (const StreamOutcome* outcome = outcome_of(plan, k, input_stream)) {
+    if (!outcome->language.empty())
+      args.insert(args.end(), {"-metadata:s" + specifier, "language=" + outcome->language});
+    if (!outcome->title.empty())
+      args.insert(args.end(), {"-metadata:s" + specifier, "title=" + outcome->title});
+  }
+}
+
+std::string audio_sink(const Plan& plan, int input_stream, size_t output) {
+  for (const Plan::AudioGraph& audio : plan.audio_graphs)
+    if (audio.input_stream == input_stream) return audio.graph.sink_label(output);
+  return "";
+}
+
+void add_audio_args(const Plan& plan, size_t k, std::vector<std::string>& args) {
+  const OutputPlan& output = plan.outputs[k];
+  for (size_t n = 0; n < output.audio.size(); ++n) {
+    const AudioPlan& audio = output.audio[n];
+    std::string index = std::to_string(n);
+    if (audio.mode == AudioPlan::Mode::kCopy)
+      args.insert(args.end(),
+                  {"-map", "0:" + std::to_string(audio.input_stream), "-c:a:" + index, "copy"});
+    else
+      args.insert(args.end(),
+                  {"-map", "[" + audio_sink(plan, audio.input_stream, k) + "]", "-c:a:" + index,
+                   audio.encoder, "-b:a:" + index, std::to_string(audio.bit_rate)});
+    add_track_args(plan, k, audio.input_stream, "a", n, args);
+  }
+}
+
+void add_subtitle_args(const Plan& plan, size_t k, std::vector<std::string>& args) {
+  const OutputPlan& output = plan.outputs[k];
+  for (size_t n = 0; n < output.subtitles.size(); ++n) {
+    const SubtitlePlan& subtitle = output.subtitles[n];
+    args.insert(args.end(),
+                {"-map", "0:" + std::to_string(subtitle.input_stream), "-c:s:" + std::to_string(n),
+                 subtitle.encoder.empty() ? "copy" : subtitle.encoder});
+    add_track_args(plan, k, subtitle.input_stream, "s", n, args);
+  }
+}
+
 }  // namespace
+
+std::string describe_streams(const std::vector<StreamOutcome>& streams,
+                             const std::vector<std::string>& paths) {
+  std::ostringstream text;
+  if (!streams.empty()) text << "streams:\n";
+  for (size_t k = 0; k < paths.size(); ++k) {
+    text << "  " << paths[k] << ":\n";
+    for (const StreamOutcome& stream : streams) {
+      if (stream.output != k) continue;
+      text << "    #" << stream.input_stream << " " << stream.kind << " " << stream.codec;
+      if (!stream.language.empty()) text << " " << stream.language;
+      if (!stream.title.empty()) text << " \"" << stream.title << "\"";
+      text << ": " << stream.text() << "\n";
+    }
+  }
+  return text.str();
+}
 
 std::string describe(const Plan& plan) {
   std::ostringstream text;
@@ -51,12 +120,16 @@ std::string describe(const Plan& plan) {
   for (const Stage& stage : plan.stages)
     text << "  " << stage.name << ": " << stage.what << " [" << stage.device.to_string() << "]\n";
   if (!plan.video_graph.empty()) text << "video graph: " << plan.video_graph.text << "\n";
-  if (!plan.audio_graph.empty()) text << "audio graph: " << plan.audio_graph.text << "\n";
+  for (const Plan::AudioGraph& audio : plan.audio_graphs)
+    text << "audio graph (stream #" << audio.input_stream << "): " << audio.graph.text << "\n";
   if (plan.decode.extra_hw_frames)
     text << "decoder extra_hw_frames: " << plan.decode.extra_hw_frames << "\n";
   text << "frames copied between device and memory: "
        << (plan.crossings() ? std::to_string(plan.crossings()) + " transfer filter(s)" : "none")
        << "\n";
+  std::vector<std::string> paths;
+  for (const OutputPlan& output : plan.outputs) paths.push_back(output.path);
+  text << describe_streams(plan.streams, paths);
   return text.str();
 }
 
@@ -79,9 +152,12 @@ std::string ffmpeg_command(const Plan& plan, const JobSpec& spec) {
   if (spec.duration_s > 0) args.insert(args.end(), {"-t", seconds(spec.duration_s)});
   args.insert(args.end(), {"-i", spec.input});
   std::string graph = replace_all(plan.video_graph.text, "[in]", "[0:v:0]");
-  if (!plan.audio_graph.empty())
-    graph += (graph.empty() ? "" : ";") + replace_all(plan.audio_graph.text, "[ain]", "[0:a:0]");
   if (!graph.empty()) args.insert(args.end(), {"-filter_complex", graph});
+  // A graph each: the split's inner labels ([a0], [a1]) repeat from one to the next.
+  for (const Plan::AudioGraph& audio : plan.audio_graphs)
+    args.insert(args.end(),
+                {"-filter_complex", replace_all(audio.graph.text, "[ain]",
+                                                "[0:" + std::to_string(audio.input_stream) + "]")});
   for (size_t k = 0; k < plan.outputs.size(); ++k) {
     const OutputPlan& output = plan.outputs[k];
     if (output.video_copy) {
@@ -90,12 +166,8 @@ std::string ffmpeg_command(const Plan& plan, const JobSpec& spec) {
       args.insert(args.end(), {"-map", "[" + plan.video_graph.sink_label(k) + "]"});
       add_encoder_args(output, args);
     }
-    if (output.audio.mode == AudioPlan::Mode::kCopy)
-      args.insert(args.end(), {"-map", "0:a:0", "-c:a", "copy"});
-    if (output.audio.mode == AudioPlan::Mode::kEncode)
-      args.insert(args.end(),
-                  {"-map", "[" + plan.audio_graph.sink_label(k) + "]", "-c:a", output.audio.encoder,
-                   "-b:a", std::to_string(output.audio.bit_rate)});
+    add_audio_args(plan, k, args);
+    add_subtitle_args(plan, k, args);
     for (const auto& [key, value] : output.mux_options) args.insert(args.end(), {"-" + key, value});
     args.insert(args.end(), {"-f", output.format, output.path});
   }

@@ -106,14 +106,14 @@ FilterGraphPlan build_video_graph(const BackendDesc& backend, const VideoSource&
   return plan;
 }
 
-FilterGraphPlan build_audio_graph(const std::vector<size_t>& outputs) {
+FilterGraphPlan build_audio_graph(const std::vector<size_t>& outputs, int stream) {
   FilterGraphPlan plan;
   if (outputs.empty()) return plan;
   GraphBuilder graph("asplit");
   std::vector<Tap> taps =
       graph.fan_out({"[ain]", ""}, "aformat=sample_fmts=fltp", int(outputs.size()));
   for (size_t i = 0; i < outputs.size(); ++i) {
-    std::string sink = label("aout", outputs[i]);
+    std::string sink = label("a" + std::to_string(stream) + "out", outputs[i]);
     graph.terminate(taps[i], "", sink);
     plan.sinks.push_back({sink, outputs[i]});
   }

@@ -41,7 +41,8 @@ struct VideoSource {
 // scales from the smallest larger output (cascaded), which saves most of a ladder's scaling.
 FilterGraphPlan build_video_graph(const BackendDesc& backend, const VideoSource& source,
                                   std::vector<VideoBranch> branches);
-// Audio: "[ain]" to fltp, split to each output in `outputs`.
-FilterGraphPlan build_audio_graph(const std::vector<size_t>& outputs);
+// Audio: input stream `stream`'s "[ain]" to fltp, split to each output in `outputs`; its
+// sinks are "a<stream>out<output>", unique across the job's audio graphs.
+FilterGraphPlan build_audio_graph(const std::vector<size_t>& outputs, int stream);
 
 }  // namespace tc

@@ -17,6 +17,7 @@ extern "C" {
 #include "pipeline/plan/backend_choice.h"
 #include "pipeline/plan/encoder_options.h"
 #include "pipeline/plan/graphs.h"
+#include "pipeline/plan/streams.h"
 
 namespace tc {
 namespace {
@@ -131,24 +132,6 @@ DecodePlan plan_decode(const PlanContext& context, int branches) {
   return decode;
 }
 
-Status plan_audio(const OutputSpec& spec, const std::string& container, const MediaInfo& media,
-                  OutputPlan& output) {
-  if (!media.audio || spec.audio == AudioMode::kNone) return Status::ok();
-  const AVOutputFormat* muxer = av_guess_format(output.format.c_str(), nullptr, nullptr);
-  bool container_takes_source = av::muxer_takes_codec(muxer, media.audio->codec);
-  if (spec.audio == AudioMode::kCopy && !container_takes_source)
-    return {Code::kUnsupported, spec.path + ": " + container + " cannot hold " +
-                                    media.audio->codec_name + " audio; use --audio aac"};
-  bool copy =
-      spec.audio == AudioMode::kCopy || (spec.audio == AudioMode::kAuto && container_takes_source);
-  output.audio.mode = copy ? AudioPlan::Mode::kCopy : AudioPlan::Mode::kEncode;
-  if (!copy) {
-    output.audio.encoder = "aac";
-    output.audio.bit_rate = spec.audio_bitrate;
-  }
-  return Status::ok();
-}
-
 // The device's encoder when it has one for the codec, else the software encoder fed with
 // frames downloaded from the device.
 Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec, FrameSize size,
@@ -190,7 +173,6 @@ Result<OutputPlan> plan_output(const PlanContext& context, const OutputSpec& spe
   TC_ASSIGN_OR_RETURN(std::string container, container_of(spec));
   output.format = muxer_of(container);
   if (container == "mp4") output.mux_options.emplace_back("movflags", "+faststart");
-  TC_RETURN_IF_ERROR(plan_audio(spec, container, context.media, output));
   if (spec.codec == VideoCodec::kCopy) {
     output.video_copy = true;
     output.width = context.video.width;
@@ -272,11 +254,18 @@ std::vector<Stage> plan_stages(const Plan& plan, const MediaInfo& media,
   return stages;
 }
 
-std::vector<size_t> outputs_encoding_audio(const Plan& plan) {
-  std::vector<size_t> outputs;
-  for (size_t k = 0; k < plan.outputs.size(); ++k)
-    if (plan.outputs[k].audio.mode == AudioPlan::Mode::kEncode) outputs.push_back(k);
-  return outputs;
+// A graph per encoded input track, fanning out to the outputs that encode it.
+std::vector<Plan::AudioGraph> plan_audio_graphs(const Plan& plan) {
+  std::vector<Plan::AudioGraph> graphs;
+  for (int stream : encoded_audio_streams(plan.outputs)) {
+    std::vector<size_t> outputs;
+    for (size_t k = 0; k < plan.outputs.size(); ++k)
+      for (const AudioPlan& audio : plan.outputs[k].audio)
+        if (audio.input_stream == stream && audio.mode == AudioPlan::Mode::kEncode)
+          outputs.push_back(k);
+    graphs.push_back({stream, build_audio_graph(outputs, stream)});
+  }
+  return graphs;
 }
 
 }  // namespace
@@ -303,6 +292,9 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   plan.hw_format = backend.hw_format;
   for (const OutputSpec& output_spec : spec.outputs) {
     TC_ASSIGN_OR_RETURN(OutputPlan output, plan_output(context, output_spec));
+    TC_ASSIGN_OR_RETURN(std::string container, container_of(output_spec));
+    TC_RETURN_IF_ERROR(
+        plan_streams(output_spec, container, media, plan.outputs.size(), output, plan.streams));
     plan.outputs.push_back(std::move(output));
   }
   int branches = int(std::count_if(plan.outputs.begin(), plan.outputs.end(),
@@ -314,7 +306,7 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
     software_decode.decode.upload = true;
     plan.fallback_video_graph = plan_video_graph(context, software_decode, spec);
   }
-  plan.audio_graph = build_audio_graph(outputs_encoding_audio(plan));
+  plan.audio_graphs = plan_audio_graphs(plan);
   plan.stages = plan_stages(plan, media, backend);
   return plan;
 }

@@ -64,10 +64,34 @@ struct VideoEncodePlan {
   int max_b_frames = -1;  // -1 = encoder default
 };
 
+// One audio track of an output.
 struct AudioPlan {
   enum class Mode { kNone, kCopy, kEncode } mode = Mode::kNone;
-  std::string encoder;  // "aac"
+  int input_stream = -1;  // the input's stream index
+  std::string encoder;    // "aac"
   int64_t bit_rate = 0;
+};
+
+// One subtitle track of an output: copied, or decoded and encoded in the container's format.
+struct SubtitlePlan {
+  int input_stream = -1;
+  std::string encoder;  // empty = copied; "mov_text", "srt"
+};
+
+// What became of one input stream in one output: kept (and how) or dropped (and why).
+struct StreamOutcome {
+  size_t output = 0;
+  int input_stream = -1;
+  std::string kind;   // "video", "audio", "subtitle", "data", "attachment"
+  std::string codec;  // the input's: "aac", "subrip"
+  std::string language;
+  std::string title;
+  bool kept = false;
+  std::string action;  // kept: "copy", "encode aac", "convert to mov_text"
+  std::string reason;  // why encoded, converted or dropped; empty for a plain copy
+  // "kept: encode aac (mp4 cannot hold pcm_s16le)", "dropped: --subtitles none"
+  std::string text() const;
+  bool operator==(const StreamOutcome&) const = default;
 };
 
 struct OutputPlan {
@@ -78,7 +102,8 @@ struct OutputPlan {
   VideoEncodePlan video;
   int width = 0;  // the encoded size (from the source when copying)
   int height = 0;
-  AudioPlan audio;
+  std::vector<AudioPlan> audio;  // in the input's stream order
+  std::vector<SubtitlePlan> subtitles;
 };
 
 // The graph's sink `label` feeds output `output`.
@@ -110,7 +135,13 @@ struct Plan {
   // The same graph for software-decoded frames (uploaded first), for when the decoder's hwaccel
   // refuses the stream at run time after all; empty unless decode.hw.
   FilterGraphPlan fallback_video_graph;
-  FilterGraphPlan audio_graph;  // empty when no output encodes audio
+  // One graph per input audio track that some output encodes: "[ain]" to that track's sinks.
+  struct AudioGraph {
+    int input_stream = -1;
+    FilterGraphPlan graph;
+  };
+  std::vector<AudioGraph> audio_graphs;
+  std::vector<StreamOutcome> streams;  // every input stream, per output
   std::vector<OutputPlan> outputs;
   std::vector<Stage> stages;  // demux, decode, upload, filter, then per output; in order
   // Places where frames cross between device and host memory (an upload or a download
@@ -122,6 +153,9 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
 
 // Human-readable plan, one stage a line.
 std::string describe(const Plan& plan);
+// What became of every input stream, output by output (`paths` names them), one a line.
+std::string describe_streams(const std::vector<StreamOutcome>& streams,
+                             const std::vector<std::string>& paths);
 // The ffmpeg command line that runs the same pipeline (for --dry-run and the benchmarks).
 std::string ffmpeg_command(const Plan& plan, const JobSpec& spec);
 

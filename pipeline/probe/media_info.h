@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 extern "C" {
 #include <libavcodec/codec_id.h>
@@ -33,12 +34,38 @@ struct VideoInfo {
   int64_t frame_count = 0;  // as the container declares it; 0 when unknown
 };
 
+// What a player shows of a track, kept through the transcode.
+struct TrackTags {
+  std::string language;  // ISO 639-2 ("eng"); empty when untagged
+  std::string title;
+  int disposition = 0;  // AV_DISPOSITION_* flags
+  bool operator==(const TrackTags&) const = default;
+};
+
 struct AudioInfo {
   int stream_index = -1;
   AVCodecID codec = AV_CODEC_ID_NONE;
   std::string codec_name;
   int sample_rate = 0;
   int channels = 0;
+  std::string channel_layout;  // "stereo", "5.1(side)"
+  TrackTags tags;
+};
+
+struct SubtitleInfo {
+  int stream_index = -1;
+  AVCodecID codec = AV_CODEC_ID_NONE;
+  std::string codec_name;  // "subrip", "ass", "hdmv_pgs_subtitle"
+  bool text = false;       // text (SRT, ASS, WebVTT, mov_text), else bitmaps (PGS, DVB)
+  TrackTags tags;
+};
+
+// A stream the job does not carry (a second video, data, an attachment): listed so the report
+// can say it was dropped.
+struct OtherStreamInfo {
+  int stream_index = -1;
+  std::string kind;  // "video", "data", "attachment"
+  std::string codec_name;
 };
 
 struct MediaInfo {
@@ -46,7 +73,12 @@ struct MediaInfo {
   std::string format_name;  // demuxer name, "mov,mp4,m4a,3gp,3g2,mj2"
   double duration_s = 0;
   std::optional<VideoInfo> video;
-  std::optional<AudioInfo> audio;
+  std::vector<AudioInfo> audio;  // every audio track, in stream order
+  std::vector<SubtitleInfo> subtitles;
+  std::vector<OtherStreamInfo> other_streams;
+  // The track `--audio-tracks first` keeps: the first marked default, else the first; null
+  // when there is no audio.
+  const AudioInfo* first_audio() const;
 };
 
 // Opens `path` (confined to `access`, as the job itself will) and reads its streams. Errors name

@@ -46,6 +46,22 @@ VideoInfo video_info(const AVFormatContext* format, AVStream* stream) {
   return video;
 }
 
+std::string tag(const AVStream* stream, const char* key) {
+  const AVDictionaryEntry* entry = av_dict_get(stream->metadata, key, nullptr, 0);
+  return entry ? entry->value : "";
+}
+
+TrackTags tags_of(const AVStream* stream) {
+  return {tag(stream, "language"), tag(stream, "title"), stream->disposition};
+}
+
+std::string layout_name(const AVChannelLayout& layout) {
+  char name[128] = {};
+  if (layout.nb_channels <= 0 || av_channel_layout_describe(&layout, name, sizeof name) < 0)
+    return "";
+  return name;
+}
+
 AudioInfo audio_info(const AVStream* stream) {
   AudioInfo audio;
   audio.stream_index = stream->index;
@@ -53,10 +69,46 @@ AudioInfo audio_info(const AVStream* stream) {
   audio.codec_name = avcodec_get_name(stream->codecpar->codec_id);
   audio.sample_rate = stream->codecpar->sample_rate;
   audio.channels = stream->codecpar->ch_layout.nb_channels;
+  audio.channel_layout = layout_name(stream->codecpar->ch_layout);
+  audio.tags = tags_of(stream);
   return audio;
 }
 
+SubtitleInfo subtitle_info(const AVStream* stream) {
+  SubtitleInfo subtitle;
+  subtitle.stream_index = stream->index;
+  subtitle.codec = stream->codecpar->codec_id;
+  subtitle.codec_name = avcodec_get_name(subtitle.codec);
+  const AVCodecDescriptor* descriptor = avcodec_descriptor_get(subtitle.codec);
+  subtitle.text = descriptor && (descriptor->props & AV_CODEC_PROP_TEXT_SUB);
+  subtitle.tags = tags_of(stream);
+  return subtitle;
+}
+
+// Every stream but the one video stream the job transcodes.
+void list_streams(const AVFormatContext* format, int video_index, MediaInfo& media) {
+  for (unsigned i = 0; i < format->nb_streams; ++i) {
+    const AVStream* stream = format->streams[i];
+    AVMediaType type = stream->codecpar->codec_type;
+    if (type == AVMEDIA_TYPE_AUDIO) {
+      media.audio.push_back(audio_info(stream));
+    } else if (type == AVMEDIA_TYPE_SUBTITLE) {
+      media.subtitles.push_back(subtitle_info(stream));
+    } else if (int(i) != video_index) {
+      const char* kind = av_get_media_type_string(type);
+      media.other_streams.push_back(
+          {int(i), kind ? kind : "unknown", avcodec_get_name(stream->codecpar->codec_id)});
+    }
+  }
+}
+
 }  // namespace
+
+const AudioInfo* MediaInfo::first_audio() const {
+  for (const AudioInfo& track : audio)
+    if (track.tags.disposition & AV_DISPOSITION_DEFAULT) return &track;
+  return audio.empty() ? nullptr : &audio.front();
+}
 
 Result<MediaInfo> probe(const std::string& path, const io::Access& access) {
   TC_ASSIGN_OR_RETURN(io::MediaInput input, io::open_media_input(path, access));
@@ -67,9 +119,8 @@ Result<MediaInfo> probe(const std::string& path, const io::Access& access) {
   media.format_name = format->iformat->name;
   if (format->duration > 0) media.duration_s = format->duration / double(AV_TIME_BASE);
   int video_index = av_find_best_stream(format.get(), AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
-  int audio_index = av_find_best_stream(format.get(), AVMEDIA_TYPE_AUDIO, -1, -1, nullptr, 0);
   if (video_index >= 0) media.video = video_info(format.get(), format->streams[video_index]);
-  if (audio_index >= 0) media.audio = audio_info(format->streams[audio_index]);
+  list_streams(format.get(), video_index, media);
   if (!media.video) return input_error(path, "has no video stream");
   if (media.video->width <= 0 || media.video->height <= 0)
     return input_error(path, "video stream has no size (corrupt or truncated header)");

@@ -282,6 +282,10 @@ Result<OutputSpec> output_from_json(const json& object, const std::string& where
   TC_RETURN_IF_ERROR(read_field(object, "preset", output.preset, where + "."));
   TC_RETURN_IF_ERROR(read_enum(object, "audio", output.audio, where + ".", parse_audio));
   TC_RETURN_IF_ERROR(read_field(object, "audio_bitrate", output.audio_bitrate, where + "."));
+  TC_RETURN_IF_ERROR(
+      read_enum(object, "audio_tracks", output.audio_tracks, where + ".", parse_audio_tracks));
+  TC_RETURN_IF_ERROR(
+      read_enum(object, "subtitles", output.subtitles, where + ".", parse_subtitles));
   return output;
 }
 
@@ -324,7 +328,9 @@ std::string job_spec_to_json(const JobSpec& spec) {
                        {"b_frames", output.b_frames},
                        {"preset", output.preset},
                        {"audio", name_of(output.audio)},
-                       {"audio_bitrate", output.audio_bitrate}});
+                       {"audio_bitrate", output.audio_bitrate},
+                       {"audio_tracks", name_of(output.audio_tracks)},
+                       {"subtitles", name_of(output.subtitles)}});
   json root = {{"input", spec.input},           {"start_s", spec.start_s},
                {"duration_s", spec.duration_s}, {"backend", name_of(spec.backend)},
                {"device", spec.device},         {"outputs", outputs}};

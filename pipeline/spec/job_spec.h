@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pipeline/core/status.h"
+#include "pipeline/spec/stream_selection.h"
 
 namespace tc {
 
@@ -33,6 +34,8 @@ struct OutputSpec {
   std::string preset;   // encoder speed preset; empty = the backend's default
   AudioMode audio = AudioMode::kAuto;
   int64_t audio_bitrate = 128000;  // bits per second, when encoding AAC
+  AudioTracks audio_tracks;        // every audio track by default
+  SubtitleMode subtitles = SubtitleMode::kCopy;
   bool operator==(const OutputSpec&) const = default;
 };
 

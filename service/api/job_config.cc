@@ -33,6 +33,9 @@ Result<OutputSpec> output_from_config(const pb::OutputConfig& c, const std::stri
   o.preset = c.preset();
   TC_RETURN_IF_ERROR(enum_from(c.audio(), o.audio, field + ".audio", parse_audio));
   if (c.has_audio_bitrate()) o.audio_bitrate = c.audio_bitrate();
+  TC_RETURN_IF_ERROR(
+      enum_from(c.audio_tracks(), o.audio_tracks, field + ".audio_tracks", parse_audio_tracks));
+  TC_RETURN_IF_ERROR(enum_from(c.subtitles(), o.subtitles, field + ".subtitles", parse_subtitles));
   return o;
 }
 
@@ -50,6 +53,8 @@ void output_to_config(const OutputSpec& o, pb::OutputConfig* c) {
   c->set_preset(o.preset);
   c->set_audio(std::string(name_of(o.audio)));
   c->set_audio_bitrate(o.audio_bitrate);
+  c->set_audio_tracks(name_of(o.audio_tracks));
+  c->set_subtitles(std::string(name_of(o.subtitles)));
 }
 
 }  // namespace

@@ -94,6 +94,12 @@ const std::vector<OutputOption>& output_options() {
        [](OutputSpec& o, const std::string& v) {
          return assign(o.audio_bitrate, parse_bitrate(v));
        }},
+      {"--audio-tracks", "WHICH", "all (default), first, or languages: eng,fra",
+       [](OutputSpec& o, const std::string& v) {
+         return assign(o.audio_tracks, parse_audio_tracks(v));
+       }},
+      {"--subtitles", "MODE", "copy (default; converted where the container needs), none",
+       [](OutputSpec& o, const std::string& v) { return assign(o.subtitles, parse_subtitles(v)); }},
   };
   return options;
 }

@@ -91,6 +91,18 @@ void result_to_proto(const JobReport& report, pb::JobResult* out) {
     output->set_duration_s(o.duration_s);
     output->set_bitrate(o.bitrate);
   }
+  for (const StreamOutcome& s : report.streams) {
+    pb::StreamResult* stream = out->add_streams();
+    stream->set_output(static_cast<int32_t>(s.output));
+    stream->set_input_stream(s.input_stream);
+    stream->set_kind(s.kind);
+    stream->set_codec(s.codec);
+    stream->set_language(s.language);
+    stream->set_title(s.title);
+    stream->set_kept(s.kept);
+    stream->set_action(s.action);
+    stream->set_reason(s.reason);
+  }
   out->set_frames_decoded(report.frames_decoded);
   out->set_media_duration_s(report.media_duration_s);
   out->set_wall_s(report.wall_s);

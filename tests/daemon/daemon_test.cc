@@ -105,6 +105,36 @@ TEST_F(DaemonTest, UnixSocketSubmitWait) {
   EXPECT_EQ(client({"health"}).exit_code, 0);
 }
 
+// Every audio and subtitle track through the daemon; GetJob's result lists what became of
+// each input stream.
+TEST_F(DaemonTest, EveryTrackKeptAndTheResultSaysWhatBecameOfEach) {
+  ASSERT_TRUE(daemon.start());
+  std::string in = media + "/tracks.mkv";
+  tc::testing::make_multitrack_clip(in);
+  std::string out = media + "/tracks.mp4";
+  std::string id = submit(in, "-o", {out, "-o", media + "/tracks.ts"});
+  ASSERT_FALSE(id.empty());
+  CommandResult watched = client({"watch", id});
+  EXPECT_EQ(watched.exit_code, 0) << watched.err;
+  EXPECT_NE(watched.out.find("dropped: MPEG-TS cannot carry text subtitles"), std::string::npos)
+      << watched.out;
+  json job = get_json(id);
+  ASSERT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
+  const json& streams = job["result"]["streams"];
+  ASSERT_EQ(streams.size(), 10u) << job.dump();  // 5 input streams x 2 outputs
+  EXPECT_EQ(streams[3]["action"], "convert to mov_text");
+  EXPECT_EQ(streams[3]["language"], "eng");
+  EXPECT_EQ(streams[9]["output"], 1);
+  EXPECT_FALSE(streams[9].value("kept", false)) << streams[9].dump();  // proto JSON omits false
+  EXPECT_TRUE(streams[1].value("kept", false)) << streams[1].dump();
+  EXPECT_EQ(streams[9]["reason"], "MPEG-TS cannot carry text subtitles");
+  std::vector<tc::testing::TrackProbe> mp4 = tc::testing::probe_tracks(out);
+  ASSERT_EQ(mp4.size(), 5u);
+  EXPECT_EQ(mp4[2].language, "fra");
+  EXPECT_EQ(mp4[4].codec, "mov_text");
+  EXPECT_EQ(tc::testing::probe_tracks(media + "/tracks.ts").size(), 3u);
+}
+
 TEST_F(DaemonTest, ListPagesThroughEveryJob) {
   ASSERT_TRUE(daemon.start());
   std::set<std::string> submitted;

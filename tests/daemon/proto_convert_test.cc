@@ -32,6 +32,8 @@ JobSpec every_field_set() {
   output.preset = "slow";
   output.audio = AudioMode::kCopy;
   output.audio_bitrate = 64'000;
+  output.audio_tracks = {AudioTracks::Kind::kLanguages, {"fra"}};
+  output.subtitles = SubtitleMode::kNone;
   spec.outputs = {output, output};
   spec.outputs[1].path = "/media/second.mkv";
   spec.outputs[1].container = "";
@@ -78,6 +80,8 @@ TEST(ProtoConvert, SucceededJobCarriesItsTypedReport) {
       {"decode", "hevc", StageDevice{BackendKind::kVaapi, "/dev/dri/renderD129", "xe"}});
   report.outputs.push_back({"/media/out.ts", "hevc_vaapi", "vaapi /dev/dri/renderD129 (xe)", 1280,
                             720, 480, 5'000'000, 20, 2'000'000});
+  report.streams.push_back({0, 3, "subtitle", "subrip", "eng", "English", false, "",
+                            "MPEG-TS cannot carry text subtitles"});
   report.media_duration_s = 20;
   report.wall_s = 4;
   metrics::EngineUsage engines;
@@ -96,9 +100,14 @@ TEST(ProtoConvert, SucceededJobCarriesItsTypedReport) {
   EXPECT_EQ(result.outputs(0).frames(), 480);
   EXPECT_EQ(result.media_duration_s(), 20);
   EXPECT_EQ(result.engines().samples(), 8);
+  ASSERT_EQ(result.streams_size(), 1);
+  EXPECT_EQ(result.streams(0).input_stream(), 3);
+  EXPECT_FALSE(result.streams(0).kept());
+  EXPECT_EQ(result.streams(0).reason(), "MPEG-TS cannot carry text subtitles");
   nlohmann::json json = nlohmann::json::parse(result.report_json());
   EXPECT_EQ(json["outputs"][0]["encoder"], "hevc_vaapi");
   EXPECT_EQ(json["engines"]["samples"], 8);
+  EXPECT_EQ(json["streams"][0]["outcome"], "dropped: MPEG-TS cannot carry text subtitles");
   EXPECT_EQ(out.config().outputs(1).path(), "/media/second.mkv");
 }
 

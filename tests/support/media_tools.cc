@@ -165,6 +165,116 @@ std::optional<ProbeInfo> ffprobe(const std::string& path) {
   return info;
 }
 
+void make_multitrack_clip(const std::string& path) {
+  std::string dir = path.substr(0, path.find_last_of('/') + 1);
+  std::ofstream(dir + "tracks.srt") << "1\n00:00:00,200 --> 00:00:01,000\nHello\n\n"
+                                       "2\n00:00:01,200 --> 00:00:01,800\nWorld\n";
+  std::ofstream(dir + "tracks.ass")
+      << "[Script Info]\nScriptType: v4.00+\nPlayResX: 320\nPlayResY: 240\n\n"
+         "[V4+ Styles]\nFormat: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, "
+         "OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, "
+         "Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, "
+         "Encoding\nStyle: Default,Arial,20,&H00FFFFFF,&H000000FF,&H00000000,&H00000000,0,0,0,0,"
+         "100,100,0,0,1,1,0,2,10,10,10,1\n\n"
+         "[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, "
+         "Text\nDialogue: 0,0:00:00.30,0:00:01.10,Default,,0,0,0,,Bonjour\n"
+         "Dialogue: 0,0:00:01.20,0:00:01.90,Default,,0,0,0,,Monde\n";
+  ProcessResult made = run_process(
+      {"ffmpeg",
+       "-hide_banner",
+       "-loglevel",
+       "error",
+       "-y",
+       "-f",
+       "lavfi",
+       "-i",
+       "testsrc2=size=320x240:rate=30:duration=2",
+       "-f",
+       "lavfi",
+       "-i",
+       "sine=f=440:duration=2:sample_rate=48000",
+       "-f",
+       "lavfi",
+       "-i",
+       "sine=f=660:duration=2:sample_rate=44100,pan=5.1(side)|c0=c0|c1=c0|c2=c0|c3=c0|c4=c0|c5=c0",
+       "-i",
+       dir + "tracks.srt",
+       "-i",
+       dir + "tracks.ass",
+       "-map",
+       "0",
+       "-map",
+       "1",
+       "-map",
+       "2",
+       "-map",
+       "3",
+       "-map",
+       "4",
+       "-c:v",
+       "libx264",
+       "-preset",
+       "ultrafast",
+       "-pix_fmt",
+       "yuv420p",
+       "-c:a:0",
+       "aac",
+       "-c:a:1",
+       "ac3",
+       "-c:s",
+       "copy",
+       "-metadata:s:a:0",
+       "language=eng",
+       "-metadata:s:a:0",
+       "title=English",
+       "-metadata:s:a:1",
+       "language=fra",
+       "-metadata:s:a:1",
+       "title=Français 5.1",
+       "-metadata:s:s:0",
+       "language=eng",
+       "-metadata:s:s:1",
+       "language=fra",
+       "-metadata:s:s:1",
+       "title=Sous-titres",
+       "-disposition:a:0",
+       "default",
+       "-disposition:a:1",
+       "0",
+       "-disposition:s:0",
+       "0",
+       "-disposition:s:1",
+       "forced",
+       path});
+  ASSERT_EQ(made.exit_code, 0) << "ffmpeg could not make " << path << ": " << made.err;
+}
+
+std::vector<TrackProbe> probe_tracks(const std::string& path) {
+  ProcessResult probed = run_process(
+      {"ffprobe", "-v", "error", "-count_packets", "-show_streams", "-of", "json", path});
+  if (probed.exit_code != 0) return {};
+  nlohmann::json root = nlohmann::json::parse(probed.out, nullptr, false);
+  if (root.is_discarded() || !root.contains("streams")) return {};
+  std::vector<TrackProbe> tracks;
+  for (const auto& stream : root["streams"]) {
+    nlohmann::json tags = stream.value("tags", nlohmann::json::object());
+    nlohmann::json disposition = stream.value("disposition", nlohmann::json::object());
+    TrackProbe track;
+    track.type = stream.value("codec_type", "");
+    track.codec = stream.value("codec_name", "");
+    track.channel_layout = stream.value("channel_layout", "");
+    track.channels = stream.value("channels", 0);
+    track.language = tags.value("language", "");
+    track.title = tags.value("title", "");
+    track.handler_name = tags.value("handler_name", "");
+    track.is_default = disposition.value("default", 0) == 1;
+    track.forced = disposition.value("forced", 0) == 1;
+    track.packets = std::atoll(stream.value("nb_read_packets", "0").c_str());
+    tracks.push_back(track);
+  }
+  return tracks;
+}
+
 double psnr(const std::string& output, const std::string& reference) {
   std::optional<ProbeInfo> info = ffprobe(output);
   if (!info || !info->video) return -1;

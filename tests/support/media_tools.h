@@ -76,6 +76,31 @@ struct ProbeInfo {
 // ffprobe with -count_frames; nullopt when ffprobe cannot read the file.
 std::optional<ProbeInfo> ffprobe(const std::string& path);
 
+// A 2 s clip with every kind of track a job must keep (made in `path`'s directory):
+//   #0 video h264 320x240
+//   #1 audio aac mono, eng "English", default
+//   #2 audio ac3 5.1(side), fra "Français 5.1"
+//   #3 subtitle subrip, eng
+//   #4 subtitle ass, fra "Sous-titres", forced
+// in Matroska (the one container that holds them all as they are). Fails the test on error.
+void make_multitrack_clip(const std::string& path);
+
+// One stream as ffprobe shows it.
+struct TrackProbe {
+  std::string type;  // "video", "audio", "subtitle"
+  std::string codec;
+  std::string channel_layout;
+  int channels = 0;
+  std::string language;
+  std::string title;
+  std::string handler_name;  // MP4 keeps track titles here
+  bool is_default = false;
+  bool forced = false;
+  int64_t packets = 0;
+};
+// Every stream of `path`, in order; empty when ffprobe cannot read it.
+std::vector<TrackProbe> probe_tracks(const std::string& path);
+
 // PSNR (dB, average over frames) of `output` against `reference` scaled to the output's size by
 // ffmpeg. -1 when it could not be measured.
 double psnr(const std::string& output, const std::string& reference);

@@ -30,7 +30,7 @@ inline MediaInfo media(AVCodecID codec = AV_CODEC_ID_H264, int width = 1920, int
   audio.codec_name = "aac";
   audio.sample_rate = 48000;
   audio.channels = 2;
-  info.audio = audio;
+  info.audio.push_back(audio);
   return info;
 }
 

@@ -13,8 +13,9 @@ Result<JobArgs> parse(std::vector<std::string> args) {
 }
 
 TEST(JobArgs, InputOutputAndOptions) {
-  Result<JobArgs> args = parse({"in.mp4", "out.mkv", "--size", "1280x720", "--codec", "hevc",
-                                "--crf", "28", "--audio", "none", "--json", "--start=2"});
+  Result<JobArgs> args =
+      parse({"in.mp4", "out.mkv", "--size", "1280x720", "--codec", "hevc", "--crf", "28", "--audio",
+             "none", "--json", "--start=2", "--audio-tracks", "eng,fra", "--subtitles", "none"});
   ASSERT_TRUE(args.is_ok()) << args.status().to_string();
   const JobSpec& spec = args->spec;
   EXPECT_EQ(spec.input, "in.mp4");
@@ -25,6 +26,8 @@ TEST(JobArgs, InputOutputAndOptions) {
   EXPECT_EQ(spec.outputs[0].quality, 28);
   EXPECT_EQ(spec.outputs[0].rate_control, RateControl::kQuality);
   EXPECT_EQ(spec.outputs[0].audio, AudioMode::kNone);
+  EXPECT_EQ(name_of(spec.outputs[0].audio_tracks), "eng,fra");
+  EXPECT_EQ(spec.outputs[0].subtitles, SubtitleMode::kNone);
   EXPECT_EQ(spec.start_s, 2);
   EXPECT_TRUE(args->json);
 }

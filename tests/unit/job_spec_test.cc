@@ -152,9 +152,31 @@ TEST(JobSpec, JsonRoundTripKeepsEveryField) {
   spec.outputs = {output, output};
   spec.outputs[1].path = "second.mkv";
   spec.outputs[1].audio = AudioMode::kCopy;
+  spec.outputs[0].audio_tracks = {AudioTracks::Kind::kLanguages, {"eng", "fra"}};
+  spec.outputs[0].subtitles = SubtitleMode::kNone;
+  spec.outputs[1].audio_tracks = {AudioTracks::Kind::kFirst, {}};
   Result<JobSpec> back = job_spec_from_json(job_spec_to_json(spec));
   ASSERT_TRUE(back.is_ok()) << back.status().to_string();
   EXPECT_EQ(*back, spec) << job_spec_to_json(*back);
+}
+
+TEST(JobSpec, AudioTracksAndSubtitlesParseAndRejectNamingTheKey) {
+  Result<AudioTracks> languages = parse_audio_tracks("eng,fra");
+  ASSERT_TRUE(languages.is_ok());
+  EXPECT_EQ(languages->languages, (std::vector<std::string>{"eng", "fra"}));
+  EXPECT_EQ(name_of(*languages), "eng,fra");
+  EXPECT_EQ(parse_audio_tracks("all")->kind, AudioTracks::Kind::kAll);
+  EXPECT_EQ(parse_audio_tracks("first")->kind, AudioTracks::Kind::kFirst);
+  for (const char* bad : {"", "english", "eng,", "EN", "eng;fra"})
+    EXPECT_EQ(parse_audio_tracks(bad).status().code(), Code::kInvalidArgument) << bad;
+  EXPECT_EQ(parse_subtitles("burn").status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(OutputSpec{}.audio_tracks.kind, AudioTracks::Kind::kAll);  // the default
+  EXPECT_EQ(OutputSpec{}.subtitles, SubtitleMode::kCopy);
+  Result<JobSpec> bad = job_spec_from_json(
+      R"({"input": "a.mp4", "outputs": [{"path": "b.mp4", "audio_tracks": "english"}]})");
+  EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(bad.status().to_string().find("audio_tracks"), std::string::npos)
+      << bad.status().to_string();
 }
 
 TEST(JobSpec, JsonAcceptsProtobufStyleInt64StringsAndMissingKeys) {

@@ -100,18 +100,18 @@ TEST(SoftwarePlan, CopyNeedsNoDecode) {
 
 TEST(SoftwarePlan, AudioAutoCopiesWhatTheContainerTakesElseAac) {
   MediaInfo pcm = media();
-  pcm.audio->codec = AV_CODEC_ID_PCM_S16LE;
-  pcm.audio->codec_name = "pcm_s16le";
+  pcm.audio[0].codec = AV_CODEC_ID_PCM_S16LE;
+  pcm.audio[0].codec_name = "pcm_s16le";
   Result<Plan> aac_source = make_plan(job({output("a.mp4")}), media(), inventory({}));
   ASSERT_TRUE(aac_source.is_ok());
-  EXPECT_EQ(aac_source->outputs[0].audio.mode, AudioPlan::Mode::kCopy);
+  EXPECT_EQ(aac_source->outputs[0].audio[0].mode, AudioPlan::Mode::kCopy);
   Result<Plan> pcm_source =
       make_plan(job({output("a.mp4"), output("b.mp4", 640, 360)}), pcm, inventory({}));
   ASSERT_TRUE(pcm_source.is_ok());
-  EXPECT_EQ(pcm_source->outputs[0].audio.mode, AudioPlan::Mode::kEncode);
-  EXPECT_EQ(pcm_source->outputs[0].audio.encoder, "aac");
-  EXPECT_EQ(pcm_source->audio_graph.text,
-            "[ain]aformat=sample_fmts=fltp,asplit=2[a0][a1];[a0]anull[aout0];[a1]anull[aout1]");
+  EXPECT_EQ(pcm_source->outputs[0].audio[0].mode, AudioPlan::Mode::kEncode);
+  EXPECT_EQ(pcm_source->outputs[0].audio[0].encoder, "aac");
+  EXPECT_EQ(pcm_source->audio_graphs[0].graph.text,
+            "[ain]aformat=sample_fmts=fltp,asplit=2[a0][a1];[a0]anull[a1out0];[a1]anull[a1out1]");
   OutputSpec forced_copy = output("a.mp4");
   forced_copy.audio = AudioMode::kCopy;
   Result<Plan> refused = make_plan(job({forced_copy}), pcm, inventory({}));
@@ -122,8 +122,8 @@ TEST(SoftwarePlan, AudioAutoCopiesWhatTheContainerTakesElseAac) {
 // only outputs that encode audio have an audio sink.
 TEST(SoftwarePlan, SinksNameTheOutputsTheyFeed) {
   MediaInfo pcm = media();
-  pcm.audio->codec = AV_CODEC_ID_PCM_S16LE;
-  pcm.audio->codec_name = "pcm_s16le";
+  pcm.audio[0].codec = AV_CODEC_ID_PCM_S16LE;
+  pcm.audio[0].codec_name = "pcm_s16le";
   std::vector<OutputSpec> outputs = {output("a.mp4", 1280, 720),
                                      output("b.mkv", 0, 0, VideoCodec::kCopy),
                                      output("c.mp4", 640, 360)};
@@ -137,9 +137,9 @@ TEST(SoftwarePlan, SinksNameTheOutputsTheyFeed) {
   EXPECT_NE(plan->video_graph.text.find("[" + plan->video_graph.sinks[1].label + "]"),
             std::string::npos);
   // mp4 takes no PCM: output 0 encodes AAC; mkv copies PCM; output 2 has no audio.
-  ASSERT_EQ(plan->audio_graph.sinks.size(), 1u);
-  EXPECT_EQ(plan->audio_graph.sinks[0].output, 0u);
-  EXPECT_EQ(plan->outputs[1].audio.mode, AudioPlan::Mode::kCopy);
+  ASSERT_EQ(plan->audio_graphs[0].graph.sinks.size(), 1u);
+  EXPECT_EQ(plan->audio_graphs[0].graph.sinks[0].output, 0u);
+  EXPECT_EQ(plan->outputs[1].audio[0].mode, AudioPlan::Mode::kCopy);
   EXPECT_EQ(plan->outputs[1].video.device.backend, BackendKind::kSoftware);  // a copy: cpu
   EXPECT_EQ(plan->video_graph.scalers, 2);
   EXPECT_EQ(plan->crossings(), 0);

@@ -32,6 +32,9 @@ JobReport full_report() {
   r.outputs.push_back({"/out/a.mp4", "h264_vaapi", "vaapi /dev/dri/renderD128 (i915)", 1280, 720,
                        1500, 4'000'000, 60.0, 533'333});
   r.outputs.push_back({"/out/b.mkv", "copy", "cpu", 1920, 1080, 1501, 9'000'000, 60.04, 1'199'200});
+  r.streams.push_back({0, 1, "audio", "pcm_s16le", "fra", "Français", true, "encode aac",
+                       "mp4 cannot hold pcm_s16le"});
+  r.streams.push_back({1, 4, "subtitle", "ass", "eng", "", false, "", "--subtitles none"});
   r.frames_decoded = 1501;
   r.media_duration_s = 60.04;
   r.setup_s = 0.35;
@@ -82,6 +85,8 @@ TEST(ReportJson, JobReportRoundTripKeepsEveryField) {
   expect_same_stage(back.stages[0], r.stages[0]);
   expect_same_stage(back.stages[1], r.stages[1]);
   EXPECT_EQ(back.outputs, r.outputs);
+  EXPECT_EQ(back.streams, r.streams);
+  EXPECT_EQ(json(r)["streams"][0]["outcome"], "kept: encode aac (mp4 cannot hold pcm_s16le)");
   EXPECT_EQ(back.frames_decoded, r.frames_decoded);
   EXPECT_EQ(back.media_duration_s, r.media_duration_s);
   EXPECT_EQ(back.setup_s, r.setup_s);

@@ -1,0 +1,191 @@
+#include "pipeline/plan/streams.h"
+
+#include <algorithm>
+#include <array>
+
+extern "C" {
+#include <libavformat/avformat.h>
+}
+
+#include "pipeline/core/compat.h"
+
+namespace tc {
+namespace {
+
+// What every stream decision needs about the output.
+struct Target {
+  const OutputSpec& spec;
+  const std::string& container;  // "mp4", "mkv", "mpegts"
+  const AVOutputFormat* muxer;
+  size_t output;
+};
+
+StreamOutcome outcome_of(const Target& target, int index, std::string kind, std::string codec,
+                         const TrackTags& tags = {}) {
+  StreamOutcome outcome;
+  outcome.output = target.output;
+  outcome.input_stream = index;
+  outcome.kind = std::move(kind);
+  outcome.codec = std::move(codec);
+  outcome.language = tags.language;
+  outcome.title = tags.title;
+  return outcome;
+}
+
+StreamOutcome kept(StreamOutcome outcome, std::string action, std::string reason = "") {
+  outcome.kept = true;
+  outcome.action = std::move(action);
+  outcome.reason = std::move(reason);
+  return outcome;
+}
+
+StreamOutcome dropped(StreamOutcome outcome, std::string reason) {
+  outcome.kept = false;
+  outcome.reason = std::move(reason);
+  return outcome;
+}
+
+// The codecs FFmpeg's MPEG-TS muxer writes a stream type for (mpegtsenc.c): it has no codec
+// table that avformat_query_codec could read, so that answers "unknown" for every codec.
+constexpr std::array kMpegTsCodecs{
+    AV_CODEC_ID_MPEG1VIDEO,  AV_CODEC_ID_MPEG2VIDEO, AV_CODEC_ID_MPEG4, AV_CODEC_ID_H264,
+    AV_CODEC_ID_HEVC,        AV_CODEC_ID_VC1,        AV_CODEC_ID_MP2,   AV_CODEC_ID_MP3,
+    AV_CODEC_ID_AAC,         AV_CODEC_ID_AAC_LATM,   AV_CODEC_ID_AC3,   AV_CODEC_ID_EAC3,
+    AV_CODEC_ID_DTS,         AV_CODEC_ID_TRUEHD,     AV_CODEC_ID_OPUS,  AV_CODEC_ID_DVB_SUBTITLE,
+    AV_CODEC_ID_DVB_TELETEXT};
+
+bool container_takes(const Target& target, AVCodecID codec) {
+  if (target.container == "mpegts")
+    return std::find(kMpegTsCodecs.begin(), kMpegTsCodecs.end(), codec) != kMpegTsCodecs.end();
+  return av::muxer_takes_codec(target.muxer, codec);
+}
+
+std::string cannot_hold(const Target& target, const std::string& codec) {
+  return target.container + " cannot hold " + codec;
+}
+
+// Why the selection leaves `track` out; empty when it keeps it.
+std::string deselected(const OutputSpec& spec, const MediaInfo& media, const AudioInfo& track) {
+  const AudioTracks& tracks = spec.audio_tracks;
+  if (spec.audio == AudioMode::kNone) return "--audio none";
+  if (tracks.kind == AudioTracks::Kind::kFirst && &track != media.first_audio())
+    return "--audio-tracks first";
+  if (tracks.kind == AudioTracks::Kind::kLanguages && !tracks.keeps_language(track.tags.language))
+    return "--audio-tracks " + name_of(tracks) + " (track language " +
+           (track.tags.language.empty() ? "unset" : track.tags.language) + ")";
+  return "";
+}
+
+Result<StreamOutcome> plan_audio_track(const Target& target, const MediaInfo& media,
+                                       const AudioInfo& track, OutputPlan& output) {
+  StreamOutcome outcome =
+      outcome_of(target, track.stream_index, "audio", track.codec_name, track.tags);
+  if (std::string why = deselected(target.spec, media, track); !why.empty())
+    return dropped(std::move(outcome), why);
+  bool takes = container_takes(target, track.codec);
+  AudioMode mode = target.spec.audio;
+  if (mode == AudioMode::kCopy && !takes)
+    return Status(Code::kUnsupported, target.spec.path + ": " + target.container + " cannot hold " +
+                                          track.codec_name + " audio; use --audio aac");
+  AudioPlan audio;
+  audio.input_stream = track.stream_index;
+  if (mode == AudioMode::kCopy || (mode == AudioMode::kAuto && takes)) {
+    audio.mode = AudioPlan::Mode::kCopy;
+    output.audio.push_back(audio);
+    return kept(std::move(outcome), "copy");
+  }
+  audio.mode = AudioPlan::Mode::kEncode;
+  audio.encoder = "aac";
+  audio.bit_rate = target.spec.audio_bitrate;
+  output.audio.push_back(audio);
+  return kept(std::move(outcome), "encode aac",
+              mode == AudioMode::kAac ? "--audio aac" : cannot_hold(target, track.codec_name));
+}
+
+// The text subtitle format a container holds when it cannot take the source's as it is.
+std::string text_subtitle_encoder(const std::string& container) {
+  if (container == "mp4") return "mov_text";
+  if (container == "mkv") return "srt";
+  return "";  // MPEG-TS has none
+}
+
+StreamOutcome plan_subtitle_track(const Target& target, const SubtitleInfo& track,
+                                  OutputPlan& output) {
+  StreamOutcome outcome =
+      outcome_of(target, track.stream_index, "subtitle", track.codec_name, track.tags);
+  if (target.spec.subtitles == SubtitleMode::kNone)
+    return dropped(std::move(outcome), "--subtitles none");
+  if (container_takes(target, track.codec)) {
+    output.subtitles.push_back({track.stream_index, ""});
+    return kept(std::move(outcome), "copy");
+  }
+  std::string encoder = track.text ? text_subtitle_encoder(target.container) : "";
+  if (!encoder.empty()) {
+    output.subtitles.push_back({track.stream_index, encoder});
+    return kept(std::move(outcome), "convert to " + encoder,
+                target.container + " holds text subtitles as " + encoder);
+  }
+  if (track.text && target.container == "mpegts")
+    return dropped(std::move(outcome), "MPEG-TS cannot carry text subtitles");
+  return dropped(std::move(outcome), cannot_hold(target, track.codec_name));
+}
+
+StreamOutcome plan_other_stream(const Target& target, const OtherStreamInfo& stream) {
+  StreamOutcome outcome = outcome_of(target, stream.stream_index, stream.kind, stream.codec_name);
+  if (stream.kind == "video")
+    return dropped(std::move(outcome), "a job transcodes one video stream (the main one)");
+  return dropped(std::move(outcome), stream.kind + " streams are not carried");
+}
+
+StreamOutcome video_outcome(const Target& target, const VideoInfo& video,
+                            const OutputPlan& output) {
+  StreamOutcome outcome = outcome_of(target, video.stream_index, "video", video.codec_name);
+  if (output.video_copy) return kept(std::move(outcome), "copy");
+  return kept(std::move(outcome), "encode " + output.video.encoder);
+}
+
+}  // namespace
+
+Status plan_streams(const OutputSpec& spec, const std::string& container, const MediaInfo& media,
+                    size_t output_index, OutputPlan& output, std::vector<StreamOutcome>& outcomes) {
+  Target target{spec, container, av_guess_format(output.format.c_str(), nullptr, nullptr),
+                output_index};
+  std::vector<StreamOutcome> mine;
+  if (media.video) mine.push_back(video_outcome(target, *media.video, output));
+  for (const AudioInfo& track : media.audio) {
+    TC_ASSIGN_OR_RETURN(StreamOutcome outcome, plan_audio_track(target, media, track, output));
+    mine.push_back(std::move(outcome));
+  }
+  if (spec.audio_tracks.kind == AudioTracks::Kind::kLanguages && output.audio.empty() &&
+      !media.audio.empty() && spec.audio != AudioMode::kNone)
+    return Status(Code::kInput, media.path + " has no audio track in " +
+                                    name_of(spec.audio_tracks) + " (--audio-tracks)");
+  for (const SubtitleInfo& track : media.subtitles)
+    mine.push_back(plan_subtitle_track(target, track, output));
+  for (const OtherStreamInfo& stream : media.other_streams)
+    mine.push_back(plan_other_stream(target, stream));
+  std::sort(mine.begin(), mine.end(), [](const StreamOutcome& a, const StreamOutcome& b) {
+    return a.input_stream < b.input_stream;
+  });
+  outcomes.insert(outcomes.end(), mine.begin(), mine.end());
+  return Status::ok();
+}
+
+std::vector<int> encoded_audio_streams(const std::vector<OutputPlan>& outputs) {
+  std::vector<int> streams;
+  for (const OutputPlan& output : outputs)
+    for (const AudioPlan& audio : output.audio)
+      if (audio.mode == AudioPlan::Mode::kEncode &&
+          std::find(streams.begin(), streams.end(), audio.input_stream) == streams.end())
+        streams.push_back(audio.input_stream);
+  std::sort(streams.begin(), streams.end());
+  return streams;
+}
+
+std::string StreamOutcome::text() const {
+  std::string text = kept ? "kept: " + action : std::string("dropped");
+  if (reason.empty()) return text;
+  return kept ? text + " (" + reason + ")" : text + ": " + reason;
+}
+
+}  // namespace tc

@@ -1,0 +1,200 @@
+// Every audio and subtitle track through `transcode run`, into MP4, Matroska and MPEG-TS:
+// what ffprobe finds in each output, and what the report says became of each input stream.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/media_tools.h"
+
+namespace tc::testing {
+namespace {
+
+class Streams : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    shared_ = new TempDir();
+    make_multitrack_clip(*shared_ / "tracks.mkv");
+  }
+  static void TearDownTestSuite() { delete shared_; }
+  static std::string input() { return *shared_ / "tracks.mkv"; }
+
+  // Runs the job with --json; its report.
+  nlohmann::json run(std::vector<std::string> args) {
+    args.insert(args.begin(), {"run", input()});
+    args.push_back("--json");
+    ProcessResult ran = transcode(args);
+    EXPECT_EQ(ran.exit_code, 0) << ran.err;
+    nlohmann::json report = nlohmann::json::parse(ran.out, nullptr, false);
+    return report.is_discarded() ? nlohmann::json::object() : report;
+  }
+
+  TempDir dir_;
+  static TempDir* shared_;
+};
+
+TempDir* Streams::shared_ = nullptr;
+
+std::vector<TrackProbe> of_type(const std::vector<TrackProbe>& tracks, const std::string& type) {
+  std::vector<TrackProbe> found;
+  for (const TrackProbe& track : tracks)
+    if (track.type == type) found.push_back(track);
+  return found;
+}
+
+// The report's outcome text per input stream for output 0.
+std::vector<std::string> outcomes(const nlohmann::json& report) {
+  std::vector<std::string> texts;
+  for (const auto& stream : report.value("streams", nlohmann::json::array()))
+    if (stream["output"] == 0) texts.push_back(stream["outcome"]);
+  return texts;
+}
+
+TEST_F(Streams, InputHasWhatTheTestsExpect) {
+  std::vector<TrackProbe> tracks = probe_tracks(input());
+  ASSERT_EQ(tracks.size(), 5u);
+  EXPECT_EQ(of_type(tracks, "audio").size(), 2u);
+  EXPECT_EQ(of_type(tracks, "subtitle").size(), 2u);
+}
+
+TEST_F(Streams, Mp4KeepsBothAudioTracksAndConvertsSubtitlesToMovText) {
+  nlohmann::json report = run({dir_ / "out.mp4"});
+  std::vector<TrackProbe> tracks = probe_tracks(dir_ / "out.mp4");
+  ASSERT_EQ(tracks.size(), 5u);
+  std::vector<TrackProbe> audio = of_type(tracks, "audio");
+  ASSERT_EQ(audio.size(), 2u);
+  EXPECT_EQ(audio[0].codec, "aac");
+  EXPECT_EQ(audio[0].language, "eng");
+  EXPECT_EQ(audio[0].handler_name, "English");  // MP4's place for a track title
+  EXPECT_TRUE(audio[0].is_default);
+  EXPECT_EQ(audio[1].codec, "ac3");
+  EXPECT_EQ(audio[1].channel_layout, "5.1(side)");
+  EXPECT_EQ(audio[1].language, "fra");
+  EXPECT_EQ(audio[1].handler_name, "Français 5.1");
+  EXPECT_FALSE(audio[1].is_default);
+  std::vector<TrackProbe> subtitles = of_type(tracks, "subtitle");
+  ASSERT_EQ(subtitles.size(), 2u);
+  EXPECT_EQ(subtitles[0].codec, "mov_text");
+  EXPECT_EQ(subtitles[0].language, "eng");
+  EXPECT_EQ(subtitles[1].codec, "mov_text");
+  EXPECT_EQ(subtitles[1].language, "fra");
+  EXPECT_TRUE(subtitles[1].forced);
+  EXPECT_EQ(outcomes(report),
+            (std::vector<std::string>{
+                "kept: encode libx264", "kept: copy", "kept: copy",
+                "kept: convert to mov_text (mp4 holds text subtitles as mov_text)",
+                "kept: convert to mov_text (mp4 holds text subtitles as mov_text)"}));
+}
+
+TEST_F(Streams, MatroskaCopiesEveryTrackWithItsTags) {
+  run({dir_ / "out.mkv"});
+  std::vector<TrackProbe> tracks = probe_tracks(dir_ / "out.mkv");
+  std::vector<TrackProbe> in = probe_tracks(input());
+  ASSERT_EQ(tracks.size(), in.size());
+  for (size_t i = 1; i < tracks.size(); ++i) {
+    EXPECT_EQ(tracks[i].codec, in[i].codec) << i;
+    EXPECT_EQ(tracks[i].language, in[i].language) << i;
+    EXPECT_EQ(tracks[i].title, in[i].title) << i;
+    EXPECT_EQ(tracks[i].channel_layout, in[i].channel_layout) << i;
+    EXPECT_EQ(tracks[i].is_default, in[i].is_default) << i;
+    EXPECT_EQ(tracks[i].forced, in[i].forced) << i;
+    EXPECT_EQ(tracks[i].packets, in[i].packets) << i;
+  }
+  EXPECT_EQ(tracks[3].codec, "subrip");
+  EXPECT_EQ(tracks[4].codec, "ass");
+}
+
+TEST_F(Streams, MpegTsKeepsAudioAndSaysWhySubtitlesWereDropped) {
+  nlohmann::json report = run({dir_ / "out.ts"});
+  std::vector<TrackProbe> tracks = probe_tracks(dir_ / "out.ts");
+  ASSERT_EQ(tracks.size(), 3u);
+  std::vector<TrackProbe> audio = of_type(tracks, "audio");
+  ASSERT_EQ(audio.size(), 2u);
+  EXPECT_EQ(audio[0].codec, "aac");
+  EXPECT_EQ(audio[0].language, "eng");
+  EXPECT_EQ(audio[1].codec, "ac3");
+  EXPECT_EQ(audio[1].language, "fra");
+  EXPECT_EQ(audio[1].channel_layout, "5.1(side)");
+  std::vector<std::string> said = outcomes(report);
+  ASSERT_EQ(said.size(), 5u);
+  EXPECT_EQ(said[3], "dropped: MPEG-TS cannot carry text subtitles");
+  EXPECT_EQ(said[4], "dropped: MPEG-TS cannot carry text subtitles");
+}
+
+TEST_F(Streams, EncodingKeepsLayoutLanguageTitleOfEveryTrack) {
+  run({dir_ / "aac.mkv", "--audio", "aac"});
+  std::vector<TrackProbe> audio = of_type(probe_tracks(dir_ / "aac.mkv"), "audio");
+  ASSERT_EQ(audio.size(), 2u);
+  EXPECT_EQ(audio[0].codec, "aac");
+  EXPECT_EQ(audio[0].channel_layout, "mono");
+  EXPECT_EQ(audio[0].title, "English");
+  EXPECT_EQ(audio[1].codec, "aac");
+  // AAC has no channel configuration for 5.1(side): the encoder writes it in a PCE, which
+  // ffprobe reports as an unknown layout (as for the ffmpeg CLI's own output); six channels.
+  EXPECT_EQ(audio[1].channels, 6);
+  EXPECT_EQ(audio[1].language, "fra");
+  EXPECT_EQ(audio[1].title, "Français 5.1");
+}
+
+TEST_F(Streams, ChoosingTracksByLanguageAndNoSubtitles) {
+  nlohmann::json report = run({dir_ / "fra.mkv", "--audio-tracks", "fra", "--subtitles", "none"});
+  std::vector<TrackProbe> tracks = probe_tracks(dir_ / "fra.mkv");
+  ASSERT_EQ(tracks.size(), 2u);
+  EXPECT_EQ(tracks[1].language, "fra");
+  std::vector<std::string> said = outcomes(report);
+  ASSERT_EQ(said.size(), 5u);
+  EXPECT_EQ(said[1], "dropped: --audio-tracks fra (track language eng)");
+  EXPECT_EQ(said[3], "dropped: --subtitles none");
+}
+
+TEST_F(Streams, FirstKeepsTheDefaultTrackOnly) {
+  run({dir_ / "first.mp4", "--audio-tracks", "first"});
+  std::vector<TrackProbe> audio = of_type(probe_tracks(dir_ / "first.mp4"), "audio");
+  ASSERT_EQ(audio.size(), 1u);
+  EXPECT_EQ(audio[0].language, "eng");
+}
+
+TEST_F(Streams, UnknownLanguageIsAnInputErrorNamingIt) {
+  ProcessResult ran = transcode({"run", input(), dir_ / "x.mkv", "--audio-tracks", "jpn"});
+  EXPECT_NE(ran.exit_code, 0);
+  EXPECT_NE(ran.err.find("jpn"), std::string::npos) << ran.err;
+  ProcessResult bad = transcode({"run", input(), dir_ / "x.mkv", "--audio-tracks", "japanese"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--audio-tracks"), std::string::npos) << bad.err;
+}
+
+TEST_F(Streams, TrimmedSubtitlesKeepOnlyThoseInTheWindow) {
+  run({dir_ / "trim.mkv", "--start", "1.1", "--duration", "0.8"});
+  std::vector<TrackProbe> tracks = probe_tracks(dir_ / "trim.mkv");
+  ASSERT_EQ(tracks.size(), 5u);
+  EXPECT_EQ(tracks[3].packets, 1);  // "World" (1.2 s); "Hello" starts before the window
+  EXPECT_EQ(tracks[4].packets, 1);  // "Monde"
+}
+
+TEST_F(Streams, DryRunListsEveryStreamAndMapsThemInTheFfmpegCommand) {
+  ProcessResult ran = transcode({"run", input(), dir_ / "out.ts", "--dry-run"});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_NE(ran.out.find("#4 subtitle ass fra \"Sous-titres\": dropped: MPEG-TS cannot carry"),
+            std::string::npos)
+      << ran.out;
+  EXPECT_NE(ran.out.find("-map 0:2 -c:a:1 copy -metadata:s:a:1 language=fra"), std::string::npos)
+      << ran.out;
+  EXPECT_TRUE(dir_.entries().empty());
+}
+
+// The printed ffmpeg command, run by ffmpeg, makes the streams the plan lists.
+TEST_F(Streams, TheEquivalentFfmpegCommandMakesTheSameStreams) {
+  ProcessResult ran = transcode({"run", input(), dir_ / "ff.mp4", "--dry-run"});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  size_t at = ran.out.find("ffmpeg -hide_banner");
+  ASSERT_NE(at, std::string::npos) << ran.out;
+  std::string command = ran.out.substr(at, ran.out.find('\n', at) - at);
+  ProcessResult ff = run_process({"sh", "-c", command + " -loglevel error"});
+  ASSERT_EQ(ff.exit_code, 0) << command << "\n" << ff.err;
+  std::vector<TrackProbe> tracks = probe_tracks(dir_ / "ff.mp4");
+  ASSERT_EQ(tracks.size(), 5u);
+  EXPECT_EQ(tracks[3].codec, "mov_text");
+  EXPECT_EQ(tracks[2].language, "fra");
+}
+
+}  // namespace
+}  // namespace tc::testing
