@@ -297,7 +297,16 @@ std::vector<Stage> plan_stages(const Plan& plan, const MediaInfo& media,
         {"decode",
          with_note(media.video->codec_name, decode.note.empty() ? "software" : decode.note),
          decode.device});
+    const DeinterlacePlan& deinterlace = plan.deinterlace;
+    // bwdif runs before the upload, a device deinterlacer after it.
+    bool deinterlace_first = deinterlace.on && deinterlace.device.backend == BackendKind::kSoftware;
+    Stage deinterlace_stage{
+        "deinterlace",
+        deinterlace.filter.substr(0, deinterlace.filter.find('=')) + " (" + deinterlace.why + ")",
+        deinterlace.device};
+    if (deinterlace_first) stages.push_back(deinterlace_stage);
     if (decode.upload) stages.push_back({"upload", "hwupload", plan.device});
+    if (deinterlace.on && !deinterlace_first) stages.push_back(deinterlace_stage);
     stages.push_back({"filter", filter_what(backend, plan.video_graph.scalers), plan.device});
   }
   for (size_t k = 0; k < plan.outputs.size(); ++k)
