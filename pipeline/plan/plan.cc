@@ -224,7 +224,7 @@ VideoBranch branch_of(const PlanContext& context, size_t k, const OutputPlan& ou
   const VideoFormatPlan& format = encode.format;
   const BackendDesc& backend = context.backend;
   VideoBranch branch{k, {output.width, output.height}, encode.download, "", 0};
-  bool sdr_on_device = format.to_sdr && format.to_sdr_where.find("device") != std::string::npos;
+  bool sdr_on_device = format.to_sdr && format.to_sdr_on_device;
   bool sdr_in_software = format.to_sdr && !sdr_on_device;
   if (sdr_on_device) branch.device_filters = std::string(backend.tonemap);
   if (sdr_in_software) branch.software_filters = software_to_sdr(context.video.color);

@@ -58,7 +58,8 @@ struct VideoFormatPlan {
   bool hdr_metadata = false;
   // Converted to SDR BT.709: tone-mapped (an HDR source) or its gamut converted (BT.2020 SDR).
   bool to_sdr = false;
-  std::string to_sdr_where;  // "tonemap_vaapi on the device", "zscale+tonemap on the cpu"
+  bool to_sdr_on_device = false;  // by the backend's tone-map filter, else in software
+  std::string to_sdr_where;       // "tonemap_vaapi on the device", "zscale+tonemap on the cpu"
 };
 
 // Deinterlacing before the split, once for every output.

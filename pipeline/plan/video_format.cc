@@ -76,11 +76,15 @@ ColorTags bt709() {
   return {AVCOL_PRI_BT709, AVCOL_TRC_BT709, AVCOL_SPC_BT709, AVCOL_RANGE_MPEG};
 }
 
-// Where the conversion to SDR runs: on VA-API's VPP for PQ (tonemap_vaapi reads the frames'
-// mastering display metadata; it has no HLG curve), else in software after the download.
+// The conversion to SDR runs on VA-API's VPP for PQ (tonemap_vaapi reads the frames' mastering
+// display metadata; it has no HLG curve), else in software after the download.
+bool to_sdr_on_device(const FormatChoice& choice) {
+  return choice.on_device && choice.video.color.transfer == AVCOL_TRC_SMPTE2084 &&
+         !choice.backend.tonemap.empty();
+}
+
 std::string to_sdr_where(const FormatChoice& choice) {
-  if (choice.on_device && choice.video.color.transfer == AVCOL_TRC_SMPTE2084 &&
-      !choice.backend.tonemap.empty())
+  if (to_sdr_on_device(choice))
     return std::string(choice.backend.tonemap.substr(0, choice.backend.tonemap.find('='))) +
            " on the device";
   bool zscale = avfilter_get_by_name("zscale") != nullptr;
@@ -163,9 +167,9 @@ Result<VideoFormatPlan> plan_video_format(const FormatChoice& choice) {
   format.to_sdr = format.bit_depth == 8 && video.color.wide();
   format.color = format.to_sdr ? bt709() : video.color;
   if (format.to_sdr) {
+    format.to_sdr_on_device = to_sdr_on_device(choice);
     format.to_sdr_where = to_sdr_where(choice);
-    if (video.color.hdr() && avfilter_get_by_name("zscale") == nullptr &&
-        format.to_sdr_where.find("device") == std::string::npos)
+    if (video.color.hdr() && avfilter_get_by_name("zscale") == nullptr && !format.to_sdr_on_device)
       return Status::of_field(Code::kUnsupported, choice.spec.path,
                               "tone-mapping HDR to SDR in software needs the zscale filter, "
                               "which this FFmpeg lacks");
