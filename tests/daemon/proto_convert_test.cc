@@ -32,6 +32,8 @@ JobSpec every_field_set() {
   output.preset = "slow";
   output.audio = AudioMode::kCopy;
   output.audio_bitrate = 64'000;
+  output.hdr = HdrMode::kTonemap;
+  spec.deinterlace = Deinterlace::kOn;
   spec.outputs = {output, output};
   spec.outputs[1].path = "/media/second.mkv";
   spec.outputs[1].container = "";
