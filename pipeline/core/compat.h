@@ -39,12 +39,9 @@ inline const uint8_t* stream_side_data(const AVStream* stream, AVPacketSideDataT
 #endif
 }
 
-// Copies the source stream's side data of `type` (if any) to `to`. False when it had some
-// and it could not be copied (out of memory).
-inline bool copy_stream_side_data(const AVStream* from, AVStream* to, AVPacketSideDataType type) {
-  size_t size = 0;
-  const uint8_t* data = stream_side_data(from, type, &size);
-  if (!data) return true;
+// Adds a copy of `size` bytes of side data of `type` to the stream. False when out of memory.
+inline bool add_stream_side_data(AVStream* to, AVPacketSideDataType type, const uint8_t* data,
+                                 size_t size) {
 #if TC_AV_CODECPAR_SIDE_DATA
   AVPacketSideData* entry = av_packet_side_data_new(
       &to->codecpar->coded_side_data, &to->codecpar->nb_coded_side_data, type, size, 0);
@@ -56,6 +53,15 @@ inline bool copy_stream_side_data(const AVStream* from, AVStream* to, AVPacketSi
   std::memcpy(copy, data, size);
 #endif
   return true;
+}
+
+// Copies the source stream's side data of `type` (if any) to `to`. False when it had some
+// and it could not be copied (out of memory).
+inline bool copy_stream_side_data(const AVStream* from, AVStream* to, AVPacketSideDataType type) {
+  size_t size = 0;
+  const uint8_t* data = stream_side_data(from, type, &size);
+  if (!data) return true;
+  return add_stream_side_data(to, type, data, size);
 }
 
 // The pixel formats an encoder accepts, AV_PIX_FMT_NONE-terminated, or nullptr when it does

@@ -9,7 +9,9 @@ extern "C" {
 
 #include "pipeline/core/compat.h"
 #include "pipeline/exec/executor.h"
+#include "pipeline/exec/hdr_metadata.h"
 #include "pipeline/exec/stages.h"
+#include "pipeline/plan/video_format.h"
 
 namespace tc {
 namespace {
@@ -109,6 +111,41 @@ Result<av::CodecContextPtr> open_subtitle_encoder(const std::string& name,
 // What ffmpeg gives avcodec_encode_subtitle: ample for any text subtitle.
 constexpr int kSubtitleBufferBytes = 1 << 20;
 
+// The plan's colour tags; where it left one unspecified, the first frame's. An 8-bit output is
+// still never tagged HDR or BT.2020 (check_format).
+Status set_color(AVCodecContext& encoder, const VideoEncodePlan& plan, const AVFrame& first) {
+  const ColorTags& tags = plan.format.color;
+  auto pick = [](auto planned, auto unspecified, auto from_frame) {
+    return planned != unspecified ? planned : from_frame;
+  };
+  VideoFormatPlan written = plan.format;
+  written.color = {pick(tags.primaries, AVCOL_PRI_UNSPECIFIED, first.color_primaries),
+                   pick(tags.transfer, AVCOL_TRC_UNSPECIFIED, first.color_trc),
+                   pick(tags.matrix, AVCOL_SPC_UNSPECIFIED, first.colorspace),
+                   pick(tags.range, AVCOL_RANGE_UNSPECIFIED, first.color_range)};
+  TC_RETURN_IF_ERROR(check_format(written, plan.encoder));
+  encoder.color_primaries = written.color.primaries;
+  encoder.color_trc = written.color.transfer;
+  encoder.colorspace = written.color.matrix;
+  encoder.color_range = written.color.range;
+  if (plan.progressive) encoder.field_order = AV_FIELD_PROGRESSIVE;
+  return Status::ok();
+}
+
+// The plan's encoder options, with x265's HDR parameters where it keeps HDR.
+Options encoder_options(const VideoEncodePlan& plan, const HdrMetadata& hdr) {
+  Options options = plan.options;
+  std::string params = plan.format.hdr_metadata ? x265_hdr_params(hdr) : "";
+  if (params.empty()) return options;
+  for (auto& [key, value] : options)
+    if (key == "x265-params") {
+      value += ":" + params;
+      return options;
+    }
+  if (plan.encoder == "libx265") options.emplace_back("x265-params", params);
+  return options;
+}
+
 }  // namespace
 
 std::string partial_path(const std::string& path) {
@@ -126,6 +163,7 @@ Result<OutputStage> OutputStage::open(const OutputPlan& plan, const InputStage& 
   int file_fd = file.get();
   OutputStage output(plan, std::move(temp));
   output.input_path_ = input_path;
+  output.input_video_ = input.video;
   TC_ASSIGN_OR_RETURN(output.io_, io::make_fd_avio(std::move(file), io::AvioMode::kWrite));
   output.nested_->own_file = file_fd;  // owned by io_, which lives as long as the muxer
   AVFormatContext* raw = nullptr;
@@ -204,20 +242,19 @@ Status OutputStage::open_video_encoder(const AVFilterContext* sink, AVRational f
   } else {
     encoder->thread_count = 0;  // auto
   }
-  encoder->color_range = first.color_range;
-  encoder->color_primaries = first.color_primaries;
-  encoder->color_trc = first.color_trc;
-  encoder->colorspace = first.colorspace;
+  TC_RETURN_IF_ERROR(set_color(*encoder, plan, first));
+  HdrMetadata hdr = hdr_metadata_of(first, *input_video_);
   encoder->bit_rate = plan.bit_rate;
   encoder->rc_max_rate = plan.max_rate;
   encoder->rc_buffer_size = static_cast<int>(plan.buffer_size);
   encoder->gop_size = plan.gop;
   if (plan.max_b_frames >= 0) encoder->max_b_frames = plan.max_b_frames;
   if (format_->oformat->flags & AVFMT_GLOBALHEADER) encoder->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-  TC_RETURN_IF_ERROR(open_encoder(encoder, codec, plan.options,
+  TC_RETURN_IF_ERROR(open_encoder(encoder, codec, encoder_options(plan, hdr),
                                   plan.hw_frames ? Code::kDevice : Code::kUnsupported));
   if (int err = avcodec_parameters_from_context(video_->codecpar, encoder); err < 0)
     return av_status(err, Code::kInternal, "video stream parameters");
+  if (plan.format.hdr_metadata) TC_RETURN_IF_ERROR(add_hdr_side_data(hdr, *video_));
   video_->time_base = encoder->time_base;
   video_->avg_frame_rate = frame_rate;
   return write_header_when_ready();

@@ -126,6 +126,7 @@ class OutputStage {
 
   OutputPlan plan_;
   std::string input_path_;
+  const AVStream* input_video_ = nullptr;  // the source's, for its HDR side data
   // Destroyed in reverse: the muxer, then its AVIO and file, then the temp name (removed
   // unless published).
   io::TempFile temp_;

@@ -19,9 +19,9 @@ constexpr BackendDesc kVaapi{
     .device_type = AV_HWDEVICE_TYPE_VAAPI,
     .hw_format = AV_PIX_FMT_VAAPI,
     .sw_format = AV_PIX_FMT_NV12,
-    .scale = "scale_vaapi=w=%W:h=%H:format=nv12",
-    .upload = "format=nv12,hwupload",
-    .download = "hwdownload,format=nv12",
+    .scale = "scale_vaapi=w=%W:h=%H:format=%F",
+    .upload = "format=%F,hwupload",
+    .download = "hwdownload,format=%F",
     .decodes_on_device = true,
     .fixed_pools = true,
     .auto_label = "Intel GPU",
@@ -40,6 +40,13 @@ constexpr BackendDesc kVaapi{
                     {{{"qp", 51}, {"qp", 51}, {"global_quality", 255}, {"global_quality", 255}}},
                 .async_depth = 2,
                 .default_b_frames = 2},
+    .ten_bit_format = AV_PIX_FMT_P010,
+    .scale_converts = true,
+    // scale_vaapi's default mode is hq in 5.1 and 7.1 (Intel's AVS polyphase filter).
+    .tonemap = "tonemap_vaapi=format=nv12:p=bt709:t=bt709:m=bt709",
+    .deinterlace = "deinterlace_vaapi=rate=frame:auto=0",
+    .deinterlace_auto = "deinterlace_vaapi=rate=frame:auto=1",
+    .ten_bit_encoders = {false, true, true, true},
 };
 
 constexpr BackendDesc kCuda{
@@ -48,9 +55,9 @@ constexpr BackendDesc kCuda{
     .device_type = AV_HWDEVICE_TYPE_CUDA,
     .hw_format = AV_PIX_FMT_CUDA,
     .sw_format = AV_PIX_FMT_NV12,
-    .scale = "scale_cuda=w=%W:h=%H",
-    .upload = "format=nv12,hwupload",
-    .download = "hwdownload,format=nv12",
+    .scale = "scale_cuda=w=%W:h=%H:format=%F",
+    .upload = "format=%F,hwupload",
+    .download = "hwdownload,format=%F",
     .decodes_on_device = true,
     .fixed_pools = false,
     .auto_label = "",  // probing CUDA starts a driver (seconds): only when asked for
@@ -64,6 +71,15 @@ constexpr BackendDesc kCuda{
                 .vbr_mode = "vbr",
                 .default_qp = 24,
                 .quality_options = {{{"qp", 51}, {"qp", 51}, {"qp", 51}, {}}}},
+    .ten_bit_format = AV_PIX_FMT_P010,
+    .scale_converts = true,
+    // scale_cuda's kernels sample a fixed 4x4 footprint: past 2:1 they skip source pixels.
+    .scale_max_ratio = 2,
+    .scale_quality_option = "interp_algo",
+    .scale_quality = ":interp_algo=lanczos",
+    .deinterlace = "yadif_cuda=mode=send_frame:parity=auto:deint=all",
+    .deinterlace_auto = "yadif_cuda=mode=send_frame:parity=auto:deint=interlaced",
+    .ten_bit_encoders = {false, true, true, false},
 };
 
 // FFmpeg 5.1 has no Vulkan decoder or encoder: frames go up, are scaled, and come back.
@@ -74,14 +90,16 @@ constexpr BackendDesc kVulkan{
     .hw_format = AV_PIX_FMT_VULKAN,
     .sw_format = AV_PIX_FMT_YUV420P,
     .scale = "scale_vulkan=w=%W:h=%H",
-    .upload = "format=yuv420p,hwupload",
-    .download = "hwdownload,format=yuv420p",
+    .upload = "format=%F,hwupload",
+    .download = "hwdownload,format=%F",
     .decodes_on_device = false,
     .fixed_pools = false,
     .auto_label = "",
     .device_noun = "vulkan device",
     .encoders = {},
     .encoder = {},
+    // scale_vulkan is bilinear: a 2-tap filter that aliases past 2:1.
+    .scale_max_ratio = 2,
 };
 
 constexpr BackendDesc kSoftware{
@@ -115,6 +133,10 @@ const QualityOption& HwEncoderDesc::quality_for(VideoCodec codec) const {
 
 std::string_view BackendDesc::encoder_for(VideoCodec codec) const {
   return codec == VideoCodec::kCopy ? std::string_view() : encoders[index_of(codec)];
+}
+
+bool BackendDesc::encodes_ten_bit(VideoCodec codec) const {
+  return codec != VideoCodec::kCopy && ten_bit_encoders[index_of(codec)];
 }
 
 int BackendDesc::encoder_held_frames(int b_frames) const {

@@ -70,8 +70,28 @@ struct BackendDesc {
   // Encoders by codec (h264, hevc, av1, vp9); empty where the backend has none.
   std::array<std::string_view, 4> encoders;
   HwEncoderDesc encoder;
+  // `scale`, `upload` and `download` write "%F" for the software format of the frames they give:
+  // sw_format for 8-bit output, ten_bit_format for 10-bit.
+  AVPixelFormat ten_bit_format = AV_PIX_FMT_YUV420P10LE;
+  // The scaler converts to %F on the device (else 10 -> 8-bit happens after the download).
+  bool scale_converts = false;
+  // Scalers without a filter that widens with the ratio alias on large downscales: those are
+  // cascaded in steps of at most this ratio (0 = any ratio in one step).
+  int scale_max_ratio = 0;
+  // Appended to `scale` where this FFmpeg's scaler has the option (checked with av_opt_find).
+  std::string_view scale_quality_option;
+  std::string_view scale_quality;  // ":interp_algo=lanczos"
+  // HDR10 (PQ) to SDR BT.709 8-bit on the device; empty = in software after the download.
+  std::string_view tonemap;
+  // The device's deinterlacer, for every frame (--deinterlace on) and for frames flagged
+  // interlaced (auto); empty = bwdif in software, before any upload.
+  std::string_view deinterlace;
+  std::string_view deinterlace_auto;
+  // Per codec (h264, hevc, av1, vp9): its hardware encoder writes 10-bit (Main10, profile 2).
+  std::array<bool, 4> ten_bit_encoders = {};
 
   std::string_view encoder_for(VideoCodec codec) const;
+  bool encodes_ten_bit(VideoCodec codec) const;
   bool on_device() const { return device_type != AV_HWDEVICE_TYPE_NONE; }
   // Frames a hardware encoder of this backend holds from its input pool: in flight plus the
   // B-frame reorder window plus the one being encoded; 0 where pools grow on demand.

@@ -3,6 +3,7 @@
 
 extern "C" {
 #include <libavutil/hwcontext.h>
+#include <libavutil/pixdesc.h>
 }
 
 #include "pipeline/plan/plan.h"
@@ -95,6 +96,26 @@ void add_subtitle_args(const Plan& plan, size_t k, std::vector<std::string>& arg
   }
 }
 
+std::string color_name(const ColorTags& color) {
+  auto name = [](const char* text) { return std::string(text ? text : "?"); };
+  return name(av_color_primaries_name(color.primaries)) + "/" +
+         name(av_color_transfer_name(color.transfer)) + "/" +
+         name(av_color_space_name(color.matrix)) + "/" + name(av_color_range_name(color.range));
+}
+
+// "yuv420p10le (10-bit 4:2:0, Main 10), bt2020/smpte2084/bt2020nc/tv, HDR metadata carried"
+std::string format_line(const VideoEncodePlan& video) {
+  const VideoFormatPlan& format = video.format;
+  std::string line =
+      std::string(av_get_pix_fmt_name(video.pix_fmt)) + " (" + std::to_string(format.bit_depth) +
+      "-bit " + std::string(name_of(format.chroma)) +
+      (format.profile.empty() ? "" : ", " + format.profile) + "), " + color_name(format.color);
+  if (format.hdr_metadata) line += ", HDR metadata carried";
+  if (format.to_sdr) line += ", converted to SDR BT.709 by " + format.to_sdr_where;
+  if (video.progressive) line += ", progressive";
+  return line;
+}
+
 }  // namespace
 
 std::string describe_streams(const std::vector<StreamOutcome>& streams,
@@ -119,6 +140,13 @@ std::string describe(const Plan& plan) {
   text << "backend: " << name_of(plan.backend) << " (" << plan.backend_reason << ")\n";
   for (const Stage& stage : plan.stages)
     text << "  " << stage.name << ": " << stage.what << " [" << stage.device.to_string() << "]\n";
+  for (size_t k = 0; k < plan.outputs.size(); ++k)
+    if (!plan.outputs[k].video_copy)
+      text << "out" << k << " video: " << format_line(plan.outputs[k].video) << "\n";
+  if (plan.deinterlace.on)
+    text << "deinterlace: " << plan.deinterlace.filter << " ["
+         << plan.deinterlace.device.to_string()
+         << "], one frame out per frame in (frame rate kept), output tagged progressive\n";
   if (!plan.video_graph.empty()) text << "video graph: " << plan.video_graph.text << "\n";
   for (const Plan::AudioGraph& audio : plan.audio_graphs)
     text << "audio graph (stream #" << audio.input_stream << "): " << audio.graph.text << "\n";

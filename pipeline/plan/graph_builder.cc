@@ -40,11 +40,13 @@ std::string GraphBuilder::text() const {
   return text;
 }
 
-std::string GraphBuilder::substitute(std::string_view pattern, int width, int height) {
+std::string GraphBuilder::substitute(std::string_view pattern, int width, int height,
+                                     const std::string& format) {
   std::string text(pattern);
-  for (auto [key, value] : {std::pair{"%W", width}, std::pair{"%H", height}})
+  for (auto [key, value] : {std::pair{"%W", std::to_string(width)},
+                            std::pair{"%H", std::to_string(height)}, std::pair{"%F", format}})
     for (size_t at = text.find(key); at != std::string::npos; at = text.find(key))
-      text.replace(at, 2, std::to_string(value));
+      text.replace(at, 2, value);
   return text;
 }
 

@@ -24,8 +24,9 @@ class GraphBuilder {
   void terminate(const Tap& tap, const std::string& filters, const std::string& label);
   std::string text() const;
 
-  // "scale=%W:%H" -> "scale=1280:720".
-  static std::string substitute(std::string_view pattern, int width, int height);
+  // "scale=%W:%H:format=%F" -> "scale=1280:720:format=nv12".
+  static std::string substitute(std::string_view pattern, int width, int height,
+                                const std::string& format = "");
 
  private:
   std::string split_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "pipeline/plan/graph_builder.h"
+#include "pipeline/plan/video_format.h"
 
 namespace tc {
 namespace {
@@ -43,15 +44,34 @@ std::string FilterGraphPlan::sink_label(size_t output) const {
 
 namespace {
 
-// The graph's input, uploaded first when frames decoded in memory are scaled on the device.
+// The graph's input: deinterlaced (in memory or on the device) and uploaded first when frames
+// decoded in memory are scaled on the device.
 Tap source_tap(const BackendDesc& backend, const VideoSource& source, FilterGraphPlan& plan) {
   Tap input{"[in]", ""};
-  if (!source.upload) return input;
-  input.filters = std::string(backend.upload);
-  if (source.upload_extra_frames > 0)
-    input.filters += "=extra_hw_frames=" + std::to_string(source.upload_extra_frames);
-  ++plan.uploads;
+  if (!source.deinterlace_on_device) input.filters = source.deinterlace;
+  if (source.upload) {
+    std::string upload = GraphBuilder::substitute(backend.upload, 0, 0, source.upload_format);
+    if (source.upload_extra_frames > 0)
+      upload += "=extra_hw_frames=" + std::to_string(source.upload_extra_frames);
+    input.filters = join(input.filters, upload);
+    ++plan.uploads;
+  }
+  if (source.deinterlace_on_device) input.filters = join(input.filters, source.deinterlace);
   return input;
+}
+
+// The sizes a scaler goes through from `from` to `to`, each step at most `max_ratio` smaller
+// (halving from the target's side), ending at `to`.
+std::vector<FrameSize> scale_steps(FrameSize from, FrameSize to, int max_ratio) {
+  std::vector<FrameSize> steps{to};
+  if (max_ratio < 2) return steps;
+  for (FrameSize step = to;;) {
+    FrameSize larger{step.width * max_ratio, step.height * max_ratio};
+    if (larger.width >= from.width || larger.height >= from.height) break;
+    steps.insert(steps.begin(), larger);
+    step = larger;
+  }
+  return steps;
 }
 
 // Scaling from `from` to the branch's size: always on a device (it also converts and gives the
@@ -59,19 +79,37 @@ Tap source_tap(const BackendDesc& backend, const VideoSource& source, FilterGrap
 std::string scale_filter(const BackendDesc& backend, const VideoSource& source,
                          const VideoBranch& branch, FrameSize from, FilterGraphPlan& plan) {
   if (!source.on_device && branch.size == from) return {};
-  ++plan.scalers;
-  std::string scale =
-      GraphBuilder::substitute(backend.scale, branch.size.width, branch.size.height);
-  if (branch.held_frames > 0) scale += ":extra_hw_frames=" + std::to_string(branch.held_frames);
-  return scale;
+  std::string quality;
+  if (!backend.scale_quality_option.empty() &&
+      filter_has_option(std::string(backend.scale.substr(0, backend.scale.find('='))).c_str(),
+                        std::string(backend.scale_quality_option).c_str()))
+    quality = backend.scale_quality;
+  std::string chain;
+  std::vector<FrameSize> steps = scale_steps(from, branch.size, backend.scale_max_ratio);
+  for (const FrameSize& step : steps) {
+    ++plan.scalers;
+    chain = join(chain, GraphBuilder::substitute(backend.scale, step.width, step.height,
+                                                 branch.device_format) +
+                            quality);
+  }
+  if (branch.held_frames > 0) chain += ":extra_hw_frames=" + std::to_string(branch.held_frames);
+  return join(branch.device_filters, chain);
 }
 
-// After scaling: down to memory for a software encoder, then the encoder's format.
+// After scaling: down to memory for a software encoder, the software filters, then the
+// encoder's format (and up again for a device encoder fed by a software filter).
 std::string tail_filters(const BackendDesc& backend, const VideoBranch& branch,
                          FilterGraphPlan& plan) {
-  std::string tail = branch.download ? std::string(backend.download) : "";
+  std::string tail =
+      branch.download ? GraphBuilder::substitute(backend.download, 0, 0, branch.device_format) : "";
   plan.downloads += branch.download;
+  tail = join(tail, branch.software_filters);
   if (!branch.convert_to.empty()) tail = join(tail, "format=" + branch.convert_to);
+  if (!branch.reupload_format.empty()) {
+    tail = join(tail, GraphBuilder::substitute(backend.upload, 0, 0, branch.reupload_format));
+    if (branch.held_frames > 0) tail += "=extra_hw_frames=" + std::to_string(branch.held_frames);
+    ++plan.uploads;
+  }
   return tail;
 }
 

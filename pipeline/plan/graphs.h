@@ -28,6 +28,12 @@ struct VideoBranch {
   // The pixel format its encoder takes when frames arrive in another ("" = as they arrive).
   std::string convert_to;
   int held_frames = 0;  // frames its encoder holds from the scaler's fixed pool
+  // The software format device frames have after its scaler ("%F" of scale and download).
+  std::string device_format;
+  std::string device_filters;    // on the device, before the scaler (tonemap_vaapi)
+  std::string software_filters;  // in memory, after any download, before convert_to (tone-map)
+  // Uploaded again after the software filters, for a device encoder ("" = not).
+  std::string reupload_format;
 };
 
 struct VideoSource {
@@ -35,10 +41,15 @@ struct VideoSource {
   bool on_device = false;  // frames are on the device by the time they are scaled
   bool upload = false;     // ... because the graph uploads them first
   int upload_extra_frames = 0;
+  std::string upload_format;  // "%F" of the upload: nv12, p010le, yuv420p10le
+  // Before the split, for every branch: after the upload when on the device, else before it.
+  std::string deinterlace;
+  bool deinterlace_on_device = false;
 };
 
-// On a device every branch scales from the source (cheap there); in software each output
-// scales from the smallest larger output (cascaded), which saves most of a ladder's scaling.
+// On a device every branch scales from the source (cheap there), in steps of at most the
+// backend's scale_max_ratio; in software each output scales from the smallest larger output
+// (cascaded), which saves most of a ladder's scaling.
 FilterGraphPlan build_video_graph(const BackendDesc& backend, const VideoSource& source,
                                   std::vector<VideoBranch> branches);
 // Audio: input stream `stream`'s "[ain]" to fltp, split to each output in `outputs`; its

@@ -18,6 +18,7 @@ extern "C" {
 #include "pipeline/plan/encoder_options.h"
 #include "pipeline/plan/graphs.h"
 #include "pipeline/plan/streams.h"
+#include "pipeline/plan/video_format.h"
 
 namespace tc {
 namespace {
@@ -69,15 +70,6 @@ const AVCodec* device_frames_decoder(AVCodecID codec, AVHWDeviceType type) {
   return nullptr;
 }
 
-bool encoder_takes(std::string_view encoder, AVPixelFormat format) {
-  const AVCodec* codec = avcodec_find_encoder_by_name(std::string(encoder).c_str());
-  const AVPixelFormat* formats = av::encoder_pixel_formats(codec);
-  if (!formats) return false;
-  for (const AVPixelFormat* f = formats; *f != AV_PIX_FMT_NONE; ++f)
-    if (*f == format) return true;
-  return false;
-}
-
 int default_gop(const VideoInfo& video) {
   double fps = video.frame_rate.num > 0 ? av_q2d(video.frame_rate) : 25;
   return std::max(1, int(std::lround(2 * fps)));
@@ -110,6 +102,11 @@ DecodePlan plan_decode(const PlanContext& context, int branches) {
     std::string refusal = backend.decodes_on_device
                               ? decode_refusal(*context.device, video)
                               : std::string(backend.name) + " has no decoder in FFmpeg";
+    // Where discovery has no chroma per profile (NVDEC, Vulkan), device surfaces are 4:2:0
+    // (nv12 / p010): 4:2:2 and 4:4:4 sources decode in software and are uploaded.
+    if (refusal.empty() && backend.decodes_on_device && context.device->decode_profiles.empty() &&
+        video.chroma != ChromaFormat::k420)
+      refusal = "decodes 4:2:0 only here, the source is " + std::string(name_of(video.chroma));
     const AVCodec* decoder = device_frames_decoder(video.codec, backend.device_type);
     if (refusal.empty() && !decoder)
       refusal = "no " + video.codec_name + " decoder with a " + std::string(backend.name) +
@@ -132,6 +129,32 @@ DecodePlan plan_decode(const PlanContext& context, int branches) {
   return decode;
 }
 
+// Deinterlacing once, before the split: on the device where the backend has a deinterlacer
+// (after any upload), else bwdif in memory (before any upload). One frame out per frame in
+// (send_frame): the output keeps the source's frame rate.
+DeinterlacePlan plan_deinterlace(const PlanContext& context, const JobSpec& spec, int branches) {
+  DeinterlacePlan plan;
+  const VideoInfo& video = context.video;
+  bool automatic = spec.deinterlace == Deinterlace::kAuto;
+  plan.on =
+      branches > 0 && (spec.deinterlace == Deinterlace::kOn || (automatic && video.interlaced()));
+  if (!plan.on) return plan;
+  plan.why = "source field order " + std::string(field_order_name(video.field_order)) +
+             (automatic ? " (--deinterlace auto)" : " (--deinterlace on)");
+  const BackendDesc& backend = context.backend;
+  if (context.on_device() && !backend.deinterlace.empty()) {
+    plan.filter = std::string(automatic ? backend.deinterlace_auto : backend.deinterlace);
+    // Its output pool is fixed where the backend's are: it holds what the decoder's would.
+    if (backend.fixed_pools)
+      plan.filter += ":extra_hw_frames=" + std::to_string(branches + kGraphSlack);
+    plan.device = context.gpu;
+  } else {
+    plan.filter = std::string("bwdif=mode=send_frame:parity=auto:deint=") +
+                  (automatic ? "interlaced" : "all");
+  }
+  return plan;
+}
+
 // The device's encoder when it has one for the codec, else the software encoder fed with
 // frames downloaded from the device.
 Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec, FrameSize size,
@@ -149,7 +172,6 @@ Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec, Fr
     encode.encoder = hw_name;
     encode.device = context.gpu;
     encode.hw_frames = true;
-    encode.pix_fmt = backend.sw_format;
     return plan_hw_encoder_options(spec, backend.encoder,
                                    context.device->encode.at(codec_id(spec.codec)), encode);
   }
@@ -158,8 +180,6 @@ Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec, Fr
     return Status(Code::kUnsupported, spec.path + ": encoder " + encode.encoder + " for " + codec +
                                           " is not in this FFmpeg build");
   plan_software_encoder_options(spec, encode);
-  AVPixelFormat arriving = backend.sw_format;
-  encode.pix_fmt = encoder_takes(encode.encoder, arriving) ? arriving : AV_PIX_FMT_YUV420P;
   encode.download = context.on_device();
   if (encode.download)
     encode.note = hw_named ? context.gpu.to_string() + " " + refusal
@@ -183,18 +203,47 @@ Result<OutputPlan> plan_output(const PlanContext& context, const OutputSpec& spe
   output.width = size.width;
   output.height = size.height;
   TC_RETURN_IF_ERROR(plan_video_encoder(context, spec, size, output.video));
+  FormatChoice choice{context.video, context.backend, context.on_device(), spec, output.video};
+  TC_ASSIGN_OR_RETURN(output.video.format, plan_video_format(choice));
+  output.video.pix_fmt = encoder_pixel_format(choice, output.video.format);
   return output;
+}
+
+// Frames on the device hold the source's depth until a scaler that converts gives them the
+// output's, unless a software filter after the download still needs the source's 10 bits.
+int source_depth(const VideoInfo& video) {
+  return video.bit_depth > 8 ? 10 : 8;
+}
+
+std::string format_name(AVPixelFormat format) {
+  return av_get_pix_fmt_name(format);
 }
 
 VideoBranch branch_of(const PlanContext& context, size_t k, const OutputPlan& output,
                       const OutputSpec& spec) {
   const VideoEncodePlan& encode = output.video;
+  const VideoFormatPlan& format = encode.format;
+  const BackendDesc& backend = context.backend;
   VideoBranch branch{k, {output.width, output.height}, encode.download, "", 0};
+  bool sdr_on_device = format.to_sdr && format.to_sdr_on_device;
+  bool sdr_in_software = format.to_sdr && !sdr_on_device;
+  if (sdr_on_device) branch.device_filters = std::string(backend.tonemap);
+  if (sdr_in_software) branch.software_filters = software_to_sdr(context.video.color);
+  int scaled_depth =
+      backend.scale_converts && !sdr_in_software ? format.bit_depth : source_depth(context.video);
+  if (sdr_on_device) scaled_depth = 8;
+  AVPixelFormat on_device = device_format(backend, scaled_depth);
+  if (context.on_device()) branch.device_format = format_name(on_device);
+  // A device encoder fed by a software tone-map: its frames go down and up again.
+  if (encode.hw_frames && sdr_in_software) {
+    branch.download = true;
+    branch.reupload_format = format_name(encode.pix_fmt);
+  }
   // A software job always states the encoder's format; a device's frames only when the
-  // encoder takes another than the device gives.
-  if (!context.on_device() || encode.pix_fmt != context.backend.sw_format)
-    branch.convert_to = av_get_pix_fmt_name(encode.pix_fmt);
-  if (encode.hw_frames) branch.held_frames = context.backend.encoder_held_frames(spec.b_frames);
+  // encoder takes another than the device gives, or a software filter ran.
+  if (!context.on_device() || (branch.download && encode.pix_fmt != on_device) || sdr_in_software)
+    branch.convert_to = format_name(encode.pix_fmt);
+  if (encode.hw_frames) branch.held_frames = backend.encoder_held_frames(spec.b_frames);
   return branch;
 }
 
@@ -207,6 +256,9 @@ FilterGraphPlan plan_video_graph(const PlanContext& context, const Plan& plan,
   if (branches.empty()) return {};
   VideoSource source{
       {context.video.width, context.video.height}, context.on_device(), plan.decode.upload, 0};
+  source.upload_format = format_name(device_format(context.backend, source_depth(context.video)));
+  source.deinterlace = plan.deinterlace.filter;
+  source.deinterlace_on_device = plan.deinterlace.device.backend != BackendKind::kSoftware;
   // An upload's pool is fixed too where the backend's are: it holds what the decoder's would.
   if (source.upload && context.backend.fixed_pools)
     source.upload_extra_frames = int(branches.size()) + kGraphSlack;
@@ -246,7 +298,16 @@ std::vector<Stage> plan_stages(const Plan& plan, const MediaInfo& media,
         {"decode",
          with_note(media.video->codec_name, decode.note.empty() ? "software" : decode.note),
          decode.device});
+    const DeinterlacePlan& deinterlace = plan.deinterlace;
+    // bwdif runs before the upload, a device deinterlacer after it.
+    bool deinterlace_first = deinterlace.on && deinterlace.device.backend == BackendKind::kSoftware;
+    Stage deinterlace_stage{
+        "deinterlace",
+        deinterlace.filter.substr(0, deinterlace.filter.find('=')) + " (" + deinterlace.why + ")",
+        deinterlace.device};
+    if (deinterlace_first) stages.push_back(deinterlace_stage);
     if (decode.upload) stages.push_back({"upload", "hwupload", plan.device});
+    if (deinterlace.on && !deinterlace_first) stages.push_back(deinterlace_stage);
     stages.push_back({"filter", filter_what(backend, plan.video_graph.scalers), plan.device});
   }
   for (size_t k = 0; k < plan.outputs.size(); ++k)
@@ -300,6 +361,8 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   int branches = int(std::count_if(plan.outputs.begin(), plan.outputs.end(),
                                    [](const OutputPlan& o) { return !o.video_copy; }));
   plan.decode = plan_decode(context, branches);
+  plan.deinterlace = plan_deinterlace(context, spec, branches);
+  for (OutputPlan& output : plan.outputs) output.video.progressive = plan.deinterlace.on;
   plan.video_graph = plan_video_graph(context, plan, spec);
   if (plan.decode.hw) {
     Plan software_decode = plan;

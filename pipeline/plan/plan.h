@@ -49,6 +49,30 @@ struct DecodePlan {
   std::string note;    // why it runs there: "vaapi hwaccel", "software: ... cannot decode ..."
 };
 
+// What an output's video is, sample by sample: the invariant that an 8-bit output is never
+// tagged PQ, HLG or BT.2020 is checked on this (check_format in video_format.cc).
+struct VideoFormatPlan {
+  int bit_depth = 8;
+  ChromaFormat chroma = ChromaFormat::k420;
+  std::string profile;  // as ffprobe names it: "High", "Main 10", "Profile 2"; "" = not known
+  ColorTags color;      // written to the encoder and the stream
+  // HDR10 static metadata (mastering display, content light) carried from the source's frames
+  // or stream to the encoder and the output stream.
+  bool hdr_metadata = false;
+  // Converted to SDR BT.709: tone-mapped (an HDR source) or its gamut converted (BT.2020 SDR).
+  bool to_sdr = false;
+  bool to_sdr_on_device = false;  // by the backend's tone-map filter, else in software
+  std::string to_sdr_where;       // "tonemap_vaapi on the device", "zscale+tonemap on the cpu"
+};
+
+// Deinterlacing before the split, once for every output.
+struct DeinterlacePlan {
+  bool on = false;
+  std::string filter;  // "bwdif=mode=send_frame:parity=auto:deint=all"
+  StageDevice device;  // where it runs
+  std::string why;     // "source field order tt (--deinterlace auto)"
+};
+
 struct VideoEncodePlan {
   std::string encoder;                         // "libx264", "h264_vaapi"
   StageDevice device;                          // where it runs
@@ -62,6 +86,8 @@ struct VideoEncodePlan {
   int64_t buffer_size = 0;
   int gop = 0;
   int max_b_frames = -1;  // -1 = encoder default
+  VideoFormatPlan format;
+  bool progressive = false;  // deinterlaced: the stream is tagged progressive
 };
 
 // One audio track of an output.
@@ -131,6 +157,7 @@ struct Plan {
   AVHWDeviceType device_type = AV_HWDEVICE_TYPE_NONE;
   AVPixelFormat hw_format = AV_PIX_FMT_NONE;
   DecodePlan decode;
+  DeinterlacePlan deinterlace;
   FilterGraphPlan video_graph;  // empty when no output encodes video
   // The same graph for software-decoded frames (uploaded first), for when the decoder's hwaccel
   // refuses the stream at run time after all; empty unless decode.hw.

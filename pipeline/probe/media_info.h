@@ -8,6 +8,7 @@
 
 extern "C" {
 #include <libavcodec/codec_id.h>
+#include <libavcodec/codec_par.h>
 #include <libavutil/pixfmt.h>
 #include <libavutil/rational.h>
 }
@@ -16,6 +17,25 @@ extern "C" {
 #include "pipeline/io/access.h"
 
 namespace tc {
+
+// How the samples are to be read as colour: what an output must be tagged with to look the same.
+struct ColorTags {
+  AVColorPrimaries primaries = AVCOL_PRI_UNSPECIFIED;
+  AVColorTransferCharacteristic transfer = AVCOL_TRC_UNSPECIFIED;
+  AVColorSpace matrix = AVCOL_SPC_UNSPECIFIED;
+  AVColorRange range = AVCOL_RANGE_UNSPECIFIED;
+  bool operator==(const ColorTags&) const = default;
+  // PQ (SMPTE ST 2084, HDR10) or HLG (ARIB STD-B67).
+  bool hdr() const { return transfer == AVCOL_TRC_SMPTE2084 || transfer == AVCOL_TRC_ARIB_STD_B67; }
+  // HDR, or BT.2020 primaries or matrix: what an 8-bit SDR output must not be tagged with.
+  bool wide() const {
+    return hdr() || primaries == AVCOL_PRI_BT2020 || matrix == AVCOL_SPC_BT2020_NCL ||
+           matrix == AVCOL_SPC_BT2020_CL;
+  }
+};
+
+// Chroma subsampling of the source's samples.
+enum class ChromaFormat { k420, k422, k444, kOther };
 
 struct VideoInfo {
   int stream_index = -1;
@@ -32,6 +52,18 @@ struct VideoInfo {
   double rotation_deg = 0;  // from the display matrix, counter-clockwise
   int64_t bit_rate = 0;
   int64_t frame_count = 0;  // as the container declares it; 0 when unknown
+  ColorTags color;
+  AVChromaLocation chroma_location = AVCHROMA_LOC_UNSPECIFIED;
+  ChromaFormat chroma = ChromaFormat::k420;
+  AVFieldOrder field_order = AV_FIELD_UNKNOWN;
+  // HDR10 static metadata the container declares (the stream's side data). HEVC and AV1 also
+  // carry it in the bitstream (SEI / OBU), where the decoder finds it on each frame.
+  bool mastering_display = false;
+  bool content_light = false;
+  // Fields coded apart (top or bottom first): what --deinterlace auto acts on.
+  bool interlaced() const {
+    return field_order != AV_FIELD_UNKNOWN && field_order != AV_FIELD_PROGRESSIVE;
+  }
 };
 
 // What a player shows of a track, kept through the transcode.
@@ -41,6 +73,9 @@ struct TrackTags {
   int disposition = 0;  // AV_DISPOSITION_* flags
   bool operator==(const TrackTags&) const = default;
 };
+std::string_view name_of(ChromaFormat chroma);  // "4:2:0"
+// "tt" (top first), "bb", "tb", "bt", "progressive", "unknown": ffprobe's names.
+std::string_view field_order_name(AVFieldOrder order);
 
 struct AudioInfo {
   int stream_index = -1;

@@ -24,6 +24,26 @@ double rotation_of(const AVStream* stream) {
   return std::isnan(degrees) ? 0 : degrees;
 }
 
+ChromaFormat chroma_of(const AVPixFmtDescriptor* desc) {
+  if (!desc || desc->nb_components < 3 || (desc->flags & AV_PIX_FMT_FLAG_RGB))
+    return ChromaFormat::kOther;
+  if (desc->log2_chroma_w == 1 && desc->log2_chroma_h == 1) return ChromaFormat::k420;
+  if (desc->log2_chroma_w == 1 && desc->log2_chroma_h == 0) return ChromaFormat::k422;
+  if (desc->log2_chroma_w == 0 && desc->log2_chroma_h == 0) return ChromaFormat::k444;
+  return ChromaFormat::kOther;
+}
+
+void read_color(const AVStream* stream, VideoInfo& video) {
+  const AVCodecParameters* codecpar = stream->codecpar;
+  video.color = {codecpar->color_primaries, codecpar->color_trc, codecpar->color_space,
+                 codecpar->color_range};
+  video.chroma_location = codecpar->chroma_location;
+  video.field_order = codecpar->field_order;
+  video.mastering_display =
+      av::stream_side_data(stream, AV_PKT_DATA_MASTERING_DISPLAY_METADATA) != nullptr;
+  video.content_light = av::stream_side_data(stream, AV_PKT_DATA_CONTENT_LIGHT_LEVEL) != nullptr;
+}
+
 VideoInfo video_info(const AVFormatContext* format, AVStream* stream) {
   const AVCodecParameters* codecpar = stream->codecpar;
   VideoInfo video;
@@ -38,8 +58,10 @@ VideoInfo video_info(const AVFormatContext* format, AVStream* stream) {
   video.frame_rate = av_guess_frame_rate(const_cast<AVFormatContext*>(format), stream, nullptr);
   video.time_base = stream->time_base;
   video.pix_fmt = static_cast<AVPixelFormat>(codecpar->format);
-  if (const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(video.pix_fmt))
-    video.bit_depth = desc->comp[0].depth;
+  const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(video.pix_fmt);
+  if (desc) video.bit_depth = desc->comp[0].depth;
+  video.chroma = chroma_of(desc);
+  read_color(stream, video);
   video.rotation_deg = rotation_of(stream);
   video.bit_rate = codecpar->bit_rate;
   video.frame_count = stream->nb_frames;
@@ -108,6 +130,38 @@ const AudioInfo* MediaInfo::first_audio() const {
   for (const AudioInfo& track : audio)
     if (track.tags.disposition & AV_DISPOSITION_DEFAULT) return &track;
   return audio.empty() ? nullptr : &audio.front();
+}
+
+std::string_view name_of(ChromaFormat chroma) {
+  switch (chroma) {
+    case ChromaFormat::k420:
+      return "4:2:0";
+    case ChromaFormat::k422:
+      return "4:2:2";
+    case ChromaFormat::k444:
+      return "4:4:4";
+    case ChromaFormat::kOther:
+      break;
+  }
+  return "other";
+}
+
+std::string_view field_order_name(AVFieldOrder order) {
+  switch (order) {
+    case AV_FIELD_PROGRESSIVE:
+      return "progressive";
+    case AV_FIELD_TT:
+      return "tt";
+    case AV_FIELD_BB:
+      return "bb";
+    case AV_FIELD_TB:
+      return "tb";
+    case AV_FIELD_BT:
+      return "bt";
+    case AV_FIELD_UNKNOWN:
+      break;
+  }
+  return "unknown";
 }
 
 Result<MediaInfo> probe(const std::string& path, const io::Access& access) {

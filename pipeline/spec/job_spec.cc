@@ -36,6 +36,12 @@ constexpr std::array kRateControlNames{Named<RateControl>{RateControl::kDefault,
 constexpr std::array kAudioNames{
     Named<AudioMode>{AudioMode::kAuto, "auto"}, Named<AudioMode>{AudioMode::kCopy, "copy"},
     Named<AudioMode>{AudioMode::kAac, "aac"}, Named<AudioMode>{AudioMode::kNone, "none"}};
+constexpr std::array kHdrNames{Named<HdrMode>{HdrMode::kAuto, "auto"},
+                               Named<HdrMode>{HdrMode::kKeep, "keep"},
+                               Named<HdrMode>{HdrMode::kTonemap, "tonemap"}};
+constexpr std::array kDeinterlaceNames{Named<Deinterlace>{Deinterlace::kAuto, "auto"},
+                                       Named<Deinterlace>{Deinterlace::kOn, "on"},
+                                       Named<Deinterlace>{Deinterlace::kOff, "off"}};
 
 template <typename Enum, size_t N>
 std::string_view name_in(const std::array<Named<Enum>, N>& table, Enum value) {
@@ -122,6 +128,18 @@ std::string_view name_of(RateControl rate_control) {
 }
 std::string_view name_of(AudioMode audio) {
   return name_in(kAudioNames, audio);
+}
+std::string_view name_of(HdrMode hdr) {
+  return name_in(kHdrNames, hdr);
+}
+std::string_view name_of(Deinterlace deinterlace) {
+  return name_in(kDeinterlaceNames, deinterlace);
+}
+Result<HdrMode> parse_hdr(std::string_view name) {
+  return parse_in(kHdrNames, name, "hdr mode");
+}
+Result<Deinterlace> parse_deinterlace(std::string_view name) {
+  return parse_in(kDeinterlaceNames, name, "deinterlace mode");
 }
 Result<BackendKind> parse_backend(std::string_view name) {
   return parse_in(kBackendNames, name, "backend");
@@ -286,6 +304,7 @@ Result<OutputSpec> output_from_json(const json& object, const std::string& where
       read_enum(object, "audio_tracks", output.audio_tracks, where + ".", parse_audio_tracks));
   TC_RETURN_IF_ERROR(
       read_enum(object, "subtitles", output.subtitles, where + ".", parse_subtitles));
+  TC_RETURN_IF_ERROR(read_enum(object, "hdr", output.hdr, where + ".", parse_hdr));
   return output;
 }
 
@@ -301,6 +320,7 @@ Result<JobSpec> job_spec_from_json(std::string_view text) {
   TC_RETURN_IF_ERROR(read_field(root, "duration_s", spec.duration_s, ""));
   TC_RETURN_IF_ERROR(read_enum(root, "backend", spec.backend, "", parse_backend));
   TC_RETURN_IF_ERROR(read_field(root, "device", spec.device, ""));
+  TC_RETURN_IF_ERROR(read_enum(root, "deinterlace", spec.deinterlace, "", parse_deinterlace));
   auto outputs = root.find("outputs");
   if (outputs != root.end() && !outputs->is_array()) return invalid("outputs", "must be an array");
   if (outputs != root.end())
@@ -330,10 +350,12 @@ std::string job_spec_to_json(const JobSpec& spec) {
                        {"audio", name_of(output.audio)},
                        {"audio_bitrate", output.audio_bitrate},
                        {"audio_tracks", name_of(output.audio_tracks)},
-                       {"subtitles", name_of(output.subtitles)}});
+                       {"subtitles", name_of(output.subtitles)},
+                       {"hdr", name_of(output.hdr)}});
   json root = {{"input", spec.input},           {"start_s", spec.start_s},
                {"duration_s", spec.duration_s}, {"backend", name_of(spec.backend)},
                {"device", spec.device},         {"outputs", outputs}};
+  root["deinterlace"] = name_of(spec.deinterlace);
   return root.dump(2);
 }
 

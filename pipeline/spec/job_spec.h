@@ -19,6 +19,11 @@ enum class VideoCodec { kH264, kHevc, kAv1, kVp9, kCopy };
 enum class RateControl { kDefault, kQuality, kCbr, kVbr };
 // kAuto: copy when the container can hold the source's audio codec, else AAC.
 enum class AudioMode { kAuto, kCopy, kAac, kNone };
+// HDR (PQ or HLG) sources. kAuto: keep where the output can be 10-bit (HEVC Main10, AV1, VP9
+// profile 2 on an encoder that takes 10-bit frames), else tone-map to SDR BT.709 8-bit.
+enum class HdrMode { kAuto, kKeep, kTonemap };
+// kAuto: deinterlace when the probe says the source's fields are interlaced.
+enum class Deinterlace { kAuto, kOn, kOff };
 
 struct OutputSpec {
   std::string path;
@@ -36,6 +41,7 @@ struct OutputSpec {
   int64_t audio_bitrate = 128000;  // bits per second, when encoding AAC
   AudioTracks audio_tracks;        // every audio track by default
   SubtitleMode subtitles = SubtitleMode::kCopy;
+  HdrMode hdr = HdrMode::kAuto;
   bool operator==(const OutputSpec&) const = default;
 };
 
@@ -46,6 +52,7 @@ struct JobSpec {
   BackendKind backend = BackendKind::kAuto;
   std::string device;  // hw device (render node, CUDA index); empty = discover
   std::vector<OutputSpec> outputs;
+  Deinterlace deinterlace = Deinterlace::kAuto;
   bool operator==(const JobSpec&) const = default;
 };
 
@@ -80,10 +87,14 @@ std::string_view name_of(BackendKind backend);
 std::string_view name_of(VideoCodec codec);
 std::string_view name_of(RateControl rate_control);
 std::string_view name_of(AudioMode audio);
+std::string_view name_of(HdrMode hdr);
+std::string_view name_of(Deinterlace deinterlace);
 Result<BackendKind> parse_backend(std::string_view name);
 Result<VideoCodec> parse_codec(std::string_view name);
 Result<RateControl> parse_rate_control(std::string_view name);
 Result<AudioMode> parse_audio(std::string_view name);
+Result<HdrMode> parse_hdr(std::string_view name);
+Result<Deinterlace> parse_deinterlace(std::string_view name);
 // "4M", "800k", "2500000" -> bits per second.
 Result<int64_t> parse_bitrate(std::string_view text);
 // "1280x720", "1280x0", "0x720" -> width, height.

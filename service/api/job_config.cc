@@ -36,6 +36,7 @@ Result<OutputSpec> output_from_config(const pb::OutputConfig& c, const std::stri
   TC_RETURN_IF_ERROR(
       enum_from(c.audio_tracks(), o.audio_tracks, field + ".audio_tracks", parse_audio_tracks));
   TC_RETURN_IF_ERROR(enum_from(c.subtitles(), o.subtitles, field + ".subtitles", parse_subtitles));
+  TC_RETURN_IF_ERROR(enum_from(c.hdr(), o.hdr, field + ".hdr", parse_hdr));
   return o;
 }
 
@@ -55,6 +56,7 @@ void output_to_config(const OutputSpec& o, pb::OutputConfig* c) {
   c->set_audio_bitrate(o.audio_bitrate);
   c->set_audio_tracks(name_of(o.audio_tracks));
   c->set_subtitles(std::string(name_of(o.subtitles)));
+  c->set_hdr(std::string(name_of(o.hdr)));
 }
 
 }  // namespace
@@ -66,6 +68,8 @@ Result<JobSpec> spec_from_config(const pb::JobConfig& config) {
   spec.duration_s = config.duration_s();
   TC_RETURN_IF_ERROR(enum_from(config.backend(), spec.backend, "backend", parse_backend));
   spec.device = config.device();
+  TC_RETURN_IF_ERROR(
+      enum_from(config.deinterlace(), spec.deinterlace, "deinterlace", parse_deinterlace));
   for (int i = 0; i < config.outputs_size(); ++i) {
     TC_ASSIGN_OR_RETURN(
         OutputSpec output,
@@ -82,6 +86,7 @@ void config_from_spec(const JobSpec& spec, pb::JobConfig* config) {
   config->set_duration_s(spec.duration_s);
   config->set_backend(std::string(name_of(spec.backend)));
   config->set_device(spec.device);
+  config->set_deinterlace(std::string(name_of(spec.deinterlace)));
   for (const OutputSpec& output : spec.outputs) output_to_config(output, config->add_outputs());
 }
 

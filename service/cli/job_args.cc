@@ -100,6 +100,9 @@ const std::vector<OutputOption>& output_options() {
        }},
       {"--subtitles", "MODE", "copy (default; converted where the container needs), none",
        [](OutputSpec& o, const std::string& v) { return assign(o.subtitles, parse_subtitles(v)); }},
+      {"--hdr", "MODE",
+       "HDR sources: auto (keep where the output can be 10-bit, else tonemap), keep, tonemap",
+       [](OutputSpec& o, const std::string& v) { return assign(o.hdr, parse_hdr(v)); }},
   };
   return options;
 }
@@ -152,6 +155,8 @@ JobOptions::JobOptions(CLI::App& app) : app_(app) {
                        "hardware device (render node, e.g. /dev/dri/renderD128; CUDA index)");
   start_ = job_option("--start", "S", "start at S seconds");
   duration_ = job_option("--duration", "S", "transcode S seconds");
+  deinterlace_ =
+      job_option("--deinterlace", "MODE", "auto (when the source is interlaced), on, off");
   job_file_ = job_option("--job", "FILE", "the whole job as JSON (the daemon's job config shape)");
   json_ = job_flag("--json", "print the final report as JSON");
   dry_run_ = job_flag("--dry-run", "print the plan and the equivalent ffmpeg command; run nothing");
@@ -176,6 +181,9 @@ Status JobOptions::read_job_options(JobArgs& parsed) const {
   if (duration_->count())
     TC_RETURN_IF_ERROR(
         named("--duration", assign(spec.duration_s, parse_seconds(last_value(duration_)))));
+  if (deinterlace_->count())
+    TC_RETURN_IF_ERROR(named(
+        "--deinterlace", assign(spec.deinterlace, parse_deinterlace(last_value(deinterlace_)))));
   return {};
 }
 
@@ -188,6 +196,7 @@ Result<JobSpec> JobOptions::spec_from_job_file(const JobArgs& parsed) const {
   // --backend and --device on the command line override the file's.
   if (backend_->count()) spec.backend = parsed.spec.backend;
   if (device_->count()) spec.device = parsed.spec.device;
+  if (deinterlace_->count()) spec.deinterlace = parsed.spec.deinterlace;
   return spec;
 }
 

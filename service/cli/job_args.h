@@ -49,6 +49,7 @@ class JobOptions {
   CLI::Option* device_;
   CLI::Option* start_;
   CLI::Option* duration_;
+  CLI::Option* deinterlace_;
   CLI::Option* job_file_;
   CLI::Option* json_;
   CLI::Option* dry_run_;

@@ -34,6 +34,8 @@ JobSpec every_field_set() {
   output.audio_bitrate = 64'000;
   output.audio_tracks = {AudioTracks::Kind::kLanguages, {"fra"}};
   output.subtitles = SubtitleMode::kNone;
+  output.hdr = HdrMode::kTonemap;
+  spec.deinterlace = Deinterlace::kOn;
   spec.outputs = {output, output};
   spec.outputs[1].path = "/media/second.mkv";
   spec.outputs[1].container = "";

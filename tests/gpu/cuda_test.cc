@@ -90,5 +90,105 @@ TEST_F(CudaBackend, LadderOfThreeFromOneDecode) {
   expect_video(dir_ / "c.mp4", 640, 360);
 }
 
+// Sources the GPU cannot take as they are (issue 11): 10-bit HEVC scaled to an 8-bit H.264
+// ladder (scale_cuda converts p010 to nv12 before the download), HDR10 kept in 10 bits, and
+// H.264 4:4:4, which NVDEC cannot decode (software decode + upload). Each output's PSNR against
+// a CPU-scaled reference is held within kMaxDbBelowSoftware of the software backend's.
+constexpr double kMaxDbBelowSoftware = 1.5;
+
+class CudaFormats : public CudaBackend {
+ protected:
+  static void make(const std::string& path, const std::string& size,
+                   const std::vector<std::string>& encode) {
+    std::vector<std::string> argv{"ffmpeg", "-hide_banner", "-loglevel",
+                                  "error",  "-y",           "-f",
+                                  "lavfi",  "-i",           "testsrc2=s=" + size + ":r=30:d=1"};
+    argv.insert(argv.end(), encode.begin(), encode.end());
+    argv.push_back(path);
+    ProcessResult made = run_process(argv);
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+  }
+
+  // The ffmpeg CLI here has this encoder (the GPU machine's FFmpeg is built with libx264 only).
+  static bool cli_has_encoder(const std::string& name) {
+    ProcessResult help = run_process({"ffmpeg", "-hide_banner", "-h", "encoder=" + name});
+    return help.out.find("Encoder " + name) != std::string::npos;
+  }
+
+  static std::string probe_field(const std::string& path, const std::string& field) {
+    ProcessResult probed =
+        run_process({"ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                     "stream=" + field, "-of", "default=nw=1:nk=1", path});
+    std::string value = probed.out.substr(0, probed.out.find('\n'));
+    return value;
+  }
+
+  // Runs the same job on cuda and software; checks each output's PSNR is near software's.
+  void expect_ladder_near_software(const std::string& source,
+                                   const std::vector<std::pair<std::string, std::string>>& rungs) {
+    for (const char* backend : {"cuda", "software"}) {
+      std::vector<std::string> args{"run", source, "--backend", backend, "-q"};
+      for (const auto& [name, size] : rungs)
+        args.insert(args.end(), {"-o", dir_ / (std::string(backend) + name), "--size", size});
+      ProcessResult run = transcode(args);
+      ASSERT_EQ(run.exit_code, 0) << backend << ": " << run.err;
+    }
+    for (const auto& [name, size] : rungs) {
+      double cuda = psnr(dir_ / ("cuda" + name), source);
+      double software = psnr(dir_ / ("software" + name), source);
+      RecordProperty("psnr_cuda_" + size, std::to_string(cuda));
+      RecordProperty("psnr_software_" + size, std::to_string(software));
+      EXPECT_GE(cuda, software - kMaxDbBelowSoftware) << size << " software " << software;
+      EXPECT_EQ(probe_field(dir_ / ("cuda" + name), "pix_fmt"), "yuv420p") << size;
+    }
+  }
+};
+
+TEST_F(CudaFormats, TenBitHevc4kToAnEightBitLadder) {
+  // Without libx265 to make the HEVC input, 10-bit H.264 (decoded in software, uploaded as p010)
+  // still puts p010 frames before scale_cuda.
+  bool hevc = cli_has_encoder("libx265");
+  std::string source = dir_ / (hevc ? "hevc10.mkv" : "h264_10.mkv");
+  if (hevc)
+    make(source, "3840x2160",
+         {"-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
+          "log-level=error"});
+  else
+    make(source, "3840x2160",
+         {"-pix_fmt", "yuv420p10le", "-c:v", "libx264", "-preset", "ultrafast"});
+  ProcessResult plan = transcode(
+      {"run", source, dir_ / "x.mp4", "--backend", "cuda", "--size", "1920x1080", "--dry-run"});
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("format=nv12"), std::string::npos) << plan.out;
+  expect_ladder_near_software(source, {{"1080.mp4", "1920x1080"}, {"720.mp4", "1280x720"}});
+}
+
+TEST_F(CudaFormats, Hdr10StaysTenBitWithItsMetadata) {
+  if (!cli_has_encoder("libx265")) GTEST_SKIP() << "no libx265 in this FFmpeg (input and output)";
+  std::string source = dir_ / "hdr10.mkv";
+  make(source, "1920x1080",
+       {"-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
+        "log-level=error:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:"
+        "master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):"
+        "max-cll=1000,400"});
+  ProcessResult run = transcode({"run", source, dir_ / "out.mkv", "--backend", "cuda", "--codec",
+                                 "hevc", "--size", "1280x720", "-q"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(probe_field(dir_ / "out.mkv", "pix_fmt"), "yuv420p10le");
+  EXPECT_EQ(probe_field(dir_ / "out.mkv", "color_transfer"), "smpte2084");
+  EXPECT_EQ(probe_field(dir_ / "out.mkv", "color_primaries"), "bt2020");
+}
+
+TEST_F(CudaFormats, H264Of444DecodesInSoftwareAndScalesOnTheGpu) {
+  std::string source = dir_ / "444.mkv";
+  make(source, "1920x1080", {"-pix_fmt", "yuv444p", "-c:v", "libx264", "-preset", "ultrafast"});
+  ProcessResult plan = transcode(
+      {"run", source, dir_ / "x.mp4", "--backend", "cuda", "--size", "1280x720", "--dry-run"});
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("4:4:4"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("hwupload"), std::string::npos) << plan.out;
+  expect_ladder_near_software(source, {{"720.mp4", "1280x720"}});
+}
+
 }  // namespace
 }  // namespace tc::testing

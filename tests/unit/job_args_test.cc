@@ -32,6 +32,18 @@ TEST(JobArgs, InputOutputAndOptions) {
   EXPECT_TRUE(args->json);
 }
 
+TEST(JobArgs, HdrPerOutputAndDeinterlacePerJob) {
+  Result<JobArgs> args = parse({"in.mp4", "--hdr", "tonemap", "-o", "a.mkv", "--codec", "hevc",
+                                "--hdr", "keep", "-o", "b.mp4", "--deinterlace", "off"});
+  ASSERT_TRUE(args.is_ok()) << args.status().to_string();
+  EXPECT_EQ(args->spec.outputs[0].hdr, HdrMode::kKeep);
+  EXPECT_EQ(args->spec.outputs[1].hdr, HdrMode::kTonemap);
+  EXPECT_EQ(args->spec.deinterlace, Deinterlace::kOff);
+  Result<JobArgs> bad = parse({"in.mp4", "out.mp4", "--deinterlace", "maybe"});
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_EQ(bad.status().message().rfind("--deinterlace:", 0), 0u) << bad.status().message();
+}
+
 TEST(JobArgs, OptionsBeforeTheFirstOutputApplyToAll) {
   Result<JobArgs> args =
       parse({"in.mp4", "--preset", "fast", "--codec", "hevc", "-o", "a.mp4", "-o", "b.mp4",

@@ -149,12 +149,15 @@ TEST(JobSpec, JsonRoundTripKeepsEveryField) {
   output.preset = "p4";
   output.audio = AudioMode::kAac;
   output.audio_bitrate = 96'000;
+  output.hdr = HdrMode::kKeep;
+  spec.deinterlace = Deinterlace::kOff;
   spec.outputs = {output, output};
   spec.outputs[1].path = "second.mkv";
   spec.outputs[1].audio = AudioMode::kCopy;
   spec.outputs[0].audio_tracks = {AudioTracks::Kind::kLanguages, {"eng", "fra"}};
   spec.outputs[0].subtitles = SubtitleMode::kNone;
   spec.outputs[1].audio_tracks = {AudioTracks::Kind::kFirst, {}};
+  spec.outputs[1].hdr = HdrMode::kTonemap;
   Result<JobSpec> back = job_spec_from_json(job_spec_to_json(spec));
   ASSERT_TRUE(back.is_ok()) << back.status().to_string();
   EXPECT_EQ(*back, spec) << job_spec_to_json(*back);
@@ -177,6 +180,25 @@ TEST(JobSpec, AudioTracksAndSubtitlesParseAndRejectNamingTheKey) {
   EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
   EXPECT_NE(bad.status().to_string().find("audio_tracks"), std::string::npos)
       << bad.status().to_string();
+}
+
+TEST(JobSpec, HdrAndDeinterlaceModesByName) {
+  EXPECT_EQ(*parse_hdr("tonemap"), HdrMode::kTonemap);
+  EXPECT_EQ(*parse_deinterlace("on"), Deinterlace::kOn);
+  Result<HdrMode> bad = parse_hdr("sdr");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("auto, keep, tonemap"), std::string::npos)
+      << bad.status().message();
+  Result<JobSpec> from_json = job_spec_from_json(
+      R"({"input": "in.mp4", "deinterlace": "on", "outputs": [{"path": "a.mp4", "hdr": "keep"}]})");
+  ASSERT_TRUE(from_json.is_ok()) << from_json.status().to_string();
+  EXPECT_EQ(from_json->deinterlace, Deinterlace::kOn);
+  EXPECT_EQ(from_json->outputs[0].hdr, HdrMode::kKeep);
+  Result<JobSpec> wrong =
+      job_spec_from_json(R"({"input": "in.mp4", "outputs": [{"path": "a.mp4", "hdr": "hdr10"}]})");
+  ASSERT_FALSE(wrong.is_ok());
+  EXPECT_NE(wrong.status().message().find("outputs[0].hdr"), std::string::npos)
+      << wrong.status().message();
 }
 
 TEST(JobSpec, JsonAcceptsProtobufStyleInt64StringsAndMissingKeys) {

@@ -365,7 +365,8 @@ TEST(VulkanPlan, UploadsScalesAndDownloads) {
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   EXPECT_FALSE(plan->decode.hw);
   EXPECT_EQ(count(plan->video_graph.text, "hwupload"), 1) << plan->video_graph.text;
-  EXPECT_EQ(count(plan->video_graph.text, "scale_vulkan"), 3);
+  // 360p from 1080p is 3:1: scale_vulkan (bilinear) cascades it in two steps.
+  EXPECT_EQ(count(plan->video_graph.text, "scale_vulkan"), 4);
   EXPECT_EQ(count(plan->video_graph.text, "hwdownload"), 3);
   EXPECT_EQ(plan->outputs[0].video.encoder, "libx264");
   EXPECT_EQ(stage(*plan, "filter")->device.backend, BackendKind::kVulkan);
@@ -393,7 +394,8 @@ TEST(CudaPlan, NoNvencMeansDownloadAndSoftwareEncode) {
       make_plan(job(ladder(), BackendKind::kCuda), media(), inventory({h200(false)}));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   bool nvdec = plan->decode.hw;  // needs this libavcodec to have the nvdec hwaccel
-  EXPECT_EQ(count(plan->video_graph.text, "scale_cuda=w="), 3) << plan->video_graph.text;
+  // 360p from 1080p is 3:1: scale_cuda cascades it in two steps.
+  EXPECT_EQ(count(plan->video_graph.text, "scale_cuda=w="), 4) << plan->video_graph.text;
   EXPECT_EQ(count(plan->video_graph.text, "hwdownload,format=nv12"), 3);
   EXPECT_EQ(count(plan->video_graph.text, "hwupload"), nvdec ? 0 : 1);
   for (const OutputPlan& output : plan->outputs) {

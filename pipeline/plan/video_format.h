@@ -1,0 +1,44 @@
+// The format of each video output: bit depth, chroma, the encoder's pixel format and profile,
+// the colour tags it is written with, and whether an HDR source is kept (10-bit, tags, mastering
+// metadata) or tone-mapped to SDR BT.709 8-bit, and where that runs.
+#pragma once
+
+#include <string>
+
+#include "pipeline/hw/backends.h"
+#include "pipeline/plan/plan.h"
+
+namespace tc {
+
+// What deciding an output's format needs to know.
+struct FormatChoice {
+  const VideoInfo& video;
+  const BackendDesc& backend;
+  bool on_device = false;  // the job's frames are scaled on the backend's device
+  const OutputSpec& spec;
+  const VideoEncodePlan& encode;  // its encoder already chosen
+};
+
+// The output's format; an error when the spec asks for what the encoder cannot write
+// (--hdr keep where it has no 10-bit profile).
+Result<VideoFormatPlan> plan_video_format(const FormatChoice& choice);
+
+// The invariant: 8-bit video is never tagged PQ, HLG or BT.2020 (players would show wrong
+// colours). kInternal names the output: a plan that breaks it is a planner bug.
+Status check_format(const VideoFormatPlan& format, const std::string& output);
+
+// The planar software format of a depth and chroma: yuv420p, yuv420p10le, yuv444p, ...
+AVPixelFormat planar_format(int bit_depth, ChromaFormat chroma);
+// The software format of device frames that hold `bit_depth` (nv12 / p010 on VA-API and cuda).
+AVPixelFormat device_format(const BackendDesc& backend, int bit_depth);
+// The pixel format the output's encoder is fed.
+AVPixelFormat encoder_pixel_format(const FormatChoice& choice, const VideoFormatPlan& format);
+bool encoder_takes(std::string_view encoder, AVPixelFormat format);
+// libavfilter has this filter and it has this option (checked where FFmpeg versions differ).
+bool filter_has_option(const char* filter, const char* option);
+// The software tone-map (HDR) or gamut conversion (BT.2020 SDR) to SDR BT.709 (a format filter
+// follows it):
+// zscale + tonemap where this FFmpeg has zscale, else colorspace (no tone curve: clips).
+std::string software_to_sdr(const ColorTags& source);
+
+}  // namespace tc

@@ -1,0 +1,411 @@
+// Plans for HDR, 10-bit, 4:2:2 / 4:4:4 and interlaced sources on every backend: where formats
+// are converted, where tone-mapping and deinterlacing run, what each output is tagged with, and
+// how many times frames cross between device and memory.
+#include <gtest/gtest.h>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavfilter/avfilter.h>
+#include <libavutil/opt.h>
+}
+
+#include "pipeline/plan/graph_builder.h"
+#include "pipeline/plan/plan.h"
+#include "pipeline/plan/video_format.h"
+#include "tests/unit/fixtures.h"
+
+namespace tc {
+namespace {
+
+using testing::intel_gpu;
+using testing::inventory;
+using testing::job;
+using testing::media;
+using testing::output;
+
+bool has(const std::string& text, const std::string& what) {
+  return text.find(what) != std::string::npos;
+}
+
+int count(const std::string& text, const std::string& what) {
+  int found = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++found;
+  return found;
+}
+
+// HEVC Main 10, PQ, BT.2020: an HDR10 source (what libx265 writes with master-display).
+MediaInfo hdr10(int width = 3840, int height = 2160) {
+  MediaInfo info = media(AV_CODEC_ID_HEVC, width, height, 10);
+  info.video->color = {AVCOL_PRI_BT2020, AVCOL_TRC_SMPTE2084, AVCOL_SPC_BT2020_NCL,
+                       AVCOL_RANGE_MPEG};
+  info.video->mastering_display = true;
+  info.video->content_light = true;
+  return info;
+}
+
+MediaInfo hlg() {
+  MediaInfo info = hdr10(1920, 1080);
+  info.video->color.transfer = AVCOL_TRC_ARIB_STD_B67;
+  return info;
+}
+
+MediaInfo chroma(ChromaFormat format, int bit_depth = 8) {
+  MediaInfo info = media(AV_CODEC_ID_H264, 1920, 1080, bit_depth);
+  info.video->chroma = format;
+  info.video->pix_fmt = planar_format(bit_depth, format);
+  return info;
+}
+
+MediaInfo interlaced() {
+  MediaInfo info = media(AV_CODEC_ID_MPEG2VIDEO, 720, 576);
+  info.video->field_order = AV_FIELD_TT;
+  return info;
+}
+
+HwDevice lavapipe() {
+  HwDevice device;
+  device.backend = BackendKind::kVulkan;
+  device.path = "0";
+  device.driver = "vulkan";
+  device.can_scale = true;
+  return device;
+}
+
+HwDevice h200() {  // NVDEC (HEVC Main 10), no NVENC
+  HwDevice device;
+  device.backend = BackendKind::kCuda;
+  device.path = "0";
+  device.driver = "nvidia";
+  device.decode = {{AV_CODEC_ID_H264, 8}, {AV_CODEC_ID_HEVC, 10}};
+  device.can_scale = true;
+  return device;
+}
+
+#define SKIP_WITHOUT_ENCODER(name) \
+  if (!avcodec_find_encoder_by_name(name)) GTEST_SKIP() << name << " is not in this FFmpeg build"
+#define SKIP_WITHOUT_ZSCALE() \
+  if (!avfilter_get_by_name("zscale")) GTEST_SKIP() << "no zscale in this FFmpeg build"
+
+OutputSpec hevc(const std::string& path, int width = 0, int height = 0) {
+  return output(path, width, height, VideoCodec::kHevc);
+}
+
+// --- software ---
+
+TEST(HdrPlan, SoftwareKeepsHdrTenBitWithTagsAndMetadataForHevc) {
+  SKIP_WITHOUT_ENCODER("libx265");
+  Result<Plan> plan = make_plan(job({hevc("a.mkv", 1920, 1080)}), hdr10(), inventory({}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  const VideoEncodePlan& video = plan->outputs[0].video;
+  EXPECT_EQ(video.pix_fmt, AV_PIX_FMT_YUV420P10LE);
+  EXPECT_EQ(video.format.bit_depth, 10);
+  EXPECT_EQ(video.format.profile, "Main 10");
+  EXPECT_EQ(video.format.color, hdr10().video->color);
+  EXPECT_TRUE(video.format.hdr_metadata);
+  EXPECT_FALSE(video.format.to_sdr);
+  EXPECT_EQ(plan->video_graph.text, "[in]scale=1920:1080,format=yuv420p10le[out0]");
+}
+
+TEST(HdrPlan, SoftwareTonemapsForH264ByDefault) {
+  SKIP_WITHOUT_ZSCALE();
+  Result<Plan> plan = make_plan(job({output("a.mp4", 1920, 1080)}), hdr10(), inventory({}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  const VideoFormatPlan& format = plan->outputs[0].video.format;
+  EXPECT_EQ(format.bit_depth, 8);
+  EXPECT_TRUE(format.to_sdr);
+  EXPECT_FALSE(format.hdr_metadata);
+  EXPECT_EQ(format.color.transfer, AVCOL_TRC_BT709);
+  EXPECT_EQ(format.color.primaries, AVCOL_PRI_BT709);
+  EXPECT_EQ(format.color.matrix, AVCOL_SPC_BT709);
+  EXPECT_TRUE(has(format.to_sdr_where, "cpu"));
+  // Scaled first (a quarter of the pixels to tone-map), then tone-mapped, then 8-bit.
+  EXPECT_TRUE(has(plan->video_graph.text, "scale=1920:1080,zscale=t=linear"))
+      << plan->video_graph.text;
+  EXPECT_TRUE(has(plan->video_graph.text, "tonemap=tonemap=hable"));
+  EXPECT_TRUE(has(plan->video_graph.text, "format=yuv420p[out0]"));
+}
+
+TEST(HdrPlan, TonemapAskedForHevcGivesSdr) {
+  SKIP_WITHOUT_ZSCALE();
+  OutputSpec spec = hevc("a.mkv");
+  spec.hdr = HdrMode::kTonemap;
+  Result<Plan> plan = make_plan(job({spec}), hdr10(), inventory({}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_EQ(plan->outputs[0].video.format.bit_depth, 8);
+  EXPECT_EQ(plan->outputs[0].video.format.profile, "Main");
+  EXPECT_EQ(plan->outputs[0].video.format.color.transfer, AVCOL_TRC_BT709);
+}
+
+TEST(HdrPlan, HlgTonemapsInSoftwareOnEveryBackend) {
+  SKIP_WITHOUT_ZSCALE();
+  // tonemap_vaapi has no HLG curve: HLG goes down to memory even on VA-API.
+  Result<Plan> plan = make_plan(job({output("a.mp4", 1280, 720)}, BackendKind::kVaapi), hlg(),
+                                inventory({intel_gpu()}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  const std::string& graph = plan->video_graph.text;
+  EXPECT_FALSE(has(graph, "tonemap_vaapi")) << graph;
+  EXPECT_TRUE(has(graph, "scale_vaapi=w=1280:h=720:format=p010le"))
+      << graph;  // 10 bits for the tone curve
+  EXPECT_TRUE(has(graph, "hwdownload,format=p010le,zscale=t=linear")) << graph;
+  // h264_vaapi encodes: frames go back up after the tone-map (two crossings, both named).
+  EXPECT_TRUE(has(graph, "format=nv12,hwupload")) << graph;
+  EXPECT_EQ(plan->outputs[0].video.encoder, "h264_vaapi");
+  EXPECT_EQ(plan->crossings(), 2);
+}
+
+TEST(HdrPlan, KeepWithoutATenBitEncoderIsRefusedNamingTheWayOut) {
+  OutputSpec spec = output("a.mp4");
+  spec.hdr = HdrMode::kKeep;
+  // h264_vaapi has no 10-bit profile.
+  Result<Plan> plan =
+      make_plan(job({spec}, BackendKind::kVaapi), hdr10(), inventory({intel_gpu()}));
+  ASSERT_FALSE(plan.is_ok());
+  EXPECT_EQ(plan.status().code(), Code::kUnsupported);
+  EXPECT_TRUE(has(plan.status().message(), "--hdr keep")) << plan.status().message();
+  EXPECT_TRUE(has(plan.status().message(), "h264_vaapi"));
+  EXPECT_TRUE(has(plan.status().message(), "--hdr tonemap"));
+}
+
+TEST(HdrPlan, NeverEightBitTaggedPqHlgOrBt2020) {
+  VideoFormatPlan format;
+  format.bit_depth = 8;
+  format.color = hdr10().video->color;
+  EXPECT_EQ(check_format(format, "a.mp4").code(), Code::kInternal);
+  format.color = {AVCOL_PRI_BT2020, AVCOL_TRC_BT709, AVCOL_SPC_BT2020_NCL, AVCOL_RANGE_MPEG};
+  EXPECT_EQ(check_format(format, "a.mp4").code(), Code::kInternal);
+  format.bit_depth = 10;
+  EXPECT_TRUE(check_format(format, "a.mp4").is_ok());
+  format.bit_depth = 8;
+  format.color = {AVCOL_PRI_BT709, AVCOL_TRC_BT709, AVCOL_SPC_BT709, AVCOL_RANGE_MPEG};
+  EXPECT_TRUE(check_format(format, "a.mp4").is_ok());
+}
+
+TEST(HdrPlan, EveryPlannedOutputKeepsTheInvariant) {
+  MediaInfo bt2020_sdr = media(AV_CODEC_ID_HEVC, 1920, 1080, 10);
+  bt2020_sdr.video->color = {AVCOL_PRI_BT2020, AVCOL_TRC_BT709, AVCOL_SPC_BT2020_NCL,
+                             AVCOL_RANGE_MPEG};
+  for (const MediaInfo& source : {hdr10(), hlg(), bt2020_sdr})
+    for (BackendKind backend :
+         {BackendKind::kSoftware, BackendKind::kVaapi, BackendKind::kCuda, BackendKind::kVulkan})
+      for (VideoCodec codec : {VideoCodec::kH264, VideoCodec::kHevc, VideoCodec::kVp9}) {
+        Result<Plan> plan = make_plan(job({output("a.mkv", 1280, 720, codec)}, backend), source,
+                                      inventory({intel_gpu(), h200(), lavapipe()}));
+        if (!plan.is_ok()) continue;  // an encoder this build lacks
+        const VideoFormatPlan& format = plan->outputs[0].video.format;
+        EXPECT_TRUE(check_format(format, "a.mkv").is_ok())
+            << name_of(backend) << " " << name_of(codec);
+        EXPECT_EQ(format.bit_depth == 8, format.to_sdr) << name_of(backend) << name_of(codec);
+      }
+}
+
+TEST(HdrPlan, KeepingHdrAutoIsPerOutput) {
+  SKIP_WITHOUT_ENCODER("libx265");
+  SKIP_WITHOUT_ZSCALE();
+  Result<Plan> plan = make_plan(job({hevc("a.mkv", 1920, 1080), output("b.mp4", 1280, 720)}),
+                                hdr10(), inventory({}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_EQ(plan->outputs[0].video.format.bit_depth, 10);
+  EXPECT_EQ(plan->outputs[1].video.format.bit_depth, 8);
+  // The 720p output cascades from the 1080p one's scaled (still HDR) frames: only it tone-maps.
+  EXPECT_EQ(count(plan->video_graph.text, "tonemap=hable"), 1) << plan->video_graph.text;
+}
+
+// --- VA-API ---
+
+TEST(HdrPlan, VaapiKeepsP010OnTheGpuForHevc) {
+  Result<Plan> plan =
+      make_plan(job({hevc("a.mkv", 1920, 1080), hevc("b.mkv", 1280, 720)}, BackendKind::kVaapi),
+                hdr10(), inventory({intel_gpu()}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_TRUE(plan->decode.hw);
+  EXPECT_EQ(plan->crossings(), 0) << plan->video_graph.text;
+  EXPECT_EQ(count(plan->video_graph.text, ":format=p010le"), 2) << plan->video_graph.text;
+  for (const OutputPlan& output : plan->outputs) {
+    EXPECT_EQ(output.video.encoder, "hevc_vaapi");
+    EXPECT_EQ(output.video.pix_fmt, AV_PIX_FMT_P010LE);
+    EXPECT_EQ(output.video.format.profile, "Main 10");
+    EXPECT_TRUE(output.video.format.hdr_metadata);
+  }
+}
+
+TEST(HdrPlan, VaapiTonemapsPqOnTheGpu) {
+  Result<Plan> plan = make_plan(job({output("a.mp4", 1280, 720)}, BackendKind::kVaapi), hdr10(),
+                                inventory({intel_gpu()}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_EQ(plan->crossings(), 0) << plan->video_graph.text;
+  EXPECT_TRUE(has(plan->video_graph.text,
+                  "tonemap_vaapi=format=nv12:p=bt709:t=bt709:m=bt709,scale_vaapi=w=1280:h=720:"
+                  "format=nv12"))
+      << plan->video_graph.text;
+  EXPECT_TRUE(has(plan->outputs[0].video.format.to_sdr_where, "tonemap_vaapi on the device"));
+}
+
+TEST(HdrPlan, VaapiTenBitSdrToH264ConvertsOnTheGpu) {
+  Result<Plan> plan = make_plan(job({output("a.mp4", 1280, 720)}, BackendKind::kVaapi),
+                                media(AV_CODEC_ID_HEVC, 1920, 1080, 10), inventory({intel_gpu()}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_TRUE(has(plan->video_graph.text, "scale_vaapi=w=1280:h=720:format=nv12"));
+  EXPECT_EQ(plan->crossings(), 0);
+  EXPECT_EQ(plan->outputs[0].video.format.bit_depth, 8);
+}
+
+TEST(ChromaPlan, VaapiDecodes444InSoftwareAndUploads420) {
+  Result<Plan> plan = make_plan(job({output("a.mp4", 1280, 720)}, BackendKind::kVaapi),
+                                chroma(ChromaFormat::k444), inventory({intel_gpu()}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_FALSE(plan->decode.hw);
+  EXPECT_TRUE(has(plan->decode.note, "4:4:4")) << plan->decode.note;
+  EXPECT_EQ(plan->video_graph.text.rfind("[in]format=nv12,hwupload", 0), 0u)
+      << plan->video_graph.text;
+  EXPECT_EQ(plan->crossings(), 1);
+  EXPECT_EQ(plan->outputs[0].video.format.chroma, ChromaFormat::k420);
+}
+
+// --- cuda ---
+
+TEST(CudaFormatPlan, TenBitHevcToH264LadderConvertsOnTheGpuBeforeTheDownload) {
+  // The bug: scale_cuda kept p010 and "hwdownload,format=nv12" could not configure.
+  Result<Plan> plan =
+      make_plan(job({output("a.mp4", 1920, 1080), output("b.mp4", 1280, 720)}, BackendKind::kCuda),
+                media(AV_CODEC_ID_HEVC, 3840, 2160, 10), inventory({h200()}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  const std::string& graph = plan->video_graph.text;
+  EXPECT_EQ(count(graph, ":format=nv12"), count(graph, "scale_cuda=")) << graph;
+  EXPECT_EQ(count(graph, "hwdownload,format=nv12"), 2) << graph;
+  EXPECT_FALSE(has(graph, "p010")) << graph;
+  EXPECT_EQ(plan->video_graph.downloads, 2);
+}
+
+TEST(CudaFormatPlan, Hdr10ToHevcDownloadsP010ForLibx265) {
+  SKIP_WITHOUT_ENCODER("libx265");
+  Result<Plan> plan =
+      make_plan(job({hevc("a.mkv", 1920, 1080)}, BackendKind::kCuda), hdr10(), inventory({h200()}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_TRUE(has(plan->video_graph.text,
+                  "scale_cuda=w=1920:h=1080:format=p010le:interp_algo=lanczos,hwdownload,"
+                  "format=p010le,format=yuv420p10le"))
+      << plan->video_graph.text;
+  EXPECT_EQ(plan->outputs[0].video.format.profile, "Main 10");
+}
+
+TEST(CudaFormatPlan, H264Of444DecodesInSoftware) {
+  Result<Plan> plan = make_plan(job({output("a.mp4", 1280, 720)}, BackendKind::kCuda),
+                                chroma(ChromaFormat::k444), inventory({h200()}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_FALSE(plan->decode.hw);
+  EXPECT_TRUE(plan->decode.upload);
+  EXPECT_EQ(plan->video_graph.text.rfind("[in]format=nv12,hwupload", 0), 0u);
+}
+
+TEST(CudaFormatPlan, LargeDownscalesCascadeInHalvingSteps) {
+  Result<Plan> plan = make_plan(job({output("a.mp4", 640, 360)}, BackendKind::kCuda),
+                                media(AV_CODEC_ID_HEVC, 3840, 2160), inventory({h200()}));
+  ASSERT_TRUE(plan.is_ok());
+  // 6:1 in steps of at most 2:1: 2560x1440 (1.5), 1280x720 (2), 640x360 (2).
+  const std::string& graph = plan->video_graph.text;
+  EXPECT_TRUE(has(graph, "scale_cuda=w=2560:h=1440")) << graph;
+  EXPECT_TRUE(has(graph, "scale_cuda=w=1280:h=720")) << graph;
+  EXPECT_TRUE(has(graph, "scale_cuda=w=640:h=360")) << graph;
+  EXPECT_EQ(plan->video_graph.scalers, 3);
+}
+
+// --- vulkan ---
+
+TEST(VulkanFormatPlan, TenBitGoesUpAsTenBitAndComesDownForTheEncoder) {
+  SKIP_WITHOUT_ENCODER("libx265");
+  Result<Plan> plan =
+      make_plan(job({hevc("a.mkv", 1280, 720), output("b.mp4", 1280, 720)}, BackendKind::kVulkan),
+                hdr10(1920, 1080), inventory({lavapipe()}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  const std::string& graph = plan->video_graph.text;
+  EXPECT_EQ(graph.rfind("[in]format=yuv420p10le,hwupload", 0), 0u) << graph;
+  EXPECT_EQ(count(graph, "hwdownload,format=yuv420p10le"), 2) << graph;
+  EXPECT_EQ(plan->outputs[0].video.format.bit_depth, 10);
+  EXPECT_EQ(plan->outputs[1].video.format.bit_depth, 8);
+  EXPECT_EQ(plan->crossings(), 3);
+}
+
+// --- deinterlacing ---
+
+TEST(DeinterlacePlan, AutoFollowsTheProbedFieldOrderOnEveryBackend) {
+  struct Case {
+    BackendKind backend;
+    const char* filter;
+    BackendKind runs_on;
+  };
+  for (const Case& c : {Case{BackendKind::kSoftware, "bwdif=", BackendKind::kSoftware},
+                        Case{BackendKind::kVaapi, "deinterlace_vaapi=", BackendKind::kVaapi},
+                        Case{BackendKind::kCuda, "yadif_cuda=", BackendKind::kCuda},
+                        Case{BackendKind::kVulkan, "bwdif=", BackendKind::kSoftware}}) {
+    Result<Plan> plan = make_plan(job({output("a.mp4")}, c.backend), interlaced(),
+                                  inventory({intel_gpu(), h200(), lavapipe()}));
+    ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+    EXPECT_TRUE(plan->deinterlace.on) << name_of(c.backend);
+    EXPECT_EQ(plan->deinterlace.device.backend, c.runs_on) << name_of(c.backend);
+    EXPECT_EQ(count(plan->video_graph.text, c.filter), 1) << plan->video_graph.text;
+    EXPECT_TRUE(has(plan->deinterlace.why, "tt")) << plan->deinterlace.why;
+    EXPECT_TRUE(plan->outputs[0].video.progressive);
+    Result<Plan> progressive =
+        make_plan(job({output("a.mp4")}, c.backend), media(AV_CODEC_ID_MPEG2VIDEO, 720, 576),
+                  inventory({intel_gpu(), h200(), lavapipe()}));
+    ASSERT_TRUE(progressive.is_ok());
+    EXPECT_FALSE(progressive->deinterlace.on);
+    EXPECT_FALSE(has(progressive->video_graph.text, c.filter));
+  }
+}
+
+TEST(DeinterlacePlan, VulkanDeinterlacesBeforeTheUpload) {
+  Result<Plan> plan = make_plan(job({output("a.mp4")}, BackendKind::kVulkan), interlaced(),
+                                inventory({lavapipe()}));
+  ASSERT_TRUE(plan.is_ok());
+  EXPECT_EQ(plan->video_graph.text.rfind("[in]bwdif=", 0), 0u) << plan->video_graph.text;
+  EXPECT_LT(plan->video_graph.text.find("bwdif"), plan->video_graph.text.find("hwupload"));
+}
+
+TEST(DeinterlacePlan, OffLeavesFieldsAloneAndOnForcesIt) {
+  JobSpec off = job({output("a.mp4")});
+  off.deinterlace = Deinterlace::kOff;
+  Result<Plan> plan = make_plan(off, interlaced(), inventory({}));
+  ASSERT_TRUE(plan.is_ok());
+  EXPECT_FALSE(plan->deinterlace.on);
+  JobSpec on = job({output("a.mp4")});
+  on.deinterlace = Deinterlace::kOn;
+  plan = make_plan(on, media(), inventory({}));
+  ASSERT_TRUE(plan.is_ok());
+  EXPECT_TRUE(has(plan->video_graph.text, "bwdif=mode=send_frame:parity=auto:deint=all"));
+}
+
+TEST(DeinterlacePlan, VaapiPoolIsSizedForEveryBranch) {
+  Result<Plan> plan =
+      make_plan(job({output("a.mp4"), output("b.mp4", 640, 360)}, BackendKind::kVaapi),
+                interlaced(), inventory({intel_gpu()}));
+  ASSERT_TRUE(plan.is_ok());
+  EXPECT_TRUE(has(plan->video_graph.text, "deinterlace_vaapi=rate=frame:auto=1:extra_hw_frames=4"))
+      << plan->video_graph.text;
+}
+
+// --- software chroma and scaler ---
+
+TEST(ChromaPlan, SoftwareKeeps422And444) {
+  for (ChromaFormat format : {ChromaFormat::k422, ChromaFormat::k444}) {
+    Result<Plan> plan = make_plan(job({output("a.mkv")}), chroma(format), inventory({}));
+    ASSERT_TRUE(plan.is_ok());
+    EXPECT_EQ(plan->outputs[0].video.pix_fmt, planar_format(8, format));
+    EXPECT_EQ(plan->outputs[0].video.format.chroma, format);
+  }
+}
+
+TEST(ScalerPlan, VaapiScalerDefaultsToItsHighQualityMode) {
+  // scale_vaapi's default mode is hq in the FFmpeg we build against, so the plan leaves it.
+  const AVFilter* scale = avfilter_get_by_name("scale_vaapi");
+  if (!scale) GTEST_SKIP() << "no scale_vaapi in this FFmpeg";
+  const AVClass* options = scale->priv_class;
+  const AVOption* mode = av_opt_find(&options, "mode", nullptr, 0, AV_OPT_SEARCH_FAKE_OBJ);
+  ASSERT_NE(mode, nullptr);
+  const AVOption* hq = av_opt_find(&options, "hq", "mode", 0, AV_OPT_SEARCH_FAKE_OBJ);
+  ASSERT_NE(hq, nullptr);
+  EXPECT_EQ(mode->default_val.i64, hq->default_val.i64);
+}
+
+}  // namespace
+}  // namespace tc
