@@ -51,7 +51,7 @@ void add_no_device(const Options& options, const std::string& dri_dir, bool list
        "podman) or the Intel device plugin's gpu.intel.com/i915 resource (Kubernetes)"});
   for (const char* name : {"kernel-driver", "profile"})
     report.checks.push_back({name, "", CheckStatus::kSkip, "no render node", ""});
-  Check va = check_va_driver(options, nullptr, "");
+  Check va = check_va_driver(options, "", nullptr, "");
   if (va.status == CheckStatus::kSkip) va.seen = "no render node";
   report.checks.push_back(std::move(va));
   for (const char* name : {"huc", "fdinfo"})
@@ -63,12 +63,11 @@ void add_node_checks(const Options& options, const HwInventory& inventory,
   std::string node = dri_dir + "/" + node_name;
   report.checks.push_back(check_permissions(node, options.identity));
   std::string driver = kernel_driver_of(options.roots, node_name);
-  report.checks.push_back(check_kernel_driver(options.roots, node_name));
+  report.checks.push_back(check_kernel_driver(options.roots, node));
   if (!driver.empty() && !is_intel_driver(driver)) return;  // the rest is about Intel GPUs
-  report.checks.push_back(check_profile(options.roots, node_name));
-  report.checks.push_back(check_va_driver(options, device_at(inventory, node), driver));
-  report.checks.back().subject = node;
-  report.checks.push_back(check_huc(options.roots, node_name, driver));
+  report.checks.push_back(check_profile(options.roots, node));
+  report.checks.push_back(check_va_driver(options, node, device_at(inventory, node), driver));
+  report.checks.push_back(check_huc(options.roots, node, driver));
   report.checks.push_back(check_fdinfo(options.roots, node));
 }
 

@@ -63,6 +63,11 @@ std::string joined_groups(const std::vector<gid_t>& groups) {
   return text.empty() ? "none" : text;
 }
 
+// "renderD128" of "/dev/dri/renderD128".
+std::string name_of_node(const std::string& node) {
+  return fs::path(node).filename().string();
+}
+
 // The node's sysfs device directory: sys/class/drm/renderD128/device.
 std::string sysfs_device(const Roots& roots, const std::string& node_name) {
   return roots.sys + "/class/drm/" + node_name + "/device";
@@ -132,10 +137,11 @@ std::string kernel_driver_of(const Roots& roots, const std::string& node_name) {
   return error ? "" : link.filename().string();
 }
 
-Check check_kernel_driver(const Roots& roots, const std::string& node_name) {
+Check check_kernel_driver(const Roots& roots, const std::string& node) {
+  std::string node_name = name_of_node(node);
   std::string driver = kernel_driver_of(roots, node_name);
   if (driver.empty())
-    return fail("kernel-driver", node_name,
+    return fail("kernel-driver", node,
                 "no driver link at " + sysfs_device(roots, node_name) + "/driver",
                 "mount the host's /sys read-only into the container (it is by default with docker "
                 "and podman); on the host: is the i915 or xe module loaded? (`lsmod`)");
@@ -144,8 +150,8 @@ Check check_kernel_driver(const Roots& roots, const std::string& node_name) {
   std::string seen = driver + (version ? " " + *version : "") + ", kernel " +
                      (kernel ? *kernel : std::string("unknown"));
   if (!is_intel_driver(driver))
-    return skip("kernel-driver", node_name, seen + ": not an Intel GPU (i915/xe), not checked");
-  return pass("kernel-driver", node_name, seen);
+    return skip("kernel-driver", node, seen + ": not an Intel GPU (i915/xe), not checked");
+  return pass("kernel-driver", node, seen);
 }
 
 std::optional<uint16_t> pci_id(const std::string& path) {
@@ -158,31 +164,32 @@ std::optional<uint16_t> pci_id(const std::string& path) {
   }
 }
 
-Check check_profile(const Roots& roots, const std::string& node_name) {
+Check check_profile(const Roots& roots, const std::string& node) {
+  std::string node_name = name_of_node(node);
   std::string device_dir = sysfs_device(roots, node_name);
   std::optional<uint16_t> vendor = pci_id(device_dir + "/vendor");
   std::optional<uint16_t> device = pci_id(device_dir + "/device");
   if (!vendor || !device)
-    return skip("profile", node_name, "no PCI ids under " + device_dir + " (not a PCI device)");
+    return skip("profile", node, "no PCI ids under " + device_dir + " (not a PCI device)");
   char ids[32];
   std::snprintf(ids, sizeof ids, "PCI %04x:%04x", unsigned(*vendor), unsigned(*device));
-  if (*vendor != 0x8086) return skip("profile", node_name, std::string(ids) + ": not Intel");
+  if (*vendor != 0x8086) return skip("profile", node, std::string(ids) + ": not Intel");
   std::string model = intel_model_name(*device);
   if (model.empty())
-    return fail("profile", node_name, std::string(ids) + " is not in the Intel profile table",
+    return fail("profile", node, std::string(ids) + " is not in the Intel profile table",
                 "plans use what libva reports, which is right; please report the id so that the "
                 "table (pipeline/hw/intel_profiles.cc) names it");
-  return pass("profile", node_name,
+  return pass("profile", node,
               std::string(ids) + ": " + model + ", --assume-device " +
                   std::string(intel_generation_of(*device)));
 }
 
-Check check_va_driver(const Options& options, const HwDevice* device,
+Check check_va_driver(const Options& options, const std::string& node, const HwDevice* device,
                       const std::string& kernel_driver) {
   std::string forced = env_value(options, "LIBVA_DRIVER_NAME");
   std::string env_seen = forced.empty() ? "LIBVA_DRIVER_NAME unset" : "LIBVA_DRIVER_NAME=" + forced;
   std::string libva = std::string("libva built for VA-API ") + VA_VERSION_S;
-  std::string subject = device ? device->path : "";
+  std::string subject = device ? device->path : node;
   if (forced == "i965")
     return fail("va-driver", subject, env_seen + " forces the legacy i965 driver", kI965Fix);
   if (!device) return skip("va-driver", subject, "discovery did not reach this node");
@@ -222,14 +229,13 @@ Check huc_from_info(const std::string& path, const std::string& text) {
               "i915.enable_guc=2; without it such jobs are planned CQP-only or refused");
 }
 
-Check check_huc(const Roots& roots, const std::string& node_name,
-                const std::string& kernel_driver) {
-  if (kernel_driver.empty())
-    return skip("huc", node_name, "kernel driver unknown (see kernel-driver)");
-  if (!is_intel_driver(kernel_driver)) return skip("huc", node_name, "not an Intel GPU (i915/xe)");
+Check check_huc(const Roots& roots, const std::string& node, const std::string& kernel_driver) {
+  std::string node_name = name_of_node(node);
+  if (kernel_driver.empty()) return skip("huc", node, "kernel driver unknown (see kernel-driver)");
+  if (!is_intel_driver(kernel_driver)) return skip("huc", node, "not an Intel GPU (i915/xe)");
   std::error_code error;
   if (!fs::is_directory(roots.debugfs + "/dri", error))
-    return skip("huc", node_name,
+    return skip("huc", node,
                 roots.debugfs +
                     "/dri is not readable (debugfs is not mounted, or needs root): "
                     "HuC state unknown");
@@ -243,7 +249,7 @@ Check check_huc(const Roots& roots, const std::string& node_name,
         return huc_from_info(path, *text);
     }
   }
-  return skip("huc", node_name,
+  return skip("huc", node,
               "no gt/uc/huc_info under " + roots.debugfs + "/dri/" + std::to_string(minor - 128) +
                   " (kernel does not show it)");
 }

@@ -196,19 +196,21 @@ Check transcode_once(const HwDevice& device, VideoCodec codec, const std::string
   RunOptions options;
   Result<io::Access> access = io::caller_access();
   if (!access.is_ok())
-    return {check.name, subject, CheckStatus::kFail, access.status().message(), ""};
+    return {check.name, subject, CheckStatus::kFail, access.status().message(),
+            "run doctor from a directory this user may read"};
   options.access = std::move(*access);
   Result<JobReport> report = run_job(spec, options);
   if (!report.is_ok()) {
     check.seen = report.status().message();
     check.fix =
-        "the checks above passed but the device failed a job: run `transcode run -v` "
-        "on a clip with --backend vaapi and report libav's log";
+        "the device failed a job for a codec it lists: see the checks above for a cause; else "
+        "run `transcode run -v --backend vaapi` on a clip and report libav's log";
     return check;
   }
   Result<double> quality = test_clip_psnr(output.path, source);
   if (!quality.is_ok()) {
     check.seen = "transcoded, but PSNR could not be measured: " + quality.status().message();
+    check.fix = "the output is not readable media: report it with `transcode run -v`'s log";
     return check;
   }
   char psnr_text[32];
