@@ -5,6 +5,8 @@
 #       -v transcoded-state:/var/lib/transcoded -v /srv/media:/srv/media -p 50051:50051 transcoded
 #   docker run --rm --device /dev/dri -v "$PWD:/srv/media" --entrypoint transcode transcoded \
 #       run /srv/media/in.mp4 /srv/media/out.mp4 --size 1280x720        # a one-off transcode
+#   docker run --rm --device /dev/dri --group-add "$(stat -c %g /dev/dri/renderD128)" \
+#       --entrypoint transcode transcoded doctor      # what is wrong with the GPU here, and the fix
 #
 # BASE: any Debian 13 image; scripts/container-test passes one it made with debootstrap.
 # TC_TESTS=ON builds the tests too and runs the unit and integration tests against FFmpeg 7.1

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "service/cli/commands.h"
+#include "service/cli/doctor_command.h"
 #include "service/cli/run_command.h"
 #include "service/common/command_line.h"
 #ifdef TC_WITH_GRPC
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   tc::cli::CommandActions actions;
   tc::cli::add_run_command(app, actions);
+  tc::cli::add_doctor_command(app, actions);
 #ifdef TC_WITH_GRPC
   tc::client::add_client_commands(app, actions);
 #else

@@ -14,6 +14,7 @@ enum ExitCode : int {
   kExitDevice = 5,       // hardware device missing or failed
   kExitOutput = 6,       // output cannot be written
   kExitUnavailable = 7,  // the daemon cannot be reached (client commands)
+  kExitCheckFailed = 8,  // `transcode doctor`: a check that applies failed (no device at all: 5)
   kExitInternal = 70,    // EX_SOFTWARE
   kExitCancelled = 130,  // as a shell reports SIGINT
 };

@@ -17,6 +17,7 @@
 #include "service/daemon/metrics_endpoint.h"
 #include "service/daemon/server.h"
 #include "service/daemon/transcoder_service.h"
+#include "service/doctor/doctor.h"
 
 namespace tc::daemon {
 namespace {
@@ -117,6 +118,28 @@ void log_devices(const std::vector<SchedDevice>& devices, const HwInventory& inv
     if (!hw.usable()) spdlog::info("device {} not used: {}", hw.path, hw.unusable_reason);
 }
 
+// Once at start-up: what `transcode doctor` would flag (its checks that need no test transcode),
+// logged and added to the notes that GetCapabilities returns.
+void flag_doctor_findings(const DaemonConfig& config, HwInventory& inventory) {
+  doctor::Options options;
+  options.roots.proc = config.proc_root;
+  options.env = doctor::process_env();
+  options.test_transcode = false;
+  doctor::Report report = doctor::quick_doctor(options, inventory);
+  for (const doctor::Check& check : report.checks) {
+    if (check.status != doctor::CheckStatus::kFail) continue;
+    std::string line = "doctor: " + check.name +
+                       (check.subject.empty() ? "" : " (" + check.subject + ")") + ": " +
+                       check.seen + "; fix: " + check.fix;
+    // A node without a GPU is a deployment choice, not a fault.
+    if (report.no_device)
+      spdlog::info("{}", line);
+    else
+      spdlog::warn("{}", line);
+    inventory.notes.push_back(std::move(line));
+  }
+}
+
 // Once at start-up: whether workers run under Landlock, and why not where they cannot.
 void log_landlock(const DaemonConfig& config) {
   if (!config.worker_landlock)
@@ -131,6 +154,7 @@ int serve(const DaemonConfig& config) {
   Result<std::unique_ptr<JobStore>> store = JobStore::open(config.state_dir);
   if (!store.is_ok()) return store_error(store.status());
   HwInventory inventory = discover_devices();
+  flag_doctor_findings(config, inventory);
   Scheduler scheduler(
       inventory,
       devices_from_inventory(inventory, config.slots, std::thread::hardware_concurrency()),

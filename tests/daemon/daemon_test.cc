@@ -646,4 +646,24 @@ TEST_F(DaemonTest, EngineFiguresComeFromTheProcRootSetting) {
   EXPECT_TRUE(video) << engines.dump();
 }
 
+// What `transcode doctor` would flag is logged once at start-up and carried in GetCapabilities'
+// notes: here, a machine without /dev/dri, the missing render node with its fix.
+TEST_F(DaemonTest, CapabilitiesNotesCarryWhatDoctorFlags) {
+  if (fs::exists("/dev/dri")) GTEST_SKIP() << "this host has /dev/dri";
+  std::string log = dir.path() + "/daemon.log";
+  daemon.log_to(log);
+  ASSERT_TRUE(daemon.start({"--log-level", "info"}));  // no GPU is not a fault: an info line
+  grpc::ClientContext context;
+  pb::Capabilities caps;
+  ASSERT_TRUE(stub()->GetCapabilities(&context, pb::GetCapabilitiesRequest(), &caps).ok());
+  std::string flagged;
+  for (const std::string& note : caps.notes())
+    if (note.starts_with("doctor: render-node (/dev/dri)")) flagged = note;
+  EXPECT_NE(flagged.find("fix: "), std::string::npos) << caps.DebugString();
+  std::string text = read_file_or_empty(log);
+  size_t first = text.find("doctor: render-node");
+  ASSERT_NE(first, std::string::npos) << text;
+  EXPECT_EQ(text.find("doctor: render-node", first + 1), std::string::npos) << "logged twice";
+}
+
 }  // namespace

@@ -1,0 +1,25 @@
+// The checks of one render node, each a Check (doctor.h). Internal to service/doctor.
+#pragma once
+
+#include <string>
+
+#include "service/doctor/doctor.h"
+
+namespace tc::doctor {
+
+// Whether the process (identity) may open the node for reading and writing.
+Check check_permissions(const std::string& node, const Identity& identity);
+// "i915", "xe", ... from sys/class/drm/NODE/device/driver; empty when there is no link.
+std::string kernel_driver_of(const Roots& roots, const std::string& node_name);
+Check check_kernel_driver(const Roots& roots, const std::string& node);
+// The Intel profile of the node's PCI id ("Arc A380 (DG2)").
+Check check_profile(const Roots& roots, const std::string& node);
+// The VA driver libva loaded on the node (device: discovery's answer for it, or null; node
+// empty when there is none).
+Check check_va_driver(const Options& options, const std::string& node, const HwDevice* device,
+                      const std::string& kernel_driver);
+Check check_huc(const Roots& roots, const std::string& node, const std::string& kernel_driver);
+// Opens the node and reads proc/self/fdinfo/FD.
+Check check_fdinfo(const Roots& roots, const std::string& node);
+
+}  // namespace tc::doctor
