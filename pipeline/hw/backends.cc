@@ -73,10 +73,11 @@ constexpr BackendDesc kCuda{
                 .quality_options = {{{"qp", 51}, {"qp", 51}, {"qp", 51}, {}}}},
     .ten_bit_format = AV_PIX_FMT_P010,
     .scale_converts = true,
-    // scale_cuda's kernels sample a fixed 4x4 footprint: past 2:1 they skip source pixels.
+    // scale_cuda's kernels sample a fixed footprint: past 2:1 they skip source pixels. Its
+    // default interpolation, not interp_algo=lanczos: measured on the H200 (4K noisy source
+    // against a CPU bicubic reference), one 2:1 step gave 40.0 dB by default and 32.8 dB with
+    // lanczos; 4K -> 360 in 2:1 steps 40.7 dB by default, 33.4 dB with lanczos.
     .scale_max_ratio = 2,
-    .scale_quality_option = "interp_algo",
-    .scale_quality = ":interp_algo=lanczos",
     .deinterlace = "yadif_cuda=mode=send_frame:parity=auto:deint=all",
     .deinterlace_auto = "yadif_cuda=mode=send_frame:parity=auto:deint=interlaced",
     .ten_bit_encoders = {false, true, true, false},

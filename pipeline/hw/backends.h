@@ -78,9 +78,6 @@ struct BackendDesc {
   // Scalers without a filter that widens with the ratio alias on large downscales: those are
   // cascaded in steps of at most this ratio (0 = any ratio in one step).
   int scale_max_ratio = 0;
-  // Appended to `scale` where this FFmpeg's scaler has the option (checked with av_opt_find).
-  std::string_view scale_quality_option;
-  std::string_view scale_quality;  // ":interp_algo=lanczos"
   // HDR10 (PQ) to SDR BT.709 8-bit on the device; empty = in software after the download.
   std::string_view tonemap;
   // The device's deinterlacer, for every frame (--deinterlace on) and for frames flagged

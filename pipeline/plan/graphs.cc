@@ -79,18 +79,12 @@ std::vector<FrameSize> scale_steps(FrameSize from, FrameSize to, int max_ratio) 
 std::string scale_filter(const BackendDesc& backend, const VideoSource& source,
                          const VideoBranch& branch, FrameSize from, FilterGraphPlan& plan) {
   if (!source.on_device && branch.size == from) return {};
-  std::string quality;
-  if (!backend.scale_quality_option.empty() &&
-      filter_has_option(std::string(backend.scale.substr(0, backend.scale.find('='))).c_str(),
-                        std::string(backend.scale_quality_option).c_str()))
-    quality = backend.scale_quality;
   std::string chain;
   std::vector<FrameSize> steps = scale_steps(from, branch.size, backend.scale_max_ratio);
   for (const FrameSize& step : steps) {
     ++plan.scalers;
     chain = join(chain, GraphBuilder::substitute(backend.scale, step.width, step.height,
-                                                 branch.device_format) +
-                            quality);
+                                                 branch.device_format));
   }
   if (branch.held_frames > 0) chain += ":extra_hw_frames=" + std::to_string(branch.held_frames);
   return join(branch.device_filters, chain);

@@ -104,13 +104,6 @@ bool encoder_takes(std::string_view encoder, AVPixelFormat format) {
   return false;
 }
 
-bool filter_has_option(const char* filter, const char* option) {
-  const AVFilter* found = avfilter_get_by_name(filter);
-  if (!found || !found->priv_class) return false;
-  const AVClass* filter_class = found->priv_class;
-  return av_opt_find(&filter_class, option, nullptr, 0, AV_OPT_SEARCH_FAKE_OBJ) != nullptr;
-}
-
 AVPixelFormat planar_format(int bit_depth, ChromaFormat chroma) {
   bool ten = bit_depth > 8;
   switch (chroma) {

@@ -34,8 +34,6 @@ AVPixelFormat device_format(const BackendDesc& backend, int bit_depth);
 // The pixel format the output's encoder is fed.
 AVPixelFormat encoder_pixel_format(const FormatChoice& choice, const VideoFormatPlan& format);
 bool encoder_takes(std::string_view encoder, AVPixelFormat format);
-// libavfilter has this filter and it has this option (checked where FFmpeg versions differ).
-bool filter_has_option(const char* filter, const char* option);
 // The software tone-map (HDR) or gamut conversion (BT.2020 SDR) to SDR BT.709 (a format filter
 // follows it):
 // zscale + tonemap where this FFmpeg has zscale, else colorspace (no tone curve: clips).

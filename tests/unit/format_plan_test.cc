@@ -282,7 +282,7 @@ TEST(CudaFormatPlan, Hdr10ToHevcDownloadsP010ForLibx265) {
       make_plan(job({hevc("a.mkv", 1920, 1080)}, BackendKind::kCuda), hdr10(), inventory({h200()}));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   EXPECT_TRUE(has(plan->video_graph.text,
-                  "scale_cuda=w=1920:h=1080:format=p010le:interp_algo=lanczos,hwdownload,"
+                  "scale_cuda=w=1920:h=1080:format=p010le,hwdownload,"
                   "format=p010le,format=yuv420p10le"))
       << plan->video_graph.text;
   EXPECT_EQ(plan->outputs[0].video.format.profile, "Main 10");
