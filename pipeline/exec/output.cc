@@ -49,14 +49,17 @@ Status open_encoder(AVCodecContext* encoder, const AVCodec* codec, const Options
 void sanitize_timestamps(AVPacket* packet, int64_t& last_dts, bool strict) {
   int64_t& pts = packet->pts;
   int64_t& dts = packet->dts;
+  // A corrupt input's timestamps reach INT64 limits: every step here saturates instead of
+  // overflowing (UBSan found `163920 + 9223372036854766808` in a mutated TS).
+  auto after = [](int64_t t) { return t < INT64_MAX ? t + 1 : t; };
   if (pts != AV_NOPTS_VALUE && dts != AV_NOPTS_VALUE && dts > pts) {
-    int64_t next = last_dts == AV_NOPTS_VALUE ? dts : last_dts + 1;
-    // The median of pts, dts and the next dts.
-    int64_t guess = pts + dts + next - std::min({pts, dts, next}) - std::max({pts, dts, next});
+    int64_t next = last_dts == AV_NOPTS_VALUE ? dts : after(last_dts);
+    // The median of pts, dts and the next dts, by comparisons (a sum could overflow).
+    int64_t guess = std::max(std::min(pts, dts), std::min(std::max(pts, dts), next));
     pts = dts = guess;
   }
   if (dts != AV_NOPTS_VALUE && last_dts != AV_NOPTS_VALUE) {
-    int64_t min_dts = last_dts + (strict ? 1 : 0);
+    int64_t min_dts = strict ? after(last_dts) : last_dts;
     if (dts < min_dts) {
       if (pts != AV_NOPTS_VALUE && pts >= dts) pts = std::max(pts, min_dts);
       dts = min_dts;
