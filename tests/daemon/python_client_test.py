@@ -18,12 +18,15 @@ import transcoded_client  # noqa: E402
 
 
 def generate_std_stubs(out):
-    """gRPC's own health and reflection protos, which are not part of the package."""
-    include = os.path.join(HERE, "protos")
-    files = ["grpc_std/health.proto", "grpc_std/reflection.proto"]
-    subprocess.run(["protoc", "-I", include, "--python_out", out, "--grpc_python_out", out,
-                    "--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin"] +
-                   [os.path.join(include, f) for f in files], check=True)
+    """gRPC's own health and reflection protos, which are not part of the package: health from
+    the test's copy, reflection from the one the daemon serves (proto/), as a top-level module
+    `reflection_pb2` (a `grpc/...` path would shadow the grpc package itself)."""
+    def protoc(include, files):
+        subprocess.run(["protoc", "-I", include, "--python_out", out, "--grpc_python_out", out,
+                        "--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin"] +
+                       [os.path.join(include, f) for f in files], check=True)
+    protoc(os.path.join(HERE, "protos"), ["grpc_std/health.proto"])
+    protoc(os.path.join(SOURCE, "proto", "grpc", "reflection", "v1alpha"), ["reflection.proto"])
 
 
 class PythonClientTest(unittest.TestCase):
@@ -56,7 +59,7 @@ class PythonClientTest(unittest.TestCase):
         self.assertEqual(reply.status, health_pb2.HealthCheckResponse.SERVING)
 
     def test_reflection_lists_the_services(self):
-        from grpc_std import reflection_pb2, reflection_pb2_grpc
+        import reflection_pb2, reflection_pb2_grpc
         stub = reflection_pb2_grpc.ServerReflectionStub(self.client._channel)
         request = reflection_pb2.ServerReflectionRequest(list_services="")
         replies = list(stub.ServerReflectionInfo(iter([request]), timeout=30))
@@ -67,7 +70,7 @@ class PythonClientTest(unittest.TestCase):
     def test_reflection_describes_the_api(self):
         """What grpcurl asks first: the file holding the service, with every file it imports."""
         from google.protobuf import descriptor_pb2
-        from grpc_std import reflection_pb2, reflection_pb2_grpc
+        import reflection_pb2, reflection_pb2_grpc
         stub = reflection_pb2_grpc.ServerReflectionStub(self.client._channel)
         requests = [reflection_pb2.ServerReflectionRequest(
             file_containing_symbol="transcode.v1.Transcoder"),
@@ -181,7 +184,7 @@ class TokenDaemonTest(unittest.TestCase):
 
     def test_reflection_does_not_answer_without_the_token(self):
         import grpc
-        from grpc_std import reflection_pb2, reflection_pb2_grpc
+        import reflection_pb2, reflection_pb2_grpc
         with grpc.insecure_channel(self.daemon.address) as channel:
             stub = reflection_pb2_grpc.ServerReflectionStub(channel)
             request = reflection_pb2.ServerReflectionRequest(list_services="")
@@ -191,7 +194,7 @@ class TokenDaemonTest(unittest.TestCase):
 
     def test_reflection_answers_with_the_token(self):
         import grpc
-        from grpc_std import reflection_pb2, reflection_pb2_grpc
+        import reflection_pb2, reflection_pb2_grpc
         with grpc.insecure_channel(self.daemon.address) as channel:
             stub = reflection_pb2_grpc.ServerReflectionStub(channel)
             request = reflection_pb2.ServerReflectionRequest(list_services="")
