@@ -40,8 +40,8 @@ enum class ChromaFormat { k420, k422, k444, kOther };
 struct VideoInfo {
   int stream_index = -1;
   AVCodecID codec = AV_CODEC_ID_NONE;
-  std::string codec_name;  // "h264"
-  std::string profile;     // "High", "Main 10"; empty when unknown
+  std::string codec_name;   // "h264"
+  std::string profile;      // "High", "Main 10"; empty when unknown
   int codec_profile = -99;  // AVCodecParameters.profile (the bitstream's number); -99 unknown
   int width = 0;
   int height = 0;
