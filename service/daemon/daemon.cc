@@ -15,6 +15,7 @@
 #include "service/daemon/job_manager.h"
 #include "service/daemon/landlock.h"
 #include "service/daemon/metrics_endpoint.h"
+#include "service/daemon/node_heartbeat.h"
 #include "service/daemon/pg_connection.h"
 #include "service/daemon/server.h"
 #include "service/daemon/transcoder_service.h"
@@ -153,6 +154,9 @@ void log_landlock(const DaemonConfig& config) {
   spdlog::warn("workers without Landlock: {}", why);
 }
 
+// How often a node rewrites its row: ListNodes is this fresh.
+constexpr double kHeartbeatInterval_s = 5;
+
 void log_store(const DaemonConfig& config) {
   if (config.store.empty()) return spdlog::info("job store: SQLite in {}", config.state_dir);
   spdlog::info("job store: {}", redact_store_url(config.store));
@@ -175,6 +179,12 @@ int serve(const DaemonConfig& config) {
   if (Status started = manager.start(); !started.is_ok()) {
     spdlog::error("{}", started.message());
     return kExitInternal;
+  }
+  NodeHeartbeat heartbeat(manager, config.node_id.empty() ? default_node_id() : config.node_id,
+                          kHeartbeatInterval_s);
+  if (!heartbeat.first_beat().is_ok()) {
+    spdlog::error("{}", heartbeat.first_beat().message());
+    return kExitUnavailable;
   }
   std::unique_ptr<MetricsEndpoint> metrics;
   if (!config.metrics_listen.empty()) {

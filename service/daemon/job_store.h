@@ -11,6 +11,7 @@
 
 #include "pipeline/core/status.h"
 #include "service/daemon/job_record.h"
+#include "service/daemon/node_record.h"
 
 namespace tc::daemon {
 
@@ -36,6 +37,11 @@ class JobStore {
   virtual Result<int> count_in_state(JobState state) = 0;
   // Deletes finished jobs that ended before `end_ms`; returns how many.
   virtual Result<int> purge_ended_before(int64_t end_ms) = 0;
+
+  // Writes this daemon's node row (its heartbeat; heartbeat_ms is the store's clock).
+  virtual Status heartbeat(const NodeRecord& node) = 0;
+  // Every node sharing the store, by id: with SQLite, the one that last beat.
+  virtual Result<std::vector<NodeRecord>> nodes() = 0;
 };
 
 // Where the jobs live, as the settings say: `url` empty = SQLite in `state_dir`; a

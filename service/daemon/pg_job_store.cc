@@ -164,4 +164,34 @@ Result<int> PgJobStore::purge_ended_before(int64_t end_ms) {
   return static_cast<int>(rows.affected());
 }
 
+Status PgJobStore::heartbeat(const NodeRecord& node) {
+  std::lock_guard lock(mutex_);
+  // The database's clock: every node's heartbeat is judged by one clock, not by each node's.
+  return db_
+      ->query(
+          "INSERT INTO nodes (id, started_ms, heartbeat_ms, snapshot) VALUES ($1, $2, "
+          "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT, $3) ON CONFLICT (id) DO "
+          "UPDATE SET started_ms = EXCLUDED.started_ms, heartbeat_ms = "
+          "EXCLUDED.heartbeat_ms, snapshot = EXCLUDED.snapshot",
+          {node.id, text_of(node.started_ms), node_details_json(node)},
+          "heartbeat of node " + node.id)
+      .status();
+}
+
+Result<std::vector<NodeRecord>> PgJobStore::nodes() {
+  std::lock_guard lock(mutex_);
+  TC_ASSIGN_OR_RETURN(
+      PgRows rows,
+      db_->query("SELECT id, started_ms, heartbeat_ms, snapshot FROM nodes ORDER BY id", {},
+                 "list nodes"));
+  std::vector<NodeRecord> nodes(rows.size());
+  for (int i = 0; i < rows.size(); ++i) {
+    nodes[i].id = rows.text(i, 0);
+    nodes[i].started_ms = rows.integer(i, 1);
+    nodes[i].heartbeat_ms = rows.integer(i, 2);
+    TC_RETURN_IF_ERROR(node_details_from_json(rows.text(i, 3), nodes[i]));
+  }
+  return nodes;
+}
+
 }  // namespace tc::daemon

@@ -25,6 +25,8 @@ class PgJobStore final : public JobStore {
   Result<std::vector<JobRecord>> all_in_state(JobState state) override;
   Result<int> count_in_state(JobState state) override;
   Result<int> purge_ended_before(int64_t end_ms) override;
+  Status heartbeat(const NodeRecord& node) override;
+  Result<std::vector<NodeRecord>> nodes() override;
 
  private:
   explicit PgJobStore(std::unique_ptr<PgConnection> db) : db_(std::move(db)) {}

@@ -234,4 +234,17 @@ Result<int> SqliteJobStore::purge_ended_before(int64_t end_ms) {
   return sqlite3_changes(db_);
 }
 
+Status SqliteJobStore::heartbeat(const NodeRecord& node) {
+  std::lock_guard lock(node_mutex_);
+  node_ = node;
+  node_->heartbeat_ms = now_ms();
+  return {};
+}
+
+Result<std::vector<NodeRecord>> SqliteJobStore::nodes() {
+  std::lock_guard lock(node_mutex_);
+  if (!node_) return std::vector<NodeRecord>();
+  return std::vector<NodeRecord>{*node_};
+}
+
 }  // namespace tc::daemon

@@ -27,6 +27,8 @@ class SqliteJobStore final : public JobStore {
   Result<std::vector<JobRecord>> all_in_state(JobState state) override;
   Result<int> count_in_state(JobState state) override;
   Result<int> purge_ended_before(int64_t end_ms) override;
+  Status heartbeat(const NodeRecord& node) override;
+  Result<std::vector<NodeRecord>> nodes() override;
 
  private:
   explicit SqliteJobStore(sqlite3* db) : db_(db) {}
@@ -35,6 +37,8 @@ class SqliteJobStore final : public JobStore {
 
   std::mutex mutex_;
   sqlite3* db_;
+  std::mutex node_mutex_;
+  std::optional<NodeRecord> node_;  // the one node: this daemon, kept in memory
 };
 
 }  // namespace tc::daemon

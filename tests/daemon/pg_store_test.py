@@ -3,8 +3,10 @@
 starts (postgres_server.py): a job runs and its row is in the database, a second daemon on the
 same database answers for it, the password never reaches the logs, an unreachable store and a
 newer schema stop the daemon with their own exit codes."""
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -79,6 +81,32 @@ class PostgresStoreTest(unittest.TestCase):
         finally:
             second.stop()
 
+    def nodes(self, daemon, *args):
+        done = subprocess.run([os.environ["TC_TRANSCODE"], "nodes", "--json", "--server",
+                               daemon.address, *args], capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return json.loads(done.stdout).get("nodes", [])
+
+    def test_every_daemon_lists_every_node(self):
+        database = self.server.create_database()
+        url = self.server.url(database)
+        first = RealDaemon(extra_args=["--store", url, "--node-id", "node-a"])
+        try:
+            second = RealDaemon(extra_args=["--store", url, "--node-id", "node-b"])
+            try:
+                for daemon in (first, second):
+                    nodes = self.nodes(daemon)
+                    self.assertEqual([n["id"] for n in nodes], ["node-a", "node-b"])
+                    for node in nodes:
+                        self.assertIn("software", node["backends"])
+                        self.assertGreater(node["free_slots"], 0)
+                        self.assertEqual(node["devices"][0]["name"], "software")
+                        self.assertIn("heartbeat_time", node)
+            finally:
+                second.stop()
+        finally:
+            first.stop()
+
     def test_the_password_never_reaches_the_log(self):
         database = self.server.create_database()
         code, err = start_and_stop(["--store", self.server.url(database, password=SECRET)])
@@ -116,6 +144,26 @@ class PostgresStoreTest(unittest.TestCase):
         self.assertEqual(code, EXIT_USAGE, err)
         self.assertIn("is not a postgresql:// URL", err)
         self.assertNotIn(SECRET, err)
+
+
+class SqliteNodeTest(unittest.TestCase):
+    """Without a shared store the daemon is the one node, named after its host by default."""
+
+    def test_the_one_node_is_this_daemon(self):
+        daemon = RealDaemon(token="node-token")
+        try:
+            run = [os.environ["TC_TRANSCODE"], "nodes", "--json", "--server", daemon.address]
+            refused = subprocess.run(run, capture_output=True, text=True, timeout=60)
+            self.assertEqual(refused.returncode, EXIT_USAGE, refused.stderr)
+            self.assertIn("UNAUTHENTICATED", refused.stderr)
+            env = dict(os.environ, TC_TOKEN="node-token")
+            done = subprocess.run(run, capture_output=True, text=True, timeout=60, env=env)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            nodes = json.loads(done.stdout)["nodes"]
+            self.assertEqual([n["id"] for n in nodes], [socket.gethostname()])
+            self.assertEqual(nodes[0]["backends"][0], "software")
+        finally:
+            daemon.stop()
 
 
 if __name__ == "__main__":

@@ -369,6 +369,36 @@ TYPED_TEST(StoreContract, ADatabaseNewerThanTheBinaryIsRefusedAndLeftAlone) {
   EXPECT_EQ(this->engine_.schema_version(), future);
 }
 
+NodeRecord node(const std::string& id, std::vector<std::string> running) {
+  NodeRecord record;
+  record.id = id;
+  record.started_ms = 1000;
+  record.devices = {{"software", "software", 4, static_cast<int>(running.size())},
+                    {"vulkan 0", "vulkan", 2, 0}};
+  record.backends = {"software", "vulkan"};
+  record.running_jobs = std::move(running);
+  return record;
+}
+
+TYPED_TEST(StoreContract, AHeartbeatIsListedAsANodeAndTheNextReplacesIt) {
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->heartbeat(node("gpu-1", {"j1", "j2"})).is_ok());
+  ASSERT_TRUE(store->heartbeat(node("gpu-1", {"j3"})).is_ok());
+  Result<std::vector<NodeRecord>> nodes = store->nodes();
+  ASSERT_TRUE(nodes.is_ok()) << nodes.status().message();
+  ASSERT_EQ(nodes->size(), 1u);
+  const NodeRecord& listed = nodes->front();
+  EXPECT_EQ(listed.id, "gpu-1");
+  EXPECT_EQ(listed.started_ms, 1000);
+  EXPECT_GT(listed.heartbeat_ms, 1000);
+  EXPECT_EQ(listed.running_jobs, std::vector<std::string>{"j3"});
+  ASSERT_EQ(listed.devices.size(), 2u);
+  EXPECT_EQ(listed.devices[1].backend, "vulkan");
+  EXPECT_EQ(listed.backends, (std::vector<std::string>{"software", "vulkan"}));
+  EXPECT_EQ(listed.free_slots(), 3 + 2);
+}
+
 // ---- PostgreSQL alone: what only a shared server has.
 
 class PostgresStore : public ::testing::Test {
@@ -420,6 +450,21 @@ TEST_F(PostgresStore, TheStoreReconnectsAfterItsConnectionIsKilled) {
   Result<std::optional<JobRecord>> found = store->get("before");
   ASSERT_TRUE(found.is_ok()) << found.status().message();
   EXPECT_TRUE(found->has_value());
+}
+
+TEST_F(PostgresStore, EveryDaemonSeesEveryNode) {
+  std::unique_ptr<JobStore> a = open(), b = open();
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(a->heartbeat(node("node-a", {})).is_ok());
+  ASSERT_TRUE(b->heartbeat(node("node-b", {"j9"})).is_ok());
+  for (JobStore* store : {a.get(), b.get()}) {
+    Result<std::vector<NodeRecord>> nodes = store->nodes();
+    ASSERT_TRUE(nodes.is_ok()) << nodes.status().message();
+    ASSERT_EQ(nodes->size(), 2u);
+    EXPECT_EQ((*nodes)[0].id, "node-a");
+    EXPECT_EQ((*nodes)[1].id, "node-b");
+    EXPECT_EQ((*nodes)[1].running_jobs, std::vector<std::string>{"j9"});
+  }
 }
 
 // ---- No server needed: what the settings and errors say.
