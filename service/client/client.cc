@@ -118,6 +118,14 @@ void add_caps(CLI::App& root, cli::CommandActions& actions) {
   });
 }
 
+void add_nodes(CLI::App& root, cli::CommandActions& actions) {
+  CLI::App* command = root.add_subcommand(
+      "nodes", "every daemon sharing the job store: devices, free slots, running jobs");
+  auto json = std::make_shared<bool>(false);
+  add_json_flag(command, *json);
+  add_action(actions, command, [json](const Connection& c) { return nodes_command(*json, c); });
+}
+
 void add_health(CLI::App& root, cli::CommandActions& actions) {
   CLI::App* command =
       root.add_subcommand("health", "grpc.health.v1 status: exit 0 when SERVING, else 7");
@@ -149,6 +157,7 @@ void add_client_commands(CLI::App& root, cli::CommandActions& actions) {
       },
       cancel_command);
   add_caps(root, actions);
+  add_nodes(root, actions);
   add_health(root, actions);
   root.footer(kExitCodes);
 }

@@ -40,6 +40,7 @@ int get_command(const JobIdArgs& args, const Connection& connection);
 int jobs_command(const JobsArgs& args, const Connection& connection);
 int cancel_command(const JobIdArgs& args, const Connection& connection);
 int caps_command(bool json, const Connection& connection);
+int nodes_command(bool json, const Connection& connection);
 // The Intel device profiles --assume-device takes (no daemon needed).
 int profiles_command(bool json);
 int health_command(const std::string& service, const Connection& connection);

@@ -25,6 +25,11 @@ struct DaemonConfig {
   double retention_hours = 168;  // how long finished jobs are kept
   int max_attempts = 3;          // runs of a job interrupted by daemon restarts
 
+  // Cluster (README, Cluster)
+  std::string store;                // postgresql://... = the shared cluster store; empty = SQLite
+  std::string store_password_file;  // the store's password, when neither URL nor PGPASSFILE has it
+  std::string node_id;              // this daemon in the cluster; empty = the host name
+
   // Requests
   std::vector<std::string> media_roots;        // empty = the daemon's working directory
   std::vector<std::string> allowed_protocols;  // beyond plain files: "http", "rtmp", ...

@@ -15,6 +15,8 @@
 #include "service/daemon/job_manager.h"
 #include "service/daemon/landlock.h"
 #include "service/daemon/metrics_endpoint.h"
+#include "service/daemon/node_heartbeat.h"
+#include "service/daemon/pg_connection.h"
 #include "service/daemon/server.h"
 #include "service/daemon/transcoder_service.h"
 #include "service/doctor/doctor.h"
@@ -51,9 +53,11 @@ int usage_error(const Status& status) {
 }
 
 // A database that is damaged (exit 3) or not writable (exit 6) is not a usage error; any other
-// failure to open the state (a bad state_dir, a newer schema) is, as it always was (exit 2).
-int store_error(const Status& status) {
+// failure to open the state (a bad state_dir, a newer schema) is, as it always was (exit 2). A
+// shared store that cannot be reached now may be later: exit 7, for a supervisor to retry.
+int store_error(const Status& status, bool shared) {
   std::fprintf(stderr, "transcoded: %s\n", status.message().c_str());
+  if (shared && status.retryable()) return kExitUnavailable;
   Code code = status.code();
   return code == Code::kInput || code == Code::kOutput ? exit_code_for(code) : kExitUsage;
 }
@@ -150,9 +154,19 @@ void log_landlock(const DaemonConfig& config) {
   spdlog::warn("workers without Landlock: {}", why);
 }
 
+// How often a node rewrites its row: ListNodes is this fresh.
+constexpr double kHeartbeatInterval_s = 5;
+
+void log_store(const DaemonConfig& config) {
+  if (config.store.empty()) return spdlog::info("job store: SQLite in {}", config.state_dir);
+  spdlog::info("job store: {}", redact_store_url(config.store));
+}
+
 int serve(const DaemonConfig& config) {
-  Result<std::unique_ptr<JobStore>> store = JobStore::open(config.state_dir);
-  if (!store.is_ok()) return store_error(store.status());
+  Result<std::unique_ptr<JobStore>> store =
+      open_job_store({config.store, config.store_password_file, config.state_dir});
+  if (!store.is_ok()) return store_error(store.status(), !config.store.empty());
+  log_store(config);
   HwInventory inventory = discover_devices();
   flag_doctor_findings(config, inventory);
   Scheduler scheduler(
@@ -165,6 +179,12 @@ int serve(const DaemonConfig& config) {
   if (Status started = manager.start(); !started.is_ok()) {
     spdlog::error("{}", started.message());
     return kExitInternal;
+  }
+  NodeHeartbeat heartbeat(manager, config.node_id.empty() ? default_node_id() : config.node_id,
+                          kHeartbeatInterval_s);
+  if (!heartbeat.first_beat().is_ok()) {
+    spdlog::error("{}", heartbeat.first_beat().message());
+    return kExitUnavailable;
   }
   std::unique_ptr<MetricsEndpoint> metrics;
   if (!config.metrics_listen.empty()) {

@@ -88,6 +88,10 @@ class JobManager {
   // Jobs by state, queue, devices, running jobs' engines, totals: what /metrics shows.
   NodeSnapshot node_snapshot();
 
+  // This daemon's node row, and every node's, through the store (node_heartbeat.h).
+  Status heartbeat(const NodeRecord& node) { return store_->heartbeat(node); }
+  Result<std::vector<NodeRecord>> nodes() { return store_->nodes(); }
+
   // Refuses new jobs from now on; running jobs may finish for `grace_s`, then are stopped
   // and left QUEUED for the next start. Returns when every job thread has ended.
   void shutdown(double grace_s);

@@ -217,4 +217,20 @@ void capabilities_to_proto(const HwInventory& inventory, const std::vector<Sched
   for (const std::string& note : inventory.notes) out->add_notes(note);
 }
 
+void node_to_proto(const NodeRecord& node, pb::Node* out) {
+  out->set_id(node.id);
+  for (const NodeDevice& d : node.devices) {
+    pb::NodeDevice* device = out->add_devices();
+    device->set_name(d.name);
+    device->set_backend(d.backend);
+    device->set_slots(d.slots);
+    device->set_running(d.running);
+  }
+  for (const std::string& backend : node.backends) out->add_backends(backend);
+  out->set_free_slots(node.free_slots());
+  for (const std::string& id : node.running_jobs) out->add_running_jobs(id);
+  set_time(node.started_ms, out->mutable_start_time());
+  set_time(node.heartbeat_ms, out->mutable_heartbeat_time());
+}
+
 }  // namespace tc::daemon

@@ -10,6 +10,7 @@
 #include "pipeline/spec/job_spec.h"
 #include "service/api/job_config.h"
 #include "service/daemon/job_record.h"
+#include "service/daemon/node_record.h"
 #include "service/daemon/scheduler.h"
 #include "transcode/v1/transcoder.pb.h"
 
@@ -22,5 +23,6 @@ pb::JobState state_to_proto(JobState state);
 std::optional<JobState> state_from_proto(pb::JobState state);
 void capabilities_to_proto(const HwInventory& inventory, const std::vector<SchedDevice>& devices,
                            pb::Capabilities* out);
+void node_to_proto(const NodeRecord& node, pb::Node* out);
 
 }  // namespace tc::daemon

@@ -128,4 +128,15 @@ grpc::ServerUnaryReactor* TranscoderService::GetCapabilities(
   return finish(context, status);
 }
 
+grpc::ServerUnaryReactor* TranscoderService::ListNodes(grpc::CallbackServerContext* context,
+                                                       const pb::ListNodesRequest* /*request*/,
+                                                       pb::ListNodesResponse* response) {
+  ApiStatus status = authorize(*context);
+  if (!status.is_ok()) return finish(context, status);
+  Result<std::vector<NodeRecord>> nodes = manager_.nodes();
+  if (!nodes.is_ok()) return finish(context, {ApiCode::kInternal, nodes.status().message()});
+  for (const NodeRecord& node : *nodes) node_to_proto(node, response->add_nodes());
+  return finish(context, {});
+}
+
 }  // namespace tc::daemon

@@ -36,6 +36,9 @@ class TranscoderService final : public transcode::v1::Transcoder::CallbackServic
   grpc::ServerUnaryReactor* GetCapabilities(grpc::CallbackServerContext* context,
                                             const transcode::v1::GetCapabilitiesRequest* request,
                                             transcode::v1::Capabilities* response) override;
+  grpc::ServerUnaryReactor* ListNodes(grpc::CallbackServerContext* context,
+                                      const transcode::v1::ListNodesRequest* request,
+                                      transcode::v1::ListNodesResponse* response) override;
 
  private:
   ApiStatus authorize(const grpc::CallbackServerContext& context) const;

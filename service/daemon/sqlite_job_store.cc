@@ -1,106 +1,65 @@
-#include "service/daemon/job_store.h"
+#include "service/daemon/sqlite_job_store.h"
 
 #include <sqlite3.h>
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
 
+#include "service/daemon/job_columns.h"
 #include "service/daemon/job_store_schema.h"
 #include "service/daemon/sqlite_statement.h"
 
 namespace tc::daemon {
 namespace {
 
-using nlohmann::json;
-
-constexpr const char* kColumns =
-    "seq, id, request_id, state, priority, labels, spec, create_ms, start_ms, end_ms, attempt, "
-    "device, progress, report, error_code, error_message, error_retryable";
+constexpr const char* kColumns = kJobColumnList;
 
 Status db_error(sqlite3* db, const std::string& what) {
   return {Code::kInternal, "job store: " + what + ": " + sqlite3_errmsg(db), true};
 }
 
-// ---- the typed columns: written once here, read once in row_to_job.
-
-Status labels_from(const std::string& text, std::map<std::string, std::string>& labels) {
-  json j = json::parse(text, nullptr, false);
-  if (!j.is_object()) return {Code::kInternal, "not a JSON object"};
-  for (auto& [key, value] : j.items()) {
-    if (!value.is_string()) return {Code::kInternal, key + ": not a string"};
-    labels[key] = value.get<std::string>();
-  }
-  return {};
-}
-
-template <typename T>
-Status typed_from(const std::string& text, T& out) {
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded()) return {Code::kInternal, "not valid JSON"};
-  return from_json(j, out);
-}
-
-std::string report_text(const std::optional<JobReport>& report) {
-  return report ? json(*report).dump() : "";
-}
-
-Status report_from(const std::string& text, std::optional<JobReport>& report) {
-  if (text.empty()) return {};
-  report.emplace();
-  return typed_from(text, *report);
-}
-
-Status column_error(const std::string& id, const char* column, const Status& why) {
-  return {Code::kInternal, "job store: job " + id + ": the stored " + column +
-                               " does not read back: " + why.message()};
-}
-
 Result<JobRecord> row_to_job(Statement& s) {
-  JobRecord job;
-  job.seq = s.int_at(0);
-  job.id = s.text_at(1);
-  job.request_id = s.text_at(2);
-  job.state = static_cast<JobState>(s.int_at(3));
-  job.priority = static_cast<int>(s.int_at(4));
-  if (Status st = labels_from(s.text_at(5), job.labels); !st.is_ok())
-    return column_error(job.id, "labels", st);
-  Result<JobSpec> spec = job_spec_from_json(s.text_at(6));
-  if (!spec.is_ok()) return column_error(job.id, "spec", spec.status());
-  job.spec = std::move(*spec);
-  job.create_ms = s.int_at(7);
-  job.start_ms = s.int_at(8);
-  job.end_ms = s.int_at(9);
-  job.attempt = static_cast<int>(s.int_at(10));
-  job.device = s.text_at(11);
-  if (Status st = typed_from(s.text_at(12), job.progress); !st.is_ok())
-    return column_error(job.id, "progress", st);
-  if (Status st = report_from(s.text_at(13), job.report); !st.is_ok())
-    return column_error(job.id, "report", st);
-  Code code = parse_code_key(s.text_at(14)).value_or(Code::kInternal);
-  if (code != Code::kOk) job.error = Status(code, s.text_at(15), s.int_at(16) != 0);
-  return job;
+  JobColumns row;
+  row.seq = s.int_at(0);
+  row.id = s.text_at(1);
+  row.request_id = s.text_at(2);
+  row.state = s.int_at(3);
+  row.priority = s.int_at(4);
+  row.labels = s.text_at(5);
+  row.spec = s.text_at(6);
+  row.create_ms = s.int_at(7);
+  row.start_ms = s.int_at(8);
+  row.end_ms = s.int_at(9);
+  row.attempt = s.int_at(10);
+  row.device = s.text_at(11);
+  row.progress = s.text_at(12);
+  row.report = s.text_at(13);
+  row.error_code = s.text_at(14);
+  row.error_message = s.text_at(15);
+  row.error_retryable = s.int_at(16);
+  return from_columns(row);
 }
 
-// Binds the columns after seq and id, from index `first`, in kColumns order.
+// Binds the columns after seq and id, from index `first`, in kJobColumnList order.
 void bind_fields(Statement& s, int first, const JobRecord& job) {
-  if (job.request_id.empty())
+  JobColumns row = to_columns(job);
+  if (row.request_id.empty())
     s.bind_null(first);
   else
-    s.bind(first, job.request_id);
-  s.bind(first + 1, static_cast<int64_t>(job.state));
-  s.bind(first + 2, int64_t{job.priority});
-  s.bind(first + 3, json(job.labels).dump());
-  s.bind(first + 4, job_spec_to_json(job.spec));
-  s.bind(first + 5, job.create_ms);
-  s.bind(first + 6, job.start_ms);
-  s.bind(first + 7, job.end_ms);
-  s.bind(first + 8, int64_t{job.attempt});
-  s.bind(first + 9, job.device);
-  s.bind(first + 10, json(job.progress).dump());
-  s.bind(first + 11, report_text(job.report));
-  s.bind(first + 12, std::string(code_key(job.error.code())));
-  s.bind(first + 13, job.error.message());
-  s.bind(first + 14, int64_t{job.error.retryable()});
+    s.bind(first, row.request_id);
+  s.bind(first + 1, row.state);
+  s.bind(first + 2, row.priority);
+  s.bind(first + 3, row.labels);
+  s.bind(first + 4, row.spec);
+  s.bind(first + 5, row.create_ms);
+  s.bind(first + 6, row.start_ms);
+  s.bind(first + 7, row.end_ms);
+  s.bind(first + 8, row.attempt);
+  s.bind(first + 9, row.device);
+  s.bind(first + 10, row.progress);
+  s.bind(first + 11, row.report);
+  s.bind(first + 12, row.error_code);
+  s.bind(first + 13, row.error_message);
+  s.bind(first + 14, row.error_retryable);
 }
 
 Result<std::vector<JobRecord>> collect(sqlite3* db, Statement& s) {
@@ -140,6 +99,11 @@ Status check_usable(sqlite3* db, const std::string& path) {
 }  // namespace
 
 Result<std::unique_ptr<JobStore>> JobStore::open(const std::string& state_dir) {
+  TC_ASSIGN_OR_RETURN(std::unique_ptr<SqliteJobStore> store, SqliteJobStore::open(state_dir));
+  return std::unique_ptr<JobStore>(std::move(store));
+}
+
+Result<std::unique_ptr<SqliteJobStore>> SqliteJobStore::open(const std::string& state_dir) {
   std::error_code ec;
   std::filesystem::create_directories(state_dir, ec);
   if (ec)
@@ -152,7 +116,7 @@ Result<std::unique_ptr<JobStore>> JobStore::open(const std::string& state_dir) {
     sqlite3_close(db);
     return status;
   }
-  std::unique_ptr<JobStore> store(new JobStore(db));
+  std::unique_ptr<SqliteJobStore> store(new SqliteJobStore(db));
   sqlite3_busy_timeout(db, 5000);
   TC_RETURN_IF_ERROR(check_usable(db, path));
   // WAL: readers never block the writer; NORMAL sync is durable across a process kill (the
@@ -162,11 +126,11 @@ Result<std::unique_ptr<JobStore>> JobStore::open(const std::string& state_dir) {
   return store;
 }
 
-JobStore::~JobStore() {
+SqliteJobStore::~SqliteJobStore() {
   sqlite3_close(db_);
 }
 
-Status JobStore::exec(const char* sql) {
+Status SqliteJobStore::exec(const char* sql) {
   char* error = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) == SQLITE_OK) return {};
   Status status(Code::kInternal, std::string("job store: ") + (error ? error : "exec failed"));
@@ -174,7 +138,7 @@ Status JobStore::exec(const char* sql) {
   return status;
 }
 
-Result<bool> JobStore::insert(JobRecord& job) {
+Result<bool> SqliteJobStore::insert(JobRecord& job) {
   std::lock_guard lock(mutex_);
   if (!job.request_id.empty()) {
     Statement find(db_, std::string("SELECT ") + kColumns + " FROM jobs WHERE request_id = ?");
@@ -194,31 +158,28 @@ Result<bool> JobStore::insert(JobRecord& job) {
   return true;
 }
 
-Result<std::optional<JobRecord>> JobStore::get(const std::string& id) {
+Result<std::optional<JobRecord>> SqliteJobStore::find_one(const char* column,
+                                                          const std::string& value) {
   std::lock_guard lock(mutex_);
-  Statement s(db_, std::string("SELECT ") + kColumns + " FROM jobs WHERE id = ?");
-  if (!s.ok()) return db_error(db_, "prepare get");
-  s.bind(1, id);
+  Statement s(db_, std::string("SELECT ") + kColumns + " FROM jobs WHERE " + column + " = ?");
+  if (!s.ok()) return db_error(db_, std::string("prepare find by ") + column);
+  s.bind(1, value);
   int rc = s.step();
   if (rc == SQLITE_DONE) return std::optional<JobRecord>();
-  if (rc != SQLITE_ROW) return db_error(db_, "get job " + id);
+  if (rc != SQLITE_ROW) return db_error(db_, std::string("find ") + column + " " + value);
   TC_ASSIGN_OR_RETURN(JobRecord job, row_to_job(s));
   return std::optional<JobRecord>(std::move(job));
 }
 
-Result<std::optional<JobRecord>> JobStore::find_by_request_id(const std::string& request_id) {
-  std::lock_guard lock(mutex_);
-  Statement s(db_, std::string("SELECT ") + kColumns + " FROM jobs WHERE request_id = ?");
-  if (!s.ok()) return db_error(db_, "prepare find");
-  s.bind(1, request_id);
-  int rc = s.step();
-  if (rc == SQLITE_DONE) return std::optional<JobRecord>();
-  if (rc != SQLITE_ROW) return db_error(db_, "find request " + request_id);
-  TC_ASSIGN_OR_RETURN(JobRecord job, row_to_job(s));
-  return std::optional<JobRecord>(std::move(job));
+Result<std::optional<JobRecord>> SqliteJobStore::get(const std::string& id) {
+  return find_one("id", id);
 }
 
-Status JobStore::update(const JobRecord& job) {
+Result<std::optional<JobRecord>> SqliteJobStore::find_by_request_id(const std::string& request_id) {
+  return find_one("request_id", request_id);
+}
+
+Status SqliteJobStore::update(const JobRecord& job) {
   std::lock_guard lock(mutex_);
   Statement s(db_,
               "UPDATE jobs SET request_id = ?, state = ?, priority = ?, labels = ?, spec = ?, "
@@ -231,8 +192,8 @@ Status JobStore::update(const JobRecord& job) {
   return {};
 }
 
-Result<std::vector<JobRecord>> JobStore::list(std::optional<JobState> state, int64_t before_seq,
-                                              int limit) {
+Result<std::vector<JobRecord>> SqliteJobStore::list(std::optional<JobState> state,
+                                                    int64_t before_seq, int limit) {
   std::lock_guard lock(mutex_);
   std::string sql = std::string("SELECT ") + kColumns + " FROM jobs WHERE seq < ?";
   if (state) sql += " AND state = ?";
@@ -246,7 +207,7 @@ Result<std::vector<JobRecord>> JobStore::list(std::optional<JobState> state, int
   return collect(db_, s);
 }
 
-Result<std::vector<JobRecord>> JobStore::all_in_state(JobState state) {
+Result<std::vector<JobRecord>> SqliteJobStore::all_in_state(JobState state) {
   std::lock_guard lock(mutex_);
   Statement s(db_, std::string("SELECT ") + kColumns + " FROM jobs WHERE state = ? ORDER BY seq");
   if (!s.ok()) return db_error(db_, "prepare scan");
@@ -254,7 +215,7 @@ Result<std::vector<JobRecord>> JobStore::all_in_state(JobState state) {
   return collect(db_, s);
 }
 
-Result<int> JobStore::count_in_state(JobState state) {
+Result<int> SqliteJobStore::count_in_state(JobState state) {
   std::lock_guard lock(mutex_);
   Statement s(db_, "SELECT COUNT(*) FROM jobs WHERE state = ?");
   if (!s.ok()) return db_error(db_, "prepare count");
@@ -263,7 +224,7 @@ Result<int> JobStore::count_in_state(JobState state) {
   return static_cast<int>(s.int_at(0));
 }
 
-Result<int> JobStore::purge_ended_before(int64_t end_ms) {
+Result<int> SqliteJobStore::purge_ended_before(int64_t end_ms) {
   std::lock_guard lock(mutex_);
   Statement s(db_, "DELETE FROM jobs WHERE state >= ? AND end_ms < ?");
   if (!s.ok()) return db_error(db_, "prepare purge");
@@ -271,6 +232,19 @@ Result<int> JobStore::purge_ended_before(int64_t end_ms) {
   s.bind(2, end_ms);
   if (s.step() != SQLITE_DONE) return db_error(db_, "purge");
   return sqlite3_changes(db_);
+}
+
+Status SqliteJobStore::heartbeat(const NodeRecord& node) {
+  std::lock_guard lock(node_mutex_);
+  node_ = node;
+  node_->heartbeat_ms = now_ms();
+  return {};
+}
+
+Result<std::vector<NodeRecord>> SqliteJobStore::nodes() {
+  std::lock_guard lock(node_mutex_);
+  if (!node_) return std::vector<NodeRecord>();
+  return std::vector<NodeRecord>{*node_};
 }
 
 }  // namespace tc::daemon

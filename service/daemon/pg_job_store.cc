@@ -1,0 +1,197 @@
+#include "service/daemon/pg_job_store.h"
+
+#include "service/daemon/job_columns.h"
+#include "service/daemon/pg_schema.h"
+
+namespace tc::daemon {
+namespace {
+
+std::string text_of(int64_t n) {
+  return std::to_string(n);
+}
+
+// The columns after seq, in kJobColumnList order: $1 is the id.
+PgParams job_params(const JobRecord& job) {
+  JobColumns row = to_columns(job);
+  std::optional<std::string> request_id;
+  if (!row.request_id.empty()) request_id = row.request_id;
+  return {row.id,
+          request_id,
+          text_of(row.state),
+          text_of(row.priority),
+          row.labels,
+          row.spec,
+          text_of(row.create_ms),
+          text_of(row.start_ms),
+          text_of(row.end_ms),
+          text_of(row.attempt),
+          row.device,
+          row.progress,
+          row.report,
+          row.error_code,
+          row.error_message,
+          text_of(row.error_retryable)};
+}
+
+Result<JobRecord> row_to_job(const PgRows& rows, int i) {
+  JobColumns row;
+  row.seq = rows.integer(i, 0);
+  row.id = rows.text(i, 1);
+  row.request_id = rows.text(i, 2);  // "" for NULL
+  row.state = rows.integer(i, 3);
+  row.priority = rows.integer(i, 4);
+  row.labels = rows.text(i, 5);
+  row.spec = rows.text(i, 6);
+  row.create_ms = rows.integer(i, 7);
+  row.start_ms = rows.integer(i, 8);
+  row.end_ms = rows.integer(i, 9);
+  row.attempt = rows.integer(i, 10);
+  row.device = rows.text(i, 11);
+  row.progress = rows.text(i, 12);
+  row.report = rows.text(i, 13);
+  row.error_code = rows.text(i, 14);
+  row.error_message = rows.text(i, 15);
+  row.error_retryable = rows.integer(i, 16);
+  return from_columns(row);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PgJobStore>> PgJobStore::open(const std::string& url,
+                                                     const std::string& password) {
+  TC_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> db, PgConnection::connect(url, password));
+  TC_RETURN_IF_ERROR(migrate_pg_schema(*db, redact_store_url(url)));
+  return std::unique_ptr<PgJobStore>(new PgJobStore(std::move(db)));
+}
+
+Result<std::vector<JobRecord>> PgJobStore::select(const std::string& where, const PgParams& params,
+                                                  const std::string& what) {
+  TC_ASSIGN_OR_RETURN(
+      PgRows rows,
+      db_->query(std::string("SELECT ") + kJobColumnList + " FROM jobs " + where, params, what));
+  std::vector<JobRecord> jobs;
+  for (int i = 0; i < rows.size(); ++i) {
+    TC_ASSIGN_OR_RETURN(JobRecord job, row_to_job(rows, i));
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+Result<std::optional<JobRecord>> PgJobStore::find_one(const char* column,
+                                                      const std::string& value) {
+  TC_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs,
+                      select(std::string("WHERE ") + column + " = $1", {value},
+                             std::string("find the job of ") + column + " " + value));
+  if (jobs.empty()) return std::optional<JobRecord>();
+  return std::optional<JobRecord>(std::move(jobs.front()));
+}
+
+Result<bool> PgJobStore::insert(JobRecord& job) {
+  std::lock_guard lock(mutex_);
+  // ON CONFLICT: two daemons given the same request_id at once insert one job between them.
+  TC_ASSIGN_OR_RETURN(
+      PgRows rows,
+      db_->query("INSERT INTO jobs (id, request_id, state, priority, labels, spec, create_ms, "
+                 "start_ms, end_ms, attempt, device, progress, report, error_code, "
+                 "error_message, error_retryable) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+                 "$10, $11, $12, $13, $14, $15, $16) ON CONFLICT (request_id) DO NOTHING "
+                 "RETURNING seq",
+                 job_params(job), "insert job " + job.id));
+  if (rows.size() == 1) {
+    job.seq = rows.integer(0, 0);
+    return true;
+  }
+  TC_ASSIGN_OR_RETURN(std::optional<JobRecord> first, find_one("request_id", job.request_id));
+  if (!first)  // deleted between the two statements: purged, so nothing to return
+    return Status(Code::kInternal, "job store: request " + job.request_id + " vanished", true);
+  job = std::move(*first);
+  return false;
+}
+
+Result<std::optional<JobRecord>> PgJobStore::get(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  return find_one("id", id);
+}
+
+Result<std::optional<JobRecord>> PgJobStore::find_by_request_id(const std::string& request_id) {
+  std::lock_guard lock(mutex_);
+  return find_one("request_id", request_id);
+}
+
+Status PgJobStore::update(const JobRecord& job) {
+  std::lock_guard lock(mutex_);
+  return db_
+      ->query(
+          "UPDATE jobs SET request_id = $2, state = $3, priority = $4, labels = $5, "
+          "spec = $6, create_ms = $7, start_ms = $8, end_ms = $9, attempt = $10, "
+          "device = $11, progress = $12, report = $13, error_code = $14, "
+          "error_message = $15, error_retryable = $16 WHERE id = $1",
+          job_params(job), "update job " + job.id)
+      .status();
+}
+
+Result<std::vector<JobRecord>> PgJobStore::list(std::optional<JobState> state, int64_t before_seq,
+                                                int limit) {
+  std::lock_guard lock(mutex_);
+  PgParams params = {text_of(before_seq > 0 ? before_seq : INT64_MAX), text_of(limit)};
+  std::string where = "WHERE seq < $1";
+  if (state) {
+    where += " AND state = $3";
+    params.push_back(text_of(static_cast<int64_t>(*state)));
+  }
+  return select(where + " ORDER BY seq DESC LIMIT $2", params, "list jobs");
+}
+
+Result<std::vector<JobRecord>> PgJobStore::all_in_state(JobState state) {
+  std::lock_guard lock(mutex_);
+  return select("WHERE state = $1 ORDER BY seq", {text_of(static_cast<int64_t>(state))},
+                "scan jobs in state " + std::string(state_name(state)));
+}
+
+Result<int> PgJobStore::count_in_state(JobState state) {
+  std::lock_guard lock(mutex_);
+  TC_ASSIGN_OR_RETURN(PgRows rows, db_->query("SELECT COUNT(*) FROM jobs WHERE state = $1",
+                                              {text_of(static_cast<int64_t>(state))}, "count"));
+  return static_cast<int>(rows.integer(0, 0));
+}
+
+Result<int> PgJobStore::purge_ended_before(int64_t end_ms) {
+  std::lock_guard lock(mutex_);
+  TC_ASSIGN_OR_RETURN(
+      PgRows rows,
+      db_->query("DELETE FROM jobs WHERE state >= $1 AND end_ms < $2",
+                 {text_of(static_cast<int64_t>(JobState::kSucceeded)), text_of(end_ms)}, "purge"));
+  return static_cast<int>(rows.affected());
+}
+
+Status PgJobStore::heartbeat(const NodeRecord& node) {
+  std::lock_guard lock(mutex_);
+  // The database's clock: every node's heartbeat is judged by one clock, not by each node's.
+  return db_
+      ->query(
+          "INSERT INTO nodes (id, started_ms, heartbeat_ms, snapshot) VALUES ($1, $2, "
+          "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT, $3) ON CONFLICT (id) DO "
+          "UPDATE SET started_ms = EXCLUDED.started_ms, heartbeat_ms = "
+          "EXCLUDED.heartbeat_ms, snapshot = EXCLUDED.snapshot",
+          {node.id, text_of(node.started_ms), node_details_json(node)},
+          "heartbeat of node " + node.id)
+      .status();
+}
+
+Result<std::vector<NodeRecord>> PgJobStore::nodes() {
+  std::lock_guard lock(mutex_);
+  TC_ASSIGN_OR_RETURN(
+      PgRows rows,
+      db_->query("SELECT id, started_ms, heartbeat_ms, snapshot FROM nodes ORDER BY id", {},
+                 "list nodes"));
+  std::vector<NodeRecord> nodes(rows.size());
+  for (int i = 0; i < rows.size(); ++i) {
+    nodes[i].id = rows.text(i, 0);
+    nodes[i].started_ms = rows.integer(i, 1);
+    nodes[i].heartbeat_ms = rows.integer(i, 2);
+    TC_RETURN_IF_ERROR(node_details_from_json(rows.text(i, 3), nodes[i]));
+  }
+  return nodes;
+}
+
+}  // namespace tc::daemon

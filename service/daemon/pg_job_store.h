@@ -1,0 +1,41 @@
+// The cluster job store: PostgreSQL through libpq, shared by every daemon of a cluster. One
+// connection per daemon, serialised by a mutex (a few rows a second), re-established when the
+// server restarts. Same contract as the SQLite engine (tests/daemon/store_contract_test.cc).
+#pragma once
+
+#include <mutex>
+
+#include "service/daemon/job_store.h"
+#include "service/daemon/pg_connection.h"
+
+namespace tc::daemon {
+
+class PgJobStore final : public JobStore {
+ public:
+  // Connects and brings the schema to this binary's version (pg_schema.h).
+  static Result<std::unique_ptr<PgJobStore>> open(const std::string& url,
+                                                  const std::string& password);
+
+  Result<bool> insert(JobRecord& job) override;
+  Result<std::optional<JobRecord>> get(const std::string& id) override;
+  Result<std::optional<JobRecord>> find_by_request_id(const std::string& request_id) override;
+  Status update(const JobRecord& job) override;
+  Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq,
+                                      int limit) override;
+  Result<std::vector<JobRecord>> all_in_state(JobState state) override;
+  Result<int> count_in_state(JobState state) override;
+  Result<int> purge_ended_before(int64_t end_ms) override;
+  Status heartbeat(const NodeRecord& node) override;
+  Result<std::vector<NodeRecord>> nodes() override;
+
+ private:
+  explicit PgJobStore(std::unique_ptr<PgConnection> db) : db_(std::move(db)) {}
+  Result<std::optional<JobRecord>> find_one(const char* column, const std::string& value);
+  Result<std::vector<JobRecord>> select(const std::string& where, const PgParams& params,
+                                        const std::string& what);
+
+  std::mutex mutex_;
+  std::unique_ptr<PgConnection> db_;
+};
+
+}  // namespace tc::daemon

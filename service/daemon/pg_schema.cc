@@ -1,0 +1,91 @@
+#include "service/daemon/pg_schema.h"
+
+#include <iterator>
+
+namespace tc::daemon {
+namespace {
+
+// Version 1: the jobs table, column for column as the SQLite engine has it (job_columns.h).
+constexpr const char* kCreateJobs = R"sql(
+CREATE TABLE jobs (
+  seq BIGSERIAL PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  request_id TEXT UNIQUE,          -- NULL when the client gave none
+  state INTEGER NOT NULL,
+  priority INTEGER NOT NULL,
+  labels TEXT NOT NULL,            -- JSON object
+  spec TEXT NOT NULL,              -- tc::job_spec_to_json
+  create_ms BIGINT NOT NULL,
+  start_ms BIGINT NOT NULL,
+  end_ms BIGINT NOT NULL,
+  attempt INTEGER NOT NULL,
+  device TEXT NOT NULL,
+  progress TEXT NOT NULL,          -- JSON, the last progress seen
+  report TEXT NOT NULL,            -- JSON, when SUCCEEDED
+  error_code TEXT NOT NULL,        -- code_key(), "ok" when none
+  error_message TEXT NOT NULL,
+  error_retryable INTEGER NOT NULL
+);
+CREATE INDEX jobs_by_state ON jobs (state, seq);
+)sql";
+
+// Version 2: the daemons sharing the database, each its own row, rewritten by its heartbeat.
+constexpr const char* kCreateNodes = R"sql(
+CREATE TABLE nodes (
+  id TEXT PRIMARY KEY,             -- --node-id
+  started_ms BIGINT NOT NULL,
+  heartbeat_ms BIGINT NOT NULL,
+  snapshot TEXT NOT NULL           -- JSON: devices, backends, slots, running jobs
+);
+)sql";
+
+// Step i takes the database from version i to i + 1. Append; never edit a released step.
+constexpr const char* kSteps[] = {kCreateJobs, kCreateNodes};
+
+// Any constant both daemons agree on: "tcschema".
+constexpr const char* kMigrationLock = "SELECT pg_advisory_xact_lock(8386385893716369773)";
+
+Result<int> applied_version(PgConnection& db) {
+  TC_RETURN_IF_ERROR(
+      db.run("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
+             "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+             "create schema_migrations"));
+  TC_ASSIGN_OR_RETURN(PgRows rows, db.query("SELECT COALESCE(MAX(version), 0) FROM "
+                                            "schema_migrations",
+                                            {}, "read the schema version"));
+  return static_cast<int>(rows.integer(0, 0));
+}
+
+Status apply_steps(PgConnection& db, int from, int target) {
+  for (int version = from; version < target; ++version) {
+    std::string next = std::to_string(version + 1);
+    TC_RETURN_IF_ERROR(db.run(kSteps[version], "migrate to schema version " + next));
+    TC_RETURN_IF_ERROR(db.query("INSERT INTO schema_migrations (version) VALUES ($1)", {next},
+                                "record schema version " + next)
+                           .status());
+  }
+  return {};
+}
+
+Status migrate_locked(PgConnection& db, const std::string& shown_url, int target) {
+  TC_RETURN_IF_ERROR(db.run(kMigrationLock, "lock the schema"));
+  TC_ASSIGN_OR_RETURN(int version, applied_version(db));
+  if (version > pg_schema_version())
+    return {Code::kInternal,
+            "job store " + shown_url + ": schema version " + std::to_string(version) +
+                " is newer than this transcoded knows (" + std::to_string(pg_schema_version()) +
+                "): run a newer transcoded, or another database"};
+  return apply_steps(db, version, target);
+}
+
+}  // namespace
+
+int pg_schema_version() {
+  return static_cast<int>(std::size(kSteps));
+}
+
+Status migrate_pg_schema(PgConnection& db, const std::string& shown_url, int target) {
+  return db.transaction([&] { return migrate_locked(db, shown_url, target); }, "migration");
+}
+
+}  // namespace tc::daemon

@@ -1,0 +1,44 @@
+// The embedded job store: SQLite in WAL mode in the state directory. One connection,
+// serialised by a mutex: the daemon writes a few rows a second.
+#pragma once
+
+#include <mutex>
+
+#include "service/daemon/job_store.h"
+
+struct sqlite3;
+
+namespace tc::daemon {
+
+class SqliteJobStore final : public JobStore {
+ public:
+  // Creates the directory's database when missing. kInternal names the file on failure.
+  static Result<std::unique_ptr<SqliteJobStore>> open(const std::string& state_dir);
+  ~SqliteJobStore() override;
+  SqliteJobStore(const SqliteJobStore&) = delete;
+  SqliteJobStore& operator=(const SqliteJobStore&) = delete;
+
+  Result<bool> insert(JobRecord& job) override;
+  Result<std::optional<JobRecord>> get(const std::string& id) override;
+  Result<std::optional<JobRecord>> find_by_request_id(const std::string& request_id) override;
+  Status update(const JobRecord& job) override;
+  Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq,
+                                      int limit) override;
+  Result<std::vector<JobRecord>> all_in_state(JobState state) override;
+  Result<int> count_in_state(JobState state) override;
+  Result<int> purge_ended_before(int64_t end_ms) override;
+  Status heartbeat(const NodeRecord& node) override;
+  Result<std::vector<NodeRecord>> nodes() override;
+
+ private:
+  explicit SqliteJobStore(sqlite3* db) : db_(db) {}
+  Status exec(const char* sql);
+  Result<std::optional<JobRecord>> find_one(const char* column, const std::string& value);
+
+  std::mutex mutex_;
+  sqlite3* db_;
+  std::mutex node_mutex_;
+  std::optional<NodeRecord> node_;  // the one node: this daemon, kept in memory
+};
+
+}  // namespace tc::daemon

@@ -1,0 +1,504 @@
+// The job store's contract, one suite run against both engines: SQLite in a temp directory and
+// PostgreSQL on a real server (tests/support/postgres_server.h). What the job manager relies on
+// must hold for each: idempotent inserts, every field read back, pages, filters, purge, and
+// versioned migrations that refuse a newer database.
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+#include <sqlite3.h>
+
+#include <thread>
+
+#include "service/daemon/job_store.h"
+#include "service/daemon/job_store_schema.h"
+#include "service/daemon/pg_connection.h"
+#include "service/daemon/pg_schema.h"
+#include "tests/support/media_tools.h"
+#include "tests/support/postgres_server.h"
+
+using namespace tc;
+using namespace tc::daemon;
+
+namespace {
+
+// SQL run by the test itself on the engine's database, not through the store under test.
+class SqliteEngine {
+ public:
+  static constexpr const char* kName = "sqlite";
+  bool prepare(std::string&) { return true; }
+  Result<std::unique_ptr<JobStore>> open() { return JobStore::open(dir_.path()); }
+  int latest_version() const { return job_store_schema_version(); }
+  void exec(const std::string& sql) {
+    sqlite3* db = nullptr;
+    sqlite3_open((dir_.path() + "/jobs.sqlite3").c_str(), &db);
+    char* error = nullptr;
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+        << (error ? error : "") << "\n"
+        << sql;
+    sqlite3_free(error);
+    sqlite3_close(db);
+  }
+  int64_t scalar(const std::string& sql) {
+    sqlite3* db = nullptr;
+    sqlite3_open((dir_.path() + "/jobs.sqlite3").c_str(), &db);
+    sqlite3_stmt* s = nullptr;
+    sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr);
+    int64_t value = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return value;
+  }
+  int schema_version() { return static_cast<int>(scalar("PRAGMA user_version")); }
+  void set_schema_version(int version) { exec("PRAGMA user_version = " + std::to_string(version)); }
+  // The oldest layout the engine migrates from: SQLite's first release (user_version 0).
+  void make_oldest_database() {
+    exec(std::string(kJobsTable) + "CREATE INDEX jobs_by_state ON jobs(state, seq);");
+  }
+  static constexpr const char* kJobsTable = R"sql(
+CREATE TABLE jobs (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
+  request_id TEXT UNIQUE, state INTEGER NOT NULL, priority INTEGER NOT NULL, labels TEXT NOT NULL,
+  spec TEXT NOT NULL, create_ms INTEGER NOT NULL, start_ms INTEGER NOT NULL,
+  end_ms INTEGER NOT NULL, attempt INTEGER NOT NULL, device TEXT NOT NULL,
+  progress TEXT NOT NULL, report TEXT NOT NULL, error_code TEXT NOT NULL,
+  error_message TEXT NOT NULL, error_retryable INTEGER NOT NULL);
+)sql";
+
+ private:
+  tc::testing::TempDir dir_;
+};
+
+class PostgresEngine {
+ public:
+  static constexpr const char* kName = "postgresql";
+  bool prepare(std::string& why_not) {
+    tc::testing::PostgresServer* server = tc::testing::shared_postgres(why_not);
+    if (server == nullptr) return false;
+    std::string error;
+    url_ = server->create_database(error);
+    EXPECT_FALSE(url_.empty()) << error;
+    return !url_.empty();
+  }
+  Result<std::unique_ptr<JobStore>> open() { return open_job_store({url_, "", ""}); }
+  int latest_version() const { return pg_schema_version(); }
+  void exec(const std::string& sql) {
+    PGconn* db = PQconnectdb(url_.c_str());
+    PGresult* result = PQexec(db, sql.c_str());
+    EXPECT_TRUE(PQresultStatus(result) == PGRES_COMMAND_OK ||
+                PQresultStatus(result) == PGRES_TUPLES_OK)
+        << PQerrorMessage(db) << "\n"
+        << sql;
+    PQclear(result);
+    PQfinish(db);
+  }
+  int64_t scalar(const std::string& sql) {
+    PGconn* db = PQconnectdb(url_.c_str());
+    PGresult* result = PQexec(db, sql.c_str());
+    int64_t value = PQntuples(result) == 1 ? std::atoll(PQgetvalue(result, 0, 0)) : -1;
+    PQclear(result);
+    PQfinish(db);
+    return value;
+  }
+  int schema_version() {
+    return static_cast<int>(scalar("SELECT MAX(version) FROM schema_migrations"));
+  }
+  void set_schema_version(int version) {
+    exec("INSERT INTO schema_migrations (version) VALUES (" + std::to_string(version) + ")");
+  }
+  // Version 1: the jobs table alone, as the first PostgreSQL release laid it out.
+  void make_oldest_database() {
+    Result<std::unique_ptr<PgConnection>> db = PgConnection::connect(url_, "");
+    ASSERT_TRUE(db.is_ok()) << db.status().message();
+    ASSERT_TRUE(migrate_pg_schema(**db, "test", 1).is_ok());
+  }
+  const std::string& url() const { return url_; }
+
+ private:
+  std::string url_;
+};
+
+template <typename Engine>
+class StoreContract : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why_not;
+    if (!engine_.prepare(why_not)) {
+      if (!HasFailure()) GTEST_SKIP() << why_not;
+      return;
+    }
+  }
+  std::unique_ptr<JobStore> open() {
+    Result<std::unique_ptr<JobStore>> store = engine_.open();
+    EXPECT_TRUE(store.is_ok()) << store.status().message();
+    return store.is_ok() ? std::move(*store) : nullptr;
+  }
+
+  Engine engine_;
+};
+
+class EngineNames {
+ public:
+  template <typename T>
+  static std::string GetName(int) {
+    return T::kName;
+  }
+};
+
+using Engines = ::testing::Types<SqliteEngine, PostgresEngine>;
+TYPED_TEST_SUITE(StoreContract, Engines, EngineNames);
+
+JobRecord queued(const std::string& id, int64_t create_ms) {
+  JobRecord job;
+  job.id = id;
+  job.create_ms = create_ms;
+  job.spec.input = "/media/" + id + ".mp4";
+  OutputSpec output;
+  output.path = "/media/" + id + ".mkv";
+  output.codec = VideoCodec::kHevc;
+  job.spec.outputs.push_back(output);
+  return job;
+}
+
+// A job with every stored field away from its default.
+JobRecord finished(const std::string& id) {
+  JobRecord job = queued(id, 1000);
+  job.request_id = "req-" + id;
+  job.state = JobState::kFailed;
+  job.priority = 7;
+  job.labels = {{"team", "video"}, {"tier", "gold"}};
+  job.start_ms = 2000;
+  job.end_ms = 3000;
+  job.attempt = 2;
+  job.device = "vaapi /dev/dri/renderD128";
+  job.progress.frames_encoded = 300;
+  job.progress.media_time_s = 10;
+  job.error = Status(Code::kInput, "moov atom not found", true);
+  return job;
+}
+
+TYPED_TEST(StoreContract, InsertThenGetReadsBackEveryField) {
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  JobRecord job = finished("a");
+  Result<bool> inserted = store->insert(job);
+  ASSERT_TRUE(inserted.is_ok()) << inserted.status().message();
+  EXPECT_TRUE(*inserted);
+  EXPECT_GT(job.seq, 0);
+  Result<std::optional<JobRecord>> found = store->get("a");
+  ASSERT_TRUE(found.is_ok() && found->has_value()) << found.status().message();
+  const JobRecord& back = **found;
+  EXPECT_EQ(back.seq, job.seq);
+  EXPECT_EQ(back.request_id, "req-a");
+  EXPECT_EQ(back.state, JobState::kFailed);
+  EXPECT_EQ(back.priority, 7);
+  EXPECT_EQ(back.labels, job.labels);
+  EXPECT_EQ(back.spec.input, "/media/a.mp4");
+  ASSERT_EQ(back.spec.outputs.size(), 1u);
+  EXPECT_EQ(back.spec.outputs[0].codec, VideoCodec::kHevc);
+  EXPECT_EQ(back.create_ms, 1000);
+  EXPECT_EQ(back.start_ms, 2000);
+  EXPECT_EQ(back.end_ms, 3000);
+  EXPECT_EQ(back.attempt, 2);
+  EXPECT_EQ(back.device, "vaapi /dev/dri/renderD128");
+  EXPECT_EQ(back.progress.frames_encoded, 300);
+  EXPECT_EQ(back.error.code(), Code::kInput);
+  EXPECT_EQ(back.error.message(), "moov atom not found");
+  EXPECT_TRUE(back.error.retryable());
+  EXPECT_FALSE(back.report.has_value());
+  Result<std::optional<JobRecord>> missing = store->get("nope");
+  ASSERT_TRUE(missing.is_ok());
+  EXPECT_FALSE(missing->has_value());
+}
+
+TYPED_TEST(StoreContract, ASecondInsertWithTheSameRequestIdReturnsTheFirstJob) {
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  JobRecord first = queued("first", 1);
+  first.request_id = "req-1";
+  ASSERT_TRUE(*store->insert(first));
+  JobRecord again = queued("again", 2);
+  again.request_id = "req-1";
+  Result<bool> inserted = store->insert(again);
+  ASSERT_TRUE(inserted.is_ok()) << inserted.status().message();
+  EXPECT_FALSE(*inserted);
+  EXPECT_EQ(again.id, "first");
+  EXPECT_EQ(again.seq, first.seq);
+  EXPECT_FALSE(store->get("again")->has_value());
+  // Jobs without a request_id never collide.
+  JobRecord plain1 = queued("plain1", 3), plain2 = queued("plain2", 4);
+  EXPECT_TRUE(*store->insert(plain1));
+  EXPECT_TRUE(*store->insert(plain2));
+  Result<std::optional<JobRecord>> by_request = store->find_by_request_id("req-1");
+  ASSERT_TRUE(by_request.is_ok() && by_request->has_value());
+  EXPECT_EQ((**by_request).id, "first");
+  EXPECT_FALSE(store->find_by_request_id("req-2")->has_value());
+}
+
+TYPED_TEST(StoreContract, UpdateWritesEveryFieldAndSurvivesReopening) {
+  {
+    std::unique_ptr<JobStore> store = this->open();
+    ASSERT_TRUE(store);
+    JobRecord job = queued("j", 5);
+    ASSERT_TRUE(*store->insert(job));
+    JobRecord changed = finished("j");
+    changed.seq = job.seq;
+    changed.state = JobState::kSucceeded;
+    changed.error = Status();
+    changed.report.emplace();
+    changed.report->input = "/media/j.mp4";
+    changed.report->wall_s = 2.5;
+    ASSERT_TRUE(store->update(changed).is_ok());
+  }
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  Result<std::optional<JobRecord>> found = store->get("j");
+  ASSERT_TRUE(found.is_ok() && found->has_value()) << found.status().message();
+  EXPECT_EQ((**found).state, JobState::kSucceeded);
+  EXPECT_EQ((**found).labels.at("tier"), "gold");
+  EXPECT_EQ((**found).attempt, 2);
+  EXPECT_TRUE((**found).error.is_ok());
+  ASSERT_TRUE((**found).report.has_value());
+  EXPECT_EQ((**found).report->input, "/media/j.mp4");
+  EXPECT_EQ((**found).report->wall_s, 2.5);
+}
+
+TYPED_TEST(StoreContract, ListPagesNewestFirstAndFiltersByState) {
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  for (int i = 0; i < 5; ++i) {
+    JobRecord job = queued("j" + std::to_string(i), i);
+    if (i % 2 == 1) job.state = JobState::kRunning;
+    ASSERT_TRUE(*store->insert(job));
+  }
+  Result<std::vector<JobRecord>> page = store->list(std::nullopt, 0, 2);
+  ASSERT_TRUE(page.is_ok()) << page.status().message();
+  ASSERT_EQ(page->size(), 2u);
+  EXPECT_EQ((*page)[0].id, "j4");
+  EXPECT_EQ((*page)[1].id, "j3");
+  Result<std::vector<JobRecord>> next = store->list(std::nullopt, (*page)[1].seq, 10);
+  ASSERT_TRUE(next.is_ok());
+  ASSERT_EQ(next->size(), 3u);
+  EXPECT_EQ((*next)[0].id, "j2");
+  EXPECT_EQ((*next)[2].id, "j0");
+  Result<std::vector<JobRecord>> running = store->list(JobState::kRunning, 0, 10);
+  ASSERT_TRUE(running.is_ok());
+  ASSERT_EQ(running->size(), 2u);
+  EXPECT_EQ((*running)[0].id, "j3");
+  EXPECT_EQ((*running)[1].id, "j1");
+}
+
+TYPED_TEST(StoreContract, AllInStateIsOldestFirstAndCountsAgree) {
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  for (int i = 0; i < 4; ++i) {
+    JobRecord job = queued("q" + std::to_string(i), i);
+    ASSERT_TRUE(*store->insert(job));
+  }
+  JobRecord running = queued("r", 9);
+  running.state = JobState::kRunning;
+  ASSERT_TRUE(*store->insert(running));
+  Result<std::vector<JobRecord>> all = store->all_in_state(JobState::kQueued);
+  ASSERT_TRUE(all.is_ok()) << all.status().message();
+  ASSERT_EQ(all->size(), 4u);
+  EXPECT_EQ(all->front().id, "q0");
+  EXPECT_EQ(all->back().id, "q3");
+  EXPECT_EQ(*store->count_in_state(JobState::kQueued), 4);
+  EXPECT_EQ(*store->count_in_state(JobState::kRunning), 1);
+  EXPECT_EQ(*store->count_in_state(JobState::kSucceeded), 0);
+}
+
+TYPED_TEST(StoreContract, PurgeDeletesOnlyFinishedJobsThatEndedBefore) {
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  JobRecord old_done = finished("old"), new_done = finished("new"), waiting = queued("w", 1);
+  old_done.end_ms = 100;
+  new_done.end_ms = 900;
+  new_done.request_id = "";
+  ASSERT_TRUE(*store->insert(old_done));
+  ASSERT_TRUE(*store->insert(new_done));
+  ASSERT_TRUE(*store->insert(waiting));  // end_ms 0, but not finished
+  Result<int> purged = store->purge_ended_before(500);
+  ASSERT_TRUE(purged.is_ok()) << purged.status().message();
+  EXPECT_EQ(*purged, 1);
+  EXPECT_FALSE(store->get("old")->has_value());
+  EXPECT_TRUE(store->get("new")->has_value());
+  EXPECT_TRUE(store->get("w")->has_value());
+}
+
+TYPED_TEST(StoreContract, AFreshDatabaseIsAtTheNewestSchemaVersion) {
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(this->engine_.schema_version(), this->engine_.latest_version());
+  store.reset();
+  ASSERT_TRUE(this->open());  // opening again migrates nothing
+  EXPECT_EQ(this->engine_.schema_version(), this->engine_.latest_version());
+}
+
+TYPED_TEST(StoreContract, AnOlderDatabaseIsMigratedAndItsJobsRead) {
+  this->engine_.make_oldest_database();
+  ASSERT_LT(this->engine_.schema_version(), this->engine_.latest_version());
+  this->engine_.exec(
+      "INSERT INTO jobs (id, request_id, state, priority, labels, spec, create_ms, start_ms, "
+      "end_ms, attempt, device, progress, report, error_code, error_message, error_retryable) "
+      "VALUES ('old', 'req-7', 1, 5, '{\"team\":\"video\"}', "
+      "'{\"input\":\"/media/in.mp4\",\"outputs\":[{\"path\":\"/media/o.mkv\",\"codec\":\"h264\"}]}'"
+      ", 1000, 0, 0, 0, '', '{}', '', 'ok', '', 0)");
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(this->engine_.schema_version(), this->engine_.latest_version());
+  Result<std::optional<JobRecord>> found = store->get("old");
+  ASSERT_TRUE(found.is_ok() && found->has_value()) << found.status().message();
+  EXPECT_EQ((**found).labels.at("team"), "video");
+  EXPECT_EQ((**found).spec.input, "/media/in.mp4");
+  EXPECT_EQ((**found).priority, 5);
+  JobRecord next = queued("next", 2000);
+  ASSERT_TRUE(*store->insert(next));
+  EXPECT_GT(next.seq, (**found).seq);
+}
+
+TYPED_TEST(StoreContract, ADatabaseNewerThanTheBinaryIsRefusedAndLeftAlone) {
+  ASSERT_TRUE(this->open());
+  int future = this->engine_.latest_version() + 1;
+  this->engine_.set_schema_version(future);
+  Result<std::unique_ptr<JobStore>> store = this->engine_.open();
+  ASSERT_FALSE(store.is_ok());
+  const std::string& message = store.status().message();
+  EXPECT_NE(message.find("schema version " + std::to_string(future)), std::string::npos) << message;
+  EXPECT_NE(message.find("newer than this transcoded knows (" +
+                         std::to_string(this->engine_.latest_version()) + ")"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(this->engine_.schema_version(), future);
+}
+
+NodeRecord node(const std::string& id, std::vector<std::string> running) {
+  NodeRecord record;
+  record.id = id;
+  record.started_ms = 1000;
+  record.devices = {{"software", "software", 4, static_cast<int>(running.size())},
+                    {"vulkan 0", "vulkan", 2, 0}};
+  record.backends = {"software", "vulkan"};
+  record.running_jobs = std::move(running);
+  return record;
+}
+
+TYPED_TEST(StoreContract, AHeartbeatIsListedAsANodeAndTheNextReplacesIt) {
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->heartbeat(node("gpu-1", {"j1", "j2"})).is_ok());
+  ASSERT_TRUE(store->heartbeat(node("gpu-1", {"j3"})).is_ok());
+  Result<std::vector<NodeRecord>> nodes = store->nodes();
+  ASSERT_TRUE(nodes.is_ok()) << nodes.status().message();
+  ASSERT_EQ(nodes->size(), 1u);
+  const NodeRecord& listed = nodes->front();
+  EXPECT_EQ(listed.id, "gpu-1");
+  EXPECT_EQ(listed.started_ms, 1000);
+  EXPECT_GT(listed.heartbeat_ms, 1000);
+  EXPECT_EQ(listed.running_jobs, std::vector<std::string>{"j3"});
+  ASSERT_EQ(listed.devices.size(), 2u);
+  EXPECT_EQ(listed.devices[1].backend, "vulkan");
+  EXPECT_EQ(listed.backends, (std::vector<std::string>{"software", "vulkan"}));
+  EXPECT_EQ(listed.free_slots(), 3 + 2);
+}
+
+// ---- PostgreSQL alone: what only a shared server has.
+
+class PostgresStore : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why_not;
+    if (!engine_.prepare(why_not) && !HasFailure()) GTEST_SKIP() << why_not;
+  }
+  std::unique_ptr<JobStore> open() {
+    Result<std::unique_ptr<JobStore>> store = engine_.open();
+    EXPECT_TRUE(store.is_ok()) << store.status().message();
+    return store.is_ok() ? std::move(*store) : nullptr;
+  }
+  PostgresEngine engine_;
+};
+
+TEST_F(PostgresStore, DaemonsStartingTogetherMigrateOnce) {
+  constexpr int kDaemons = 4;
+  std::vector<Status> opened(kDaemons);
+  std::vector<std::thread> daemons;
+  for (int i = 0; i < kDaemons; ++i)
+    daemons.emplace_back([&, i] { opened[i] = engine_.open().status(); });
+  for (std::thread& t : daemons) t.join();
+  for (const Status& status : opened) EXPECT_TRUE(status.is_ok()) << status.message();
+  EXPECT_EQ(engine_.scalar("SELECT COUNT(*) FROM schema_migrations"), pg_schema_version());
+}
+
+TEST_F(PostgresStore, TwoDaemonsInsertingOneRequestIdAtOnceMakeOneJob) {
+  std::unique_ptr<JobStore> a = open(), b = open();
+  ASSERT_TRUE(a && b);
+  JobRecord from_a = queued("from-a", 1), from_b = queued("from-b", 1);
+  from_a.request_id = from_b.request_id = "same";
+  std::thread other([&] { ASSERT_TRUE(b->insert(from_b).is_ok()); });
+  ASSERT_TRUE(a->insert(from_a).is_ok());
+  other.join();
+  EXPECT_EQ(from_a.id, from_b.id);
+  EXPECT_EQ(engine_.scalar("SELECT COUNT(*) FROM jobs"), 1);
+}
+
+TEST_F(PostgresStore, TheStoreReconnectsAfterItsConnectionIsKilled) {
+  std::unique_ptr<JobStore> store = open();
+  ASSERT_TRUE(store);
+  JobRecord job = queued("before", 1);
+  ASSERT_TRUE(*store->insert(job));
+  // A server restart, as the client sees it: its backend gone.
+  engine_.exec(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+      "AND pid <> pg_backend_pid()");
+  Result<std::optional<JobRecord>> found = store->get("before");
+  ASSERT_TRUE(found.is_ok()) << found.status().message();
+  EXPECT_TRUE(found->has_value());
+}
+
+TEST_F(PostgresStore, EveryDaemonSeesEveryNode) {
+  std::unique_ptr<JobStore> a = open(), b = open();
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(a->heartbeat(node("node-a", {})).is_ok());
+  ASSERT_TRUE(b->heartbeat(node("node-b", {"j9"})).is_ok());
+  for (JobStore* store : {a.get(), b.get()}) {
+    Result<std::vector<NodeRecord>> nodes = store->nodes();
+    ASSERT_TRUE(nodes.is_ok()) << nodes.status().message();
+    ASSERT_EQ(nodes->size(), 2u);
+    EXPECT_EQ((*nodes)[0].id, "node-a");
+    EXPECT_EQ((*nodes)[1].id, "node-b");
+    EXPECT_EQ((*nodes)[1].running_jobs, std::vector<std::string>{"j9"});
+  }
+}
+
+// ---- No server needed: what the settings and errors say.
+
+TEST(StoreLocation, APasswordNeverAppearsInErrorsOrShownUrls) {
+  const std::string secret = "s3cr3t-Pa55";
+  std::string url = "postgresql://transcoded:" + secret + "@/jobs?host=/nonexistent-tc-dir";
+  Result<std::unique_ptr<JobStore>> store = open_job_store({url, "", ""});
+  ASSERT_FALSE(store.is_ok());
+  EXPECT_EQ(store.status().message().find(secret), std::string::npos) << store.status().message();
+  EXPECT_NE(store.status().message().find("cannot connect"), std::string::npos)
+      << store.status().message();
+  EXPECT_TRUE(store.status().retryable());
+  EXPECT_EQ(redact_store_url(url).find(secret), std::string::npos);
+  EXPECT_NE(redact_store_url(url).find("transcoded:***@"), std::string::npos);
+  std::string keyword = "postgresql:///jobs?host=/x&password=" + secret + "&user=u";
+  EXPECT_EQ(redact_store_url(keyword).find(secret), std::string::npos) << redact_store_url(keyword);
+}
+
+TEST(StoreLocation, AnotherSchemeIsRefusedNamingTheSetting) {
+  Result<std::unique_ptr<JobStore>> store = open_job_store({"mysql://db/jobs", "", "/tmp"});
+  ASSERT_FALSE(store.is_ok());
+  EXPECT_EQ(store.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(store.status().message().rfind("store: ", 0), 0u) << store.status().message();
+}
+
+TEST(StoreLocation, AnEmptyPasswordFileIsRefusedNamingIt) {
+  tc::testing::TempDir dir;
+  std::string empty = dir.file("password", "\n");
+  Result<std::unique_ptr<JobStore>> store =
+      open_job_store({"postgresql:///jobs?host=/nonexistent-tc-dir", empty, ""});
+  ASSERT_FALSE(store.is_ok());
+  EXPECT_EQ(store.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(store.status().message().find("store_password_file"), std::string::npos);
+}
+
+}  // namespace
