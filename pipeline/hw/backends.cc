@@ -3,8 +3,17 @@
 #include <algorithm>
 #include <cmath>
 
+extern "C" {
+#include <libavfilter/version.h>
+}
+
 namespace tc {
 namespace {
+
+// VA-API filter output pools (scale_vaapi, deinterlace_vaapi): fixed on FFmpeg 5.1 at 4 + the
+// filter's extra_hw_frames (about 10 when unset); from 7.1 (libavfilter 10.4) with libva 2 they
+// grow on demand and ignore extra_hw_frames (vaapi_vpp.c sets initial_pool_size 0).
+constexpr bool kVaapiFilterPoolsFixed = LIBAVFILTER_VERSION_INT < AV_VERSION_INT(10, 4, 100);
 
 constexpr size_t index_of(VideoCodec codec) {
   return static_cast<size_t>(codec);  // kH264 .. kVp9 are 0..3; kCopy has no encoder
@@ -23,7 +32,7 @@ constexpr BackendDesc kVaapi{
     .upload = "format=%F,hwupload",
     .download = "hwdownload,format=%F",
     .decodes_on_device = true,
-    .fixed_pools = true,
+    .fixed_pools = kVaapiFilterPoolsFixed,
     .auto_label = "Intel GPU",
     .device_noun = "Intel GPU render node",
     .encoders = {"h264_vaapi", "hevc_vaapi", "av1_vaapi", "vp9_vaapi"},
@@ -46,6 +55,47 @@ constexpr BackendDesc kVaapi{
     .tonemap = "tonemap_vaapi=format=nv12:p=bt709:t=bt709:m=bt709",
     .deinterlace = "deinterlace_vaapi=rate=frame:auto=0",
     .deinterlace_auto = "deinterlace_vaapi=rate=frame:auto=1",
+    .ten_bit_encoders = {false, true, true, true},
+};
+
+// QSV: Intel's Media SDK / oneVPL over the same VA-API driver and render node (the device is
+// derived from the node's VA-API device). The *_qsv decoders and encoders and scale_qsv keep
+// frames in QSV surfaces; their pools are fixed like VA-API's. The encoders have no rate-control
+// option: constant QP is the qscale flag with global_quality = QP x FF_QP2LAMBDA (118), and
+// CBR or VBR follow from the rates (peak = rate is CBR), as qsvenc.c chooses. `auto` never
+// picks QSV: VA-API drives the same hardware with fewer layers.
+constexpr BackendDesc kQsv{
+    .kind = BackendKind::kQsv,
+    .name = "qsv",
+    .device_type = AV_HWDEVICE_TYPE_QSV,
+    .hw_format = AV_PIX_FMT_QSV,
+    .sw_format = AV_PIX_FMT_NV12,
+    .scale = "scale_qsv=w=%W:h=%H:format=%F",
+    .upload = "format=%F,hwupload",
+    .download = "hwdownload,format=%F",
+    .decodes_on_device = true,
+    .fixed_pools = true,
+    .auto_label = "",
+    .device_noun = "Intel GPU render node with a QSV runtime",
+    .encoders = {"h264_qsv", "hevc_qsv", "av1_qsv", "vp9_qsv"},
+    .encoder = {.low_power_option = "low_power",
+                .preset_option = "preset",
+                .default_preset = "medium",  // qsvenc.c's default (MFX_TARGETUSAGE_BALANCED)
+                .rate_option = "flags",
+                .quality_mode = "+qscale",
+                .default_qp = 24,
+                .quality_options = {{{"global_quality", 51 * 118},
+                                     {"global_quality", 51 * 118},
+                                     {"global_quality", 51 * 118},
+                                     {"global_quality", 51 * 118}}},
+                .async_depth = 4,  // qsvenc.c's default
+                .default_b_frames = 2},
+    .ten_bit_format = AV_PIX_FMT_P010,
+    .scale_converts = true,
+    .fixed_upload_pool = true,
+    // deinterlace_qsv has no per-frame auto mode: auto turns it on for interlaced sources only.
+    .deinterlace = "deinterlace_qsv=mode=advanced",
+    .deinterlace_auto = "deinterlace_qsv=mode=advanced",
     .ten_bit_encoders = {false, true, true, true},
 };
 
@@ -120,7 +170,7 @@ constexpr BackendDesc kSoftware{
     .encoder = {},
 };
 
-constexpr std::array kBackends{kVaapi, kCuda, kVulkan, kSoftware};
+constexpr std::array kBackends{kVaapi, kQsv, kCuda, kVulkan, kSoftware};
 
 }  // namespace
 
@@ -145,7 +195,7 @@ int BackendDesc::encoder_held_frames(int b_frames) const {
   return encoder.async_depth + (b_frames >= 0 ? b_frames : encoder.default_b_frames) + 1;
 }
 
-const std::array<BackendDesc, 4>& backends() {
+const std::array<BackendDesc, 5>& backends() {
   return kBackends;
 }
 

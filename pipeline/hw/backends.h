@@ -61,8 +61,9 @@ struct BackendDesc {
   std::string_view upload;    // filters that bring a software frame to the device
   std::string_view download;  // filters that bring a device frame back to memory
   bool decodes_on_device;     // the decoder can output device frames (hwaccel)
-  // Frame pools cannot grow (VA-API surfaces): the plan sizes them for every frame held
-  // downstream, through extra_hw_frames on the decoder, hwupload and each scaler.
+  // The device filters' output pools cannot grow: the plan sizes them for every frame held
+  // downstream, through extra_hw_frames on each scaler and deinterlacer (the decoder's is sized
+  // wherever it decodes on the device: extra_hw_frames is ignored where its pool grows).
   bool fixed_pools;
   // What `auto` calls a device of this backend ("Intel GPU"); empty = auto never picks it.
   std::string_view auto_label;
@@ -78,6 +79,9 @@ struct BackendDesc {
   // Scalers without a filter that widens with the ratio alias on large downscales: those are
   // cascaded in steps of at most this ratio (0 = any ratio in one step).
   int scale_max_ratio = 0;
+  // hwupload's pool must be fixed (QSV's runtime needs its surfaces up front); elsewhere it
+  // grows on demand, and an extra_hw_frames would fix it (vf_hwupload.c, 5.1 and 7.1).
+  bool fixed_upload_pool = false;
   // HDR10 (PQ) to SDR BT.709 8-bit on the device; empty = in software after the download.
   std::string_view tonemap;
   // The device's deinterlacer, for every frame (--deinterlace on) and for frames flagged
@@ -97,7 +101,7 @@ struct BackendDesc {
 
 const BackendDesc& backend_desc(BackendKind kind);
 // Every backend, in the order `auto` prefers them.
-const std::array<BackendDesc, 4>& backends();
+const std::array<BackendDesc, 5>& backends();
 
 AVCodecID codec_id(VideoCodec codec);  // AV_CODEC_ID_NONE for kCopy
 

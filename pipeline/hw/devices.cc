@@ -497,11 +497,38 @@ void discover_vulkan(HwInventory& inventory) {
   inventory.devices.push_back(std::move(device));
 }
 
+// A QSV device per usable VA-API node, derived from the node's VA-API device; that needs libmfx
+// (Media SDK, up to Gen12) or oneVPL's runtime (Gen12 and newer), which FFmpeg loads only here.
+void discover_qsv(HwInventory& inventory) {
+  std::vector<HwDevice> found;
+  for (const HwDevice& node : inventory.devices) {
+    if (node.backend != BackendKind::kVaapi || !node.usable()) continue;
+    Result<av::BufferRefPtr> qsv_device = open_hw_device(AV_HWDEVICE_TYPE_QSV, node.path);
+    if (!qsv_device.is_ok()) {
+      inventory.notes.push_back("qsv " + node.path + ": " + qsv_device.status().message() +
+                                " (QSV needs the Media SDK runtime libmfx1 up to Gen12, or "
+                                "oneVPL's libmfx-gen1.2 on Gen12 and newer)");
+      continue;
+    }
+    found.push_back(qsv_device_on(node));
+  }
+  for (HwDevice& device : found) inventory.devices.push_back(std::move(device));
+}
+
 }  // namespace
+
+HwDevice qsv_device_on(const HwDevice& vaapi_node) {
+  HwDevice device = vaapi_node;
+  device.backend = BackendKind::kQsv;
+  device.can_scale = vaapi_node.can_scale && avfilter_get_by_name("scale_qsv") != nullptr;
+  return device;
+}
 
 DiscoveryOptions discovery_for(const JobSpec& spec, DiscoveryOptions base) {
   base.vaapi =
-      base.vaapi && (spec.backend == BackendKind::kAuto || spec.backend == BackendKind::kVaapi);
+      base.vaapi && (spec.backend == BackendKind::kAuto || spec.backend == BackendKind::kVaapi ||
+                     spec.backend == BackendKind::kQsv);  // QSV rides on VA-API nodes
+  base.qsv = base.qsv || spec.backend == BackendKind::kQsv;
   base.cuda = base.cuda || spec.backend == BackendKind::kCuda;
   base.vulkan = base.vulkan || spec.backend == BackendKind::kVulkan;
   for (const OutputSpec& output : spec.outputs) base.nvenc_codecs.push_back(output.codec);
@@ -511,6 +538,7 @@ DiscoveryOptions discovery_for(const JobSpec& spec, DiscoveryOptions base) {
 HwInventory discover_devices(const DiscoveryOptions& options) {
   HwInventory inventory;
   if (options.vaapi) discover_vaapi(options.dri_dir, inventory);
+  if (options.vaapi && options.qsv) discover_qsv(inventory);
   if (options.cuda) discover_cuda(options, inventory);
   if (options.vulkan) discover_vulkan(inventory);
   return inventory;

@@ -87,6 +87,8 @@ struct DiscoveryOptions {
   // Codecs whose NVENC encoder is probed (a session opened per codec); empty = every one.
   std::vector<VideoCodec> nvenc_codecs;
   bool vulkan = false;  // likewise
+  // QSV on every usable VA-API node (loads the MSDK / oneVPL runtime): only when asked for.
+  bool qsv = false;
 };
 
 HwInventory discover_devices(const DiscoveryOptions& options = {});
@@ -94,6 +96,10 @@ HwInventory discover_devices(const DiscoveryOptions& options = {});
 // What a job needs discovered, on top of `base`: CUDA or Vulkan only when the job asks for that
 // backend (their start-up costs), NVENC probes only for the job's codecs.
 DiscoveryOptions discovery_for(const JobSpec& spec, DiscoveryOptions base = {});
+
+// The QSV device on a VA-API node: QSV runs on the node's VA-API driver, so what the node
+// decodes and encodes is what the *_qsv codecs can; it scales where scale_qsv is built.
+HwDevice qsv_device_on(const HwDevice& vaapi_node);
 
 // Pure helpers, unit-tested with fixtures.
 bool is_intel_driver(const std::string& kernel_driver);  // i915, xe

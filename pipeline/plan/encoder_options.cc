@@ -28,10 +28,12 @@ void add_hw_rate_control(const OutputSpec& output, const HwEncoderDesc& encoder,
     const QualityOption& quality = encoder.quality_for(output.codec);
     int qp = output.quality >= 0 ? output.quality : encoder.default_qp;
     options.emplace_back(quality.name, std::to_string(quality.value_for(qp)));
-  } else {
-    options.emplace_back(
-        option, output.rate_control == RateControl::kCbr ? encoder.cbr_mode : encoder.vbr_mode);
+    return;
   }
+  // An empty mode: the encoder takes CBR or VBR from the rates apply_bitrate set (QSV).
+  std::string_view mode =
+      output.rate_control == RateControl::kCbr ? encoder.cbr_mode : encoder.vbr_mode;
+  if (!mode.empty()) options.emplace_back(option, mode);
 }
 
 // The VA_RC_* mode a job's rate control needs.

@@ -259,8 +259,8 @@ FilterGraphPlan plan_video_graph(const PlanContext& context, const Plan& plan,
   source.upload_format = format_name(device_format(context.backend, source_depth(context.video)));
   source.deinterlace = plan.deinterlace.filter;
   source.deinterlace_on_device = plan.deinterlace.device.backend != BackendKind::kSoftware;
-  // An upload's pool is fixed too where the backend's are: it holds what the decoder's would.
-  if (source.upload && context.backend.fixed_pools)
+  // An upload's pool, where it must be fixed, holds what the decoder's would.
+  if (source.upload && context.backend.fixed_upload_pool)
     source.upload_extra_frames = int(branches.size()) + kGraphSlack;
   return build_video_graph(context.backend, source, std::move(branches));
 }

@@ -24,7 +24,8 @@ constexpr std::array kBackendNames{Named<BackendKind>{BackendKind::kAuto, "auto"
                                    Named<BackendKind>{BackendKind::kSoftware, "software"},
                                    Named<BackendKind>{BackendKind::kVaapi, "vaapi"},
                                    Named<BackendKind>{BackendKind::kVulkan, "vulkan"},
-                                   Named<BackendKind>{BackendKind::kCuda, "cuda"}};
+                                   Named<BackendKind>{BackendKind::kCuda, "cuda"},
+                                   Named<BackendKind>{BackendKind::kQsv, "qsv"}};
 constexpr std::array kCodecNames{
     Named<VideoCodec>{VideoCodec::kH264, "h264"}, Named<VideoCodec>{VideoCodec::kHevc, "hevc"},
     Named<VideoCodec>{VideoCodec::kAv1, "av1"}, Named<VideoCodec>{VideoCodec::kVp9, "vp9"},

@@ -13,7 +13,7 @@
 
 namespace tc {
 
-enum class BackendKind { kAuto, kSoftware, kVaapi, kVulkan, kCuda };
+enum class BackendKind { kAuto, kSoftware, kVaapi, kVulkan, kCuda, kQsv };
 enum class VideoCodec { kH264, kHevc, kAv1, kVp9, kCopy };
 // kQuality: constant quality (crf for software encoders, CQP for VA-API, constqp for NVENC).
 enum class RateControl { kDefault, kQuality, kCbr, kVbr };

@@ -149,8 +149,8 @@ JobOptions::JobOptions(CLI::App& app) : app_(app) {
     return app.add_flag(flag)->description(help)->group(kJobGroup);
   };
   backend_ = job_option("--backend", "NAME",
-                        "auto (VA-API if an Intel GPU is usable, else software), vaapi, software, "
-                        "vulkan, cuda");
+                        "auto (VA-API if an Intel GPU is usable, else software), vaapi, qsv, "
+                        "software, vulkan, cuda");
   device_ = job_option("--device", "PATH",
                        "hardware device (render node, e.g. /dev/dri/renderD128; CUDA index)");
   start_ = job_option("--start", "S", "start at S seconds");

@@ -36,6 +36,7 @@ Result<HwInventory> planning_devices(const JobSpec& spec, const std::string& ass
   if (assumed_device.empty()) return discover_devices(discovery_for(spec));
   TC_ASSIGN_OR_RETURN(HwDevice device, assume_intel_device(assumed_device));
   HwInventory inventory;
+  if (spec.backend == BackendKind::kQsv) inventory.devices.push_back(qsv_device_on(device));
   inventory.devices.push_back(std::move(device));
   return inventory;
 }

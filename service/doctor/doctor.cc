@@ -54,7 +54,7 @@ void add_no_device(const Options& options, const std::string& dri_dir, bool list
   Check va = check_va_driver(options, "", nullptr, "");
   if (va.status == CheckStatus::kSkip) va.seen = "no render node";
   report.checks.push_back(std::move(va));
-  for (const char* name : {"huc", "fdinfo"})
+  for (const char* name : {"guc", "huc", "fdinfo"})
     report.checks.push_back({name, "", CheckStatus::kSkip, "no render node", ""});
 }
 
@@ -67,6 +67,7 @@ void add_node_checks(const Options& options, const HwInventory& inventory,
   if (!driver.empty() && !is_intel_driver(driver)) return;  // the rest is about Intel GPUs
   report.checks.push_back(check_profile(options.roots, node));
   report.checks.push_back(check_va_driver(options, node, device_at(inventory, node), driver));
+  report.checks.push_back(check_guc(options.roots, node, driver));
   report.checks.push_back(check_huc(options.roots, node, driver));
   report.checks.push_back(check_fdinfo(options.roots, node));
 }

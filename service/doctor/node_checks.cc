@@ -209,10 +209,33 @@ Check check_va_driver(const Options& options, const std::string& node, const HwD
   return pass("va-driver", subject, seen);
 }
 
-Check huc_from_info(const std::string& path, const std::string& text) {
-  // i915 and xe print "HuC firmware: <file>" then "\tstatus: <STATE>" (intel_uc_fw_status_repr);
-  // RUNNING is the one state in which HuC is loaded and authenticated. Kernels before 5.x print
-  // "status load: SUCCESS" instead.
+namespace {
+
+// A firmware the kernel loads into the GPU's micro-controllers, as debugfs shows it.
+struct Firmware {
+  const char* check;  // "huc"
+  const char* file;   // under gt/uc/
+  const char* label;  // "HuC"
+  const char* fix;
+};
+
+constexpr Firmware kHuc{
+    "huc", "huc_info", "HuC",
+    "low-power (VDEnc) encode does CBR/VBR only with HuC: install the GPU firmware "
+    "(firmware-misc-nonfree / linux-firmware) on the host, and on Gen9/Gen11 boot with "
+    "i915.enable_guc=2; without it such jobs are planned CQP-only or refused"};
+// HuC is loaded and authenticated through GuC: without GuC there is no HuC either.
+constexpr Firmware kGuc{
+    "guc", "guc_info", "GuC",
+    "HuC is authenticated through GuC, so VDEnc bitrate control needs it: install the GPU "
+    "firmware (firmware-misc-nonfree / linux-firmware) on the host, and on Gen9/Gen11 boot with "
+    "i915.enable_guc=2 (GuC loads by default from Gen12 on)"};
+
+Check firmware_from_info(const Firmware& firmware, const std::string& path,
+                         const std::string& text) {
+  // i915 and xe print "<X>uC firmware: <file>" then "\tstatus: <STATE>"
+  // (intel_uc_fw_status_repr); RUNNING is the one state in which it is loaded (and, for HuC,
+  // authenticated). Kernels before 5.x print "status load: SUCCESS" instead.
   std::string state;
   for (const char* key : {"status: ", "status load: "}) {
     size_t at = text.find(key);
@@ -221,37 +244,52 @@ Check huc_from_info(const std::string& path, const std::string& text) {
     state = trimmed(text.substr(at + std::strlen(key), end - at - std::strlen(key)));
     break;
   }
-  if (state == "RUNNING" || state == "SUCCESS") return pass("huc", path, "HuC " + state);
-  std::string seen = state.empty() ? "no HuC status in " + path : "HuC " + state;
-  return fail("huc", path, seen,
-              "low-power (VDEnc) encode does CBR/VBR only with HuC: install the GPU firmware "
-              "(firmware-misc-nonfree / linux-firmware) on the host, and on Gen9/Gen11 boot with "
-              "i915.enable_guc=2; without it such jobs are planned CQP-only or refused");
+  std::string label = firmware.label;
+  if (state == "RUNNING" || state == "SUCCESS")
+    return pass(firmware.check, path, label + " " + state);
+  std::string seen = state.empty() ? "no " + label + " status in " + path : label + " " + state;
+  return fail(firmware.check, path, seen, firmware.fix);
 }
 
-Check check_huc(const Roots& roots, const std::string& node, const std::string& kernel_driver) {
-  std::string node_name = name_of_node(node);
-  if (kernel_driver.empty()) return skip("huc", node, "kernel driver unknown (see kernel-driver)");
-  if (!is_intel_driver(kernel_driver)) return skip("huc", node, "not an Intel GPU (i915/xe)");
+Check check_firmware(const Firmware& firmware, const Roots& roots, const std::string& node,
+                     const std::string& kernel_driver) {
+  std::string unknown = std::string(firmware.label) + " state unknown";
+  if (kernel_driver.empty())
+    return skip(firmware.check, node, "kernel driver unknown (see kernel-driver)");
+  if (!is_intel_driver(kernel_driver))
+    return skip(firmware.check, node, "not an Intel GPU (i915/xe)");
   std::error_code error;
   if (!fs::is_directory(roots.debugfs + "/dri", error))
-    return skip("huc", node,
-                roots.debugfs +
-                    "/dri is not readable (debugfs is not mounted, or needs root): "
-                    "HuC state unknown");
+    return skip(
+        firmware.check, node,
+        roots.debugfs + "/dri is not readable (debugfs is not mounted, or needs root): " + unknown);
   // debugfs names a GPU by its primary minor (renderD128 -> dri/0); older kernels also by 128.
-  int minor = std::atoi(node_name.c_str() + std::strlen("renderD"));
+  int minor = std::atoi(name_of_node(node).c_str() + std::strlen("renderD"));
   for (int index : {minor - 128, minor}) {
     for (const char* gt : {"gt", "gt0"}) {
       std::string path =
-          roots.debugfs + "/dri/" + std::to_string(index) + "/" + gt + "/uc/huc_info";
+          roots.debugfs + "/dri/" + std::to_string(index) + "/" + gt + "/uc/" + firmware.file;
       if (Result<std::string> text = read_file(path); text.is_ok())
-        return huc_from_info(path, *text);
+        return firmware_from_info(firmware, path, *text);
     }
   }
-  return skip("huc", node,
-              "no gt/uc/huc_info under " + roots.debugfs + "/dri/" + std::to_string(minor - 128) +
-                  " (kernel does not show it)");
+  return skip(firmware.check, node,
+              "no gt/uc/" + std::string(firmware.file) + " under " + roots.debugfs + "/dri/" +
+                  std::to_string(minor - 128) + " (kernel does not show it)");
+}
+
+}  // namespace
+
+Check huc_from_info(const std::string& path, const std::string& text) {
+  return firmware_from_info(kHuc, path, text);
+}
+
+Check check_huc(const Roots& roots, const std::string& node, const std::string& kernel_driver) {
+  return check_firmware(kHuc, roots, node, kernel_driver);
+}
+
+Check check_guc(const Roots& roots, const std::string& node, const std::string& kernel_driver) {
+  return check_firmware(kGuc, roots, node, kernel_driver);
 }
 
 Check fdinfo_from_text(const std::string& node, const std::string& text) {

@@ -18,7 +18,10 @@ Check check_profile(const Roots& roots, const std::string& node);
 // empty when there is none).
 Check check_va_driver(const Options& options, const std::string& node, const HwDevice* device,
                       const std::string& kernel_driver);
+// HuC and GuC as debugfs shows them (gt/uc/huc_info, guc_info): VDEnc bitrate control needs
+// HuC, which GuC authenticates.
 Check check_huc(const Roots& roots, const std::string& node, const std::string& kernel_driver);
+Check check_guc(const Roots& roots, const std::string& node, const std::string& kernel_driver);
 // Opens the node and reads proc/self/fdinfo/FD.
 Check check_fdinfo(const Roots& roots, const std::string& node);
 

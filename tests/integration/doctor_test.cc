@@ -35,8 +35,8 @@ TEST(Doctor, WithoutAGpuSaysSoAndWhatItChecked) {
     EXPECT_TRUE(check["status"] == "pass" || check["status"] == "fail" || check["status"] == "skip")
         << check.dump();
   }
-  for (const char* name :
-       {"render-node", "kernel-driver", "profile", "va-driver", "huc", "fdinfo", "test-transcode"})
+  for (const char* name : {"render-node", "kernel-driver", "profile", "va-driver", "guc", "huc",
+                           "fdinfo", "test-transcode"})
     EXPECT_EQ(names.count(name), 1u) << name << "\n" << json.out;
 }
 

@@ -48,6 +48,7 @@ class FakeNode : public ::testing::Test {
     write(device / "device", "0x56a5\n");
     fs::create_directory_symlink("../../../bus/pci/drivers/i915", device / "driver");
     write(root_ / "proc/sys/kernel/osrelease", "6.8.0-test\n");
+    set_guc_info("GuC firmware: i915/dg2_guc_70.bin\n\tstatus: RUNNING\n");
     set_huc_info("HuC firmware: i915/dg2_huc_gsc.bin\n\tstatus: RUNNING\n");
     set_fdinfo(kI915Fdinfo);
     // The node's file belongs to this test's gid; a user in that group may use it.
@@ -70,6 +71,7 @@ class FakeNode : public ::testing::Test {
   void TearDown() override { fs::remove_all(root_); }
 
   void set_huc_info(const std::string& text) { write(root_ / "debug/dri/0/gt/uc/huc_info", text); }
+  void set_guc_info(const std::string& text) { write(root_ / "debug/dri/0/gt/uc/guc_info", text); }
   // The check opens the node and reads proc/self/fdinfo/FD; whichever fd it gets has this text.
   void set_fdinfo(const std::string& text) {
     for (int fd = 0; fd < 256; ++fd) write(root_ / "proc/self/fdinfo" / std::to_string(fd), text);
@@ -176,6 +178,17 @@ TEST_F(FakeNode, NoHucFailsWithTheFirmwareFix) {
   EXPECT_EQ(huc.status, CheckStatus::kFail);
   EXPECT_EQ(huc.seen, "HuC DISABLED");
   EXPECT_NE(huc.fix.find("enable_guc=2"), std::string::npos);
+  EXPECT_EQ(report.exit_code(), kExitCheckFailed);
+}
+
+TEST_F(FakeNode, GucStateIsReportedAndItsAbsenceFailsWithTheBootFix) {
+  EXPECT_EQ(only(run_doctor(options_), "guc").status, CheckStatus::kPass);
+  set_guc_info("GuC firmware: i915/kbl_guc_70.1.1.bin\n\tstatus: DISABLED\n");
+  Report report = run_doctor(options_);
+  const Check& guc = only(report, "guc");
+  EXPECT_EQ(guc.status, CheckStatus::kFail);
+  EXPECT_EQ(guc.seen, "GuC DISABLED");
+  EXPECT_NE(guc.fix.find("enable_guc=2"), std::string::npos);
   EXPECT_EQ(report.exit_code(), kExitCheckFailed);
 }
 

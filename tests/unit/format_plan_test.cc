@@ -9,6 +9,7 @@ extern "C" {
 #include <libavutil/opt.h>
 }
 
+#include "pipeline/hw/backends.h"
 #include "pipeline/plan/graph_builder.h"
 #include "pipeline/plan/plan.h"
 #include "pipeline/plan/video_format.h"
@@ -380,8 +381,11 @@ TEST(DeinterlacePlan, VaapiPoolIsSizedForEveryBranch) {
       make_plan(job({output("a.mp4"), output("b.mp4", 640, 360)}, BackendKind::kVaapi),
                 interlaced(), inventory({intel_gpu()}));
   ASSERT_TRUE(plan.is_ok());
-  EXPECT_TRUE(has(plan->video_graph.text, "deinterlace_vaapi=rate=frame:auto=1:extra_hw_frames=4"))
-      << plan->video_graph.text;
+  // A fixed pool on FFmpeg 5.1; from 7.1 it grows on demand and the plan leaves it alone.
+  std::string expected = backend_desc(BackendKind::kVaapi).fixed_pools
+                             ? "deinterlace_vaapi=rate=frame:auto=1:extra_hw_frames=4"
+                             : "deinterlace_vaapi=rate=frame:auto=1,";
+  EXPECT_TRUE(has(plan->video_graph.text, expected)) << plan->video_graph.text;
 }
 
 // --- software chroma and scaler ---

@@ -92,12 +92,14 @@ const DecodeProfile* profile_of(const HwDevice& device, int va_profile) {
   return nullptr;
 }
 
-bool native_decoder_has_vaapi(AVCodecID codec) {
+// A decoder of the codec that outputs the backend's frames: the native decoder's VA-API hwaccel,
+// or the codec's *_qsv decoder.
+bool decoder_has_device(AVCodecID codec, AVHWDeviceType type) {
   void* iterator = nullptr;
   while (const AVCodec* decoder = av_codec_iterate(&iterator)) {
     if (decoder->id != codec || !av_codec_is_decoder(decoder)) continue;
     for (int i = 0; const AVCodecHWConfig* config = avcodec_get_hw_config(decoder, i); ++i)
-      if (config->device_type == AV_HWDEVICE_TYPE_VAAPI) return true;
+      if (config->device_type == type) return true;
   }
   return false;
 }
@@ -116,7 +118,8 @@ DecodeExpectation expected_decode(const HwDevice& device, const SweepInput& inpu
   if (depth > profile->bit_depth) return {false, "decodes up to"};
   if (input.width > profile->max_width || input.height > profile->max_height)
     return {false, "exceeds"};
-  if (!native_decoder_has_vaapi(input.codec)) return {false, "hw config"};
+  if (!decoder_has_device(input.codec, backend_desc(device.backend).device_type))
+    return {false, "hw config"};
   return {true, ""};
 }
 
@@ -124,7 +127,7 @@ DecodeExpectation expected_decode(const HwDevice& device, const SweepInput& inpu
 enum class EncodeOutcome { kGpu, kSoftware, kRefused };
 
 EncodeOutcome expected_encode(const HwDevice& device, VideoCodec codec, RateControl mode) {
-  std::string encoder(backend_desc(BackendKind::kVaapi).encoder_for(codec));
+  std::string encoder(backend_desc(device.backend).encoder_for(codec));
   if (!avcodec_find_encoder_by_name(encoder.c_str())) return EncodeOutcome::kSoftware;
   auto found = device.encode.find(codec_id(codec));
   if (found == device.encode.end()) return EncodeOutcome::kSoftware;
@@ -158,7 +161,7 @@ std::string sweep_one(const HwDevice& device, const SweepInput& input, VideoCode
   std::string where = device.vendor + " " + input.name + " -> " + std::string(name_of(codec)) +
                       " " + std::string(name_of(mode)) + ": ";
   ++tally.combinations;
-  Result<Plan> plan = make_plan(testing::job({output_of(codec, mode)}, BackendKind::kVaapi),
+  Result<Plan> plan = make_plan(testing::job({output_of(codec, mode)}, device.backend),
                                 media_of(input), testing::inventory({device}));
   EncodeOutcome encode = expected_encode(device, codec, mode);
   if (encode == EncodeOutcome::kRefused) {
@@ -209,7 +212,9 @@ std::string sweep_one(const HwDevice& device, const SweepInput& input, VideoCode
   return "";
 }
 
-std::map<std::string, Tally> run_sweep(std::vector<std::string>& failures) {
+// The sweep on VA-API, or on QSV over the same profiles (QSV runs on the VA-API driver).
+std::map<std::string, Tally> run_sweep(std::vector<std::string>& failures,
+                                       BackendKind backend = BackendKind::kVaapi) {
   std::map<std::string, Tally> tallies;
   for (const IntelProfileSummary& profile : intel_profiles()) {
     Result<HwDevice> device = assume_intel_device(profile.key);
@@ -217,6 +222,7 @@ std::map<std::string, Tally> run_sweep(std::vector<std::string>& failures) {
       failures.push_back(std::string(profile.key) + ": " + device.status().to_string());
       continue;
     }
+    if (backend == BackendKind::kQsv) *device = qsv_device_on(*device);
     Tally& tally = tallies[std::string(profile.key)];
     for (const SweepInput& input : inputs())
       for (VideoCodec codec : kOutputs)
@@ -238,6 +244,26 @@ TEST(IntelSweep, EveryProfileInputOutputAndModePlansAsTheProfileAllows) {
   int combinations = 0;
   for (const auto& [key, tally] : tallies) combinations += tally.combinations;
   EXPECT_EQ(size_t(combinations), expected);
+}
+
+// QSV, planned over the same profiles: the same checks (entrypoints and modes the profile has,
+// crossings only where a stage leaves the GPU, options this build has, reasons for fallbacks).
+TEST(IntelSweep, QsvPlansAsTheProfileAllows) {
+  std::vector<std::string> failures;
+  std::map<std::string, Tally> tallies = run_sweep(failures, BackendKind::kQsv);
+  EXPECT_TRUE(failures.empty()) << failures.size()
+                                << " failures, first: " << (failures.empty() ? "" : failures[0]);
+  int combinations = 0;
+  int all_gpu = 0;
+  for (const auto& [key, tally] : tallies) {
+    combinations += tally.combinations;
+    all_gpu += tally.all_gpu;
+  }
+  EXPECT_EQ(size_t(combinations),
+            intel_profiles().size() * inputs().size() * std::size(kOutputs) * std::size(kModes));
+  EXPECT_GT(all_gpu, 0);
+  std::cout << "qsv sweep: " << combinations << " combinations, " << all_gpu
+            << " fully on the GPU\n";
 }
 
 // Facts a person would check by hand on the published tables.

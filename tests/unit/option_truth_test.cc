@@ -35,7 +35,8 @@ using testing::output;
 HwDevice capable_device(BackendKind backend) {
   HwDevice device = testing::intel_gpu();
   device.backend = backend;
-  device.path = backend == BackendKind::kVaapi ? "/dev/dri/renderD128" : "0";
+  bool intel = backend == BackendKind::kVaapi || backend == BackendKind::kQsv;
+  device.path = intel ? "/dev/dri/renderD128" : "0";
   for (VideoCodec codec :
        {VideoCodec::kH264, VideoCodec::kHevc, VideoCodec::kAv1, VideoCodec::kVp9})
     device.encode[codec_id(codec)] = {true, true};
@@ -82,7 +83,7 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllBackends, OptionTruthTest,
-    ::testing::Combine(::testing::Values(BackendKind::kVaapi, BackendKind::kCuda,
+    ::testing::Combine(::testing::Values(BackendKind::kVaapi, BackendKind::kQsv, BackendKind::kCuda,
                                          BackendKind::kVulkan, BackendKind::kSoftware),
                        ::testing::Values(VideoCodec::kH264, VideoCodec::kHevc, VideoCodec::kAv1,
                                          VideoCodec::kVp9),

@@ -8,6 +8,7 @@ extern "C" {
 #include <libavcodec/avcodec.h>
 }
 
+#include "pipeline/hw/backends.h"
 #include "pipeline/plan/graph_builder.h"
 #include "tests/unit/fixtures.h"
 
@@ -206,7 +207,13 @@ TEST(VaapiPlan, PoolsAreSizedForEveryBranch) {
   ASSERT_TRUE(plan.is_ok());
   // The decoder's pool covers a surface per branch in the graph, plus the graph's queue.
   EXPECT_EQ(plan->decode.extra_hw_frames, 3 + 2);
-  // Each scaler's pool covers what its encoder holds: async_depth 2 + 2 B-frames + 1.
+  if (!backend_desc(BackendKind::kVaapi).fixed_pools) {
+    // FFmpeg 7.1: scale_vaapi's pool grows on demand; an extra_hw_frames would be ignored.
+    EXPECT_EQ(count(plan->video_graph.text, "extra_hw_frames"), 0) << plan->video_graph.text;
+    return;
+  }
+  // FFmpeg 5.1: each scaler's pool is fixed and covers what its encoder holds: async_depth 2 +
+  // 2 B-frames + 1.
   EXPECT_EQ(count(plan->video_graph.text, ":extra_hw_frames=5"), 3) << plan->video_graph.text;
   OutputSpec no_b = output("d.mp4", 320, 180);
   no_b.b_frames = 0;
@@ -215,6 +222,19 @@ TEST(VaapiPlan, PoolsAreSizedForEveryBranch) {
   ASSERT_TRUE(fewer.is_ok());
   EXPECT_NE(fewer->video_graph.text.find(":extra_hw_frames=3"), std::string::npos)
       << fewer->video_graph.text;
+}
+
+// hwupload's VA-API pool grows on demand; an extra_hw_frames there would fix its size.
+TEST(VaapiPlan, UploadPoolIsLeftToGrow) {
+  HwDevice no_hevc = intel_gpu();
+  no_hevc.decode.erase(AV_CODEC_ID_HEVC);
+  Result<Plan> plan =
+      make_plan(job(ladder(), BackendKind::kVaapi), media(AV_CODEC_ID_HEVC), inventory({no_hevc}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_TRUE(plan->decode.upload);
+  EXPECT_NE(plan->video_graph.text.find("hwupload"), std::string::npos);
+  EXPECT_EQ(plan->video_graph.text.find("hwupload=extra_hw_frames"), std::string::npos)
+      << plan->video_graph.text;
 }
 
 TEST(VaapiPlan, LowPowerWhenOnlyVdencExists) {
