@@ -95,6 +95,21 @@ class SnapshotCollectable : public prometheus::Collectable {
   std::function<NodeSnapshot()> snapshot_;
 };
 
+// --quality figures of succeeded jobs' outputs, by backend.
+std::vector<MetricFamily> quality_families(const NodeSnapshot& s) {
+  MetricFamily psnr = family("transcoded_output_psnr_db",
+                             "PSNR (all planes) of outputs measured with --quality, by backend",
+                             MetricType::Histogram);
+  for (const auto& [backend, histogram] : s.output_psnr)
+    psnr.metric.push_back(histogram_metric({{"backend", backend}}, histogram));
+  MetricFamily ssim = family("transcoded_output_ssim",
+                             "SSIM (all planes) of outputs measured with --quality, by backend",
+                             MetricType::Histogram);
+  for (const auto& [backend, histogram] : s.output_ssim)
+    ssim.metric.push_back(histogram_metric({{"backend", backend}}, histogram));
+  return {psnr, ssim};
+}
+
 }  // namespace
 
 std::vector<MetricFamily> node_families(const NodeSnapshot& s) {
@@ -157,19 +172,10 @@ std::vector<MetricFamily> node_families(const NodeSnapshot& s) {
              MetricType::Histogram);
   for (const auto& [state, histogram] : s.job_duration)
     duration.metric.push_back(histogram_metric({{"state", state}}, histogram));
-  MetricFamily psnr = family("transcoded_output_psnr_db",
-                             "PSNR (all planes) of outputs measured with --quality, by backend",
-                             MetricType::Histogram);
-  for (const auto& [backend, histogram] : s.output_psnr)
-    psnr.metric.push_back(histogram_metric({{"backend", backend}}, histogram));
-  MetricFamily ssim = family("transcoded_output_ssim",
-                             "SSIM (all planes) of outputs measured with --quality, by backend",
-                             MetricType::Histogram);
-  for (const auto& [backend, histogram] : s.output_ssim)
-    ssim.metric.push_back(histogram_metric({{"backend", backend}}, histogram));
-
-  return {build,   jobs,    queue,    running, slots,    busy, busy_s,
-          encoded, decoded, job_busy, job_cpu, duration, psnr, ssim};
+  std::vector<MetricFamily> families{build,  jobs,    queue,   running,  slots,   busy,
+                                     busy_s, encoded, decoded, job_busy, job_cpu, duration};
+  for (MetricFamily& f : quality_families(s)) families.push_back(std::move(f));
+  return families;
 }
 
 std::string node_metrics_text(const NodeSnapshot& snapshot) {
