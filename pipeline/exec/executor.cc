@@ -13,6 +13,8 @@ extern "C" {
 #include <libavutil/hwcontext.h>
 }
 
+#include "pipeline/exec/hdr_metadata.h"
+#include "pipeline/exec/quality_meter.h"
 #include "pipeline/exec/stages.h"
 #include "pipeline/hw/device_cache.h"
 
@@ -118,6 +120,29 @@ class Transcode {
     duration_s_ = std::max(0.0, media_.duration_s - spec_.start_s);
     if (spec_.duration_s > 0) duration_s_ = std::min(duration_s_, spec_.duration_s);
     for (AudioTrackState& track : audio_) TC_RETURN_IF_ERROR(open_audio_graph(track));
+    attach_quality_meters();
+    if (std::any_of(plan_.outputs.begin(), plan_.outputs.end(),
+                    [](const OutputPlan& output) { return output.video.format.to_sdr_on_device; }))
+      mastering_fill_.emplace(*input_.video);
+    return Status::ok();
+  }
+
+  // --quality: each meter sees its output's packets, and every source frame (measure_source).
+  void attach_quality_meters() {
+    meters_ = make_quality_meters(spec_, plan_);
+    for (size_t k = 0; k < meters_.size(); ++k)
+      if (QualityMeter* meter = meters_[k].get())
+        outputs_[k].observe_video_packets(
+            [meter](const AVCodecContext& encoder, const AVPacket& packet) {
+              return meter->add_packet(encoder, packet);
+            });
+  }
+
+  Status measure_source(const AVFrame& frame) {
+    if (meters_.empty()) return Status::ok();
+    TC_ASSIGN_OR_RETURN(av::FramePtr in_memory, frame_in_memory(frame));
+    for (auto& meter : meters_)
+      if (meter) TC_RETURN_IF_ERROR(meter->add_reference(*in_memory, input_.video->time_base));
     return Status::ok();
   }
 
@@ -210,8 +235,25 @@ class Transcode {
     return decode_audio(track, &packet);
   }
 
-  Status on_subtitle_packet(SubtitleTrackState& track, const AVPacket& packet) {
-    if (track.window.before(packet.pts) || track.window.past(packet.pts)) return Status::ok();
+  // A subtitle on screen at the cut is kept, from the cut (time 0 in the outputs) to its end;
+  // one that ended before the cut is not.
+  Status on_subtitle_packet(SubtitleTrackState& track, const AVPacket& original) {
+    if (track.window.past(original.pts)) return Status::ok();
+    const AVPacket* kept = &original;
+    if (track.window.before(original.pts)) {
+      int64_t end = original.pts + original.duration;
+      if (original.duration <= 0 || end <= track.window.start) return Status::ok();
+      av_packet_ref(clipped_subtitle_.get(), &original);
+      clipped_subtitle_->pts = clipped_subtitle_->dts = track.window.start;
+      clipped_subtitle_->duration = end - track.window.start;
+      kept = clipped_subtitle_.get();
+    }
+    Status status = keep_subtitle_packet(track, *kept);
+    av_packet_unref(clipped_subtitle_.get());
+    return status;
+  }
+
+  Status keep_subtitle_packet(SubtitleTrackState& track, const AVPacket& packet) {
     for (OutputStage& output : outputs_)
       TC_RETURN_IF_ERROR(output.copy_packet(packet, *track.input->stream, track.window.start));
     if (!track.input->decoder) return Status::ok();
@@ -270,6 +312,8 @@ class Transcode {
         std::max(last_media_pts_s_, seconds(frame->pts, input_.video, video_window_));
     if (frame->pts != AV_NOPTS_VALUE) frame->pts -= video_window_.start;
     ++frames_decoded_;
+    if (mastering_fill_) TC_RETURN_IF_ERROR(mastering_fill_->fill(*frame));
+    TC_RETURN_IF_ERROR(measure_source(*frame));
     return filter_video(frame);
   }
 
@@ -365,6 +409,8 @@ class Transcode {
     for (AudioTrackState& track : audio_) TC_RETURN_IF_ERROR(flush_audio(track));
     if (interrupt_requested(interrupt_.opaque)) return {Code::kCancelled, "cancelled"};
     for (OutputStage& output : outputs_) TC_RETURN_IF_ERROR(output.finish(spec_.input));
+    for (auto& meter : meters_)
+      if (meter) TC_RETURN_IF_ERROR(meter->finish());
     // Only now, with every output complete, do they get their names.
     for (OutputStage& output : outputs_) TC_RETURN_IF_ERROR(output.commit());
     report_progress(true);
@@ -406,7 +452,10 @@ class Transcode {
     report.wall_s = elapsed();
     report.cpu_s = cpu_seconds() - cpu_at_start_;
     report.first_frame_s = std::max(0.0, first_frame_s_);
-    for (const OutputStage& output : outputs_) report.outputs.push_back(output_report(output));
+    for (size_t k = 0; k < outputs_.size(); ++k) {
+      report.outputs.push_back(output_report(outputs_[k]));
+      if (k < meters_.size() && meters_[k]) report.outputs.back().quality = meters_[k]->score();
+    }
     report.media_duration_s = last_media_pts_s_;
     for (const OutputReport& output : report.outputs)
       report.media_duration_s = std::max(report.media_duration_s, output.duration_s);
@@ -440,13 +489,17 @@ class Transcode {
   av::BufferRefPtr device_;
   InputStage input_;
   std::vector<OutputStage> outputs_;
+  std::vector<std::unique_ptr<QualityMeter>> meters_;  // per output; empty without --quality
   std::vector<AudioTrackState> audio_;
   std::vector<SubtitleTrackState> subtitles_;
   std::optional<FilterGraph> video_graph_;
   av::FramePtr frame_ = av::make_frame();
   av::FramePtr filtered_ = av::make_frame();
+  av::PacketPtr clipped_subtitle_ = av::make_packet();  // a subtitle cut at the trim start
   Window video_window_;
   bool video_done_ = false;
+  // tonemap_vaapi: every frame needs mastering display metadata.
+  std::optional<MasteringDisplayFill> mastering_fill_;
   bool video_flushed_ = false;
   int64_t frames_decoded_ = 0;
   int64_t frames_encoded_ = 0;

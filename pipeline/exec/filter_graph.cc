@@ -16,7 +16,8 @@ std::string rational(AVRational value) {
   return std::to_string(value.num) + "/" + std::to_string(value.den);
 }
 
-// AVFilterInOut list entries naming already-created filters for avfilter_graph_parse_ptr.
+}  // namespace
+
 av::FilterInOutPtr link_list(const std::vector<std::pair<std::string, AVFilterContext*>>& ends) {
   AVFilterInOut* head = nullptr;
   for (auto it = ends.rbegin(); it != ends.rend(); ++it) {
@@ -29,6 +30,8 @@ av::FilterInOutPtr link_list(const std::vector<std::pair<std::string, AVFilterCo
   }
   return av::FilterInOutPtr(head);
 }
+
+namespace {
 
 Result<AVFilterContext*> create_source(AVFilterGraph* graph, const FilterGraph::Source& source) {
   AVFilterContext* filter =

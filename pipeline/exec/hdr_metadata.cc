@@ -1,6 +1,7 @@
 #include "pipeline/exec/hdr_metadata.h"
 
 #include <cmath>
+#include <cstdio>
 
 extern "C" {
 #include <libavutil/mastering_display_metadata.h>
@@ -53,6 +54,41 @@ Status add_hdr_side_data(const HdrMetadata& metadata, AVStream& output) {
   return Status::ok();
 }
 
+MasteringDisplayFill::MasteringDisplayFill(const AVStream& input) {
+  if (const uint8_t* declared =
+          av::stream_side_data(&input, AV_PKT_DATA_MASTERING_DISPLAY_METADATA)) {
+    last_ = *reinterpret_cast<const AVMasteringDisplayMetadata*>(declared);
+    return;
+  }
+  constexpr int kChromaticity = 50000;                     // x265's unit, 0.00002
+  last_.display_primaries[0][0] = {34000, kChromaticity};  // R 0.680, 0.320
+  last_.display_primaries[0][1] = {16000, kChromaticity};
+  last_.display_primaries[1][0] = {13250, kChromaticity};  // G 0.265, 0.690
+  last_.display_primaries[1][1] = {34500, kChromaticity};
+  last_.display_primaries[2][0] = {7500, kChromaticity};  // B 0.150, 0.060
+  last_.display_primaries[2][1] = {3000, kChromaticity};
+  last_.white_point[0] = {15635, kChromaticity};  // D65 0.3127, 0.3290
+  last_.white_point[1] = {16450, kChromaticity};
+  last_.max_luminance = {1000, 1};
+  last_.min_luminance = {1, 10000};
+  last_.has_primaries = 1;
+  last_.has_luminance = 1;
+}
+
+Status MasteringDisplayFill::fill(AVFrame& frame) {
+  if (const auto* own = reinterpret_cast<const AVMasteringDisplayMetadata*>(
+          frame_side_data(frame, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA));
+      own && own->has_primaries && own->has_luminance) {
+    last_ = *own;
+    return Status::ok();
+  }
+  av_frame_remove_side_data(&frame, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA);
+  AVMasteringDisplayMetadata* added = av_mastering_display_metadata_create_side_data(&frame);
+  if (!added) return {Code::kInternal, "out of memory adding mastering display metadata"};
+  *added = last_;
+  return Status::ok();
+}
+
 std::string x265_hdr_params(const HdrMetadata& metadata) {
   std::string params;
   if (const auto* m = reinterpret_cast<const AVMasteringDisplayMetadata*>(metadata.mastering)) {
@@ -66,6 +102,45 @@ std::string x265_hdr_params(const HdrMetadata& metadata) {
     params += (params.empty() ? "" : ":") + std::string("max-cll=") +
               std::to_string(light->MaxCLL) + "," + std::to_string(light->MaxFALL);
   return params;
+}
+
+std::string svtav1_hdr_params(const HdrMetadata& metadata) {
+  std::string params;
+  char text[192];
+  if (const auto* m = reinterpret_cast<const AVMasteringDisplayMetadata*>(metadata.mastering)) {
+    auto xy = [](const AVRational pair[2]) { return std::pair{av_q2d(pair[0]), av_q2d(pair[1])}; };
+    auto [gx, gy] = xy(m->display_primaries[1]);
+    auto [bx, by] = xy(m->display_primaries[2]);
+    auto [rx, ry] = xy(m->display_primaries[0]);
+    auto [wx, wy] = xy(m->white_point);
+    std::snprintf(text, sizeof text,
+                  "mastering-display=G(%.4f,%.4f)B(%.4f,%.4f)R(%.4f,%.4f)WP(%.4f,%.4f)L(%g,%.4f)",
+                  gx, gy, bx, by, rx, ry, wx, wy, av_q2d(m->max_luminance),
+                  av_q2d(m->min_luminance));
+    params = text;
+  }
+  if (const auto* light = reinterpret_cast<const AVContentLightMetadata*>(metadata.light))
+    params += (params.empty() ? "" : ":") + std::string("content-light=") +
+              std::to_string(light->MaxCLL) + "," + std::to_string(light->MaxFALL);
+  return params;
+}
+
+void add_hdr_params(std::string_view encoder, const HdrMetadata& metadata,
+                    std::vector<std::pair<std::string, std::string>>& options) {
+  bool x265 = encoder == "libx265";
+  if (!x265 && encoder != "libsvtav1") return;
+  std::string params = x265 ? x265_hdr_params(metadata) : svtav1_hdr_params(metadata);
+  if (params.empty()) return;
+  std::string key = x265 ? "x265-params" : "svtav1-params";
+  for (auto& [name, value] : options) {
+    if (name != key) continue;
+    bool carried = value.find("master-display=") != std::string::npos ||
+                   value.find("max-cll=") != std::string::npos ||
+                   value.find("content-light=") != std::string::npos;
+    if (!carried) value += (value.empty() ? "" : ":") + params;
+    return;
+  }
+  options.emplace_back(key, params);
 }
 
 }  // namespace tc

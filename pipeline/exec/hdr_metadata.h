@@ -5,10 +5,14 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 extern "C" {
 #include <libavformat/avformat.h>
 #include <libavutil/frame.h>
+#include <libavutil/mastering_display_metadata.h>
 }
 
 #include "pipeline/core/status.h"
@@ -28,8 +32,32 @@ HdrMetadata hdr_metadata_of(const AVFrame& first, const AVStream& input);
 // resets codecpar's side data from FFmpeg 6.1).
 Status add_hdr_side_data(const HdrMetadata& metadata, AVStream& output);
 
+// tonemap_vaapi refuses a frame without mastering display metadata (FFmpeg 5.1: "No mastering
+// display data from input"), and HEVC decoders attach the SEI's only to the frames near it.
+// Gives every frame the last metadata seen: a frame's own, at first the container's, else the
+// common HDR10 grading display (P3 primaries, D65, 0.0001-1000 cd/m2).
+class MasteringDisplayFill {
+ public:
+  explicit MasteringDisplayFill(const AVStream& input);
+  Status fill(AVFrame& frame);
+
+ private:
+  AVMasteringDisplayMetadata last_{};
+};
+
 // x265's parameters for it: "master-display=G(x,y)B(x,y)R(x,y)WP(x,y)L(max,min):max-cll=C,F";
 // empty when there is none.
 std::string x265_hdr_params(const HdrMetadata& metadata);
+// SVT-AV1's (1.x, which writes them as metadata OBUs): the same display in chromaticity
+// coordinates and cd/m2, "mastering-display=G(0.2650,0.6900)...L(1000,0.0001):content-light=C,F".
+std::string svtav1_hdr_params(const HdrMetadata& metadata);
+
+// Encoders that write HDR10 metadata into the bitstream only from a parameters option (FFmpeg
+// 5.1: libx265's x265-params, libsvtav1's svtav1-params) get it there. An option that already
+// carries it (the plan's, from the container: plan/hdr_plan.h) is left as it is. Others: VP9
+// has no place for it in the bitstream, hardware encoders read the frames' side data, and every
+// output stream gets it (add_hdr_side_data).
+void add_hdr_params(std::string_view encoder, const HdrMetadata& metadata,
+                    std::vector<std::pair<std::string, std::string>>& options);
 
 }  // namespace tc

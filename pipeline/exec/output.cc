@@ -135,17 +135,11 @@ Status set_color(AVCodecContext& encoder, const VideoEncodePlan& plan, const AVF
   return Status::ok();
 }
 
-// The plan's encoder options, with x265's HDR parameters where it keeps HDR.
+// The plan's encoder options, with the HDR parameters of encoders that take them so where it
+// keeps HDR.
 Options encoder_options(const VideoEncodePlan& plan, const HdrMetadata& hdr) {
   Options options = plan.options;
-  std::string params = plan.format.hdr_metadata ? x265_hdr_params(hdr) : "";
-  if (params.empty()) return options;
-  for (auto& [key, value] : options)
-    if (key == "x265-params") {
-      value += ":" + params;
-      return options;
-    }
-  if (plan.encoder == "libx265") options.emplace_back("x265-params", params);
+  if (plan.format.hdr_metadata) add_hdr_params(plan.encoder, hdr, options);
   return options;
 }
 
@@ -345,6 +339,7 @@ Status OutputStage::drain(AVCodecContext* encoder, AVStream* stream) {
     // Encoders leave video packet durations unset; the muxer needs the last one.
     if (packet->duration == 0 && encoder->framerate.num > 0)
       packet->duration = av_rescale_q(1, av_inv_q(encoder->framerate), encoder->time_base);
+    if (stream == video_ && video_observer_) TC_RETURN_IF_ERROR(video_observer_(*encoder, *packet));
     TC_RETURN_IF_ERROR(write(packet.get(), stream, encoder->time_base));
     av_packet_unref(packet.get());
   }

@@ -3,6 +3,7 @@
 #include "pipeline/exec/report.h"
 
 #include <concepts>
+#include <cstdio>
 #include <type_traits>
 
 namespace tc {
@@ -25,6 +26,14 @@ void fields(Self& p, Visit&& visit) {
   visit("speed", p.speed);
 }
 
+template <Is<QualityScore> Self, typename Visit>
+void fields(Self& q, Visit&& visit) {
+  visit("frames", q.frames);
+  visit("psnr_y_db", q.psnr_y_db);
+  visit("psnr_avg_db", q.psnr_avg_db);
+  visit("ssim", q.ssim);
+}
+
 template <Is<OutputReport> Self, typename Visit>
 void fields(Self& o, Visit&& visit) {
   visit("path", o.path);
@@ -36,6 +45,7 @@ void fields(Self& o, Visit&& visit) {
   visit("bytes", o.bytes);
   visit("duration_s", o.duration_s);
   visit("bitrate", o.bitrate);
+  visit("quality", o.quality);
 }
 
 template <Is<Stage> Self, typename Visit>
@@ -142,6 +152,8 @@ Status read_value(const json& in, T& out, const std::string& where) {
     } catch (const json::exception& e) {
       return {Code::kInvalidArgument, where + ": " + e.what()};
     }
+  } else if constexpr (requires { out.emplace(); }) {  // any other optional: present
+    TC_RETURN_IF_ERROR(read_value(in, out.emplace(), where));
   } else if constexpr (requires { out.push_back(typename T::value_type{}); }) {
     if (!in.is_array()) return wrong_type(where, in, "an array");
     out.clear();
@@ -173,6 +185,9 @@ Status read_fields(const json& in, T& value, const std::string& where) {
 void to_json(json& j, const Progress& progress) {
   j = write_fields(progress);
 }
+void to_json(json& j, const QualityScore& quality) {
+  j = write_fields(quality);
+}
 void to_json(json& j, const OutputReport& output) {
   j = write_fields(output);
 }
@@ -191,6 +206,9 @@ void to_json(json& j, const JobReport& report) {
 Status from_json(const json& j, Progress& progress) {
   return read_fields(j, progress, "");
 }
+Status from_json(const json& j, QualityScore& quality) {
+  return read_fields(j, quality, "");
+}
 Status from_json(const json& j, OutputReport& output) {
   return read_fields(j, output, "");
 }
@@ -202,6 +220,21 @@ Status from_json(const json& j, StreamOutcome& stream) {
 }
 Status from_json(const json& j, JobReport& report) {
   return read_fields(j, report, "");
+}
+
+std::string quality_text(const QualityScore& quality) {
+  std::string text;
+  char part[96];
+  if (quality.psnr_avg_db && quality.psnr_y_db) {
+    std::snprintf(part, sizeof part, "PSNR %.2f dB (y %.2f), ", *quality.psnr_avg_db,
+                  *quality.psnr_y_db);
+    text += part;
+  }
+  if (quality.ssim) {
+    std::snprintf(part, sizeof part, "SSIM %.4f, ", *quality.ssim);
+    text += part;
+  }
+  return text + std::to_string(quality.frames) + " frames compared";
 }
 
 std::string report_to_json(const JobReport& report, int indent) {

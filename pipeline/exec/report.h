@@ -30,6 +30,17 @@ struct Progress {
   bool operator==(const Progress&) const = default;
 };
 
+// An output measured against its source (--quality): the averages over the frames compared,
+// computed as ffmpeg's psnr and ssim filters print them at the end. A metric not asked for is
+// absent.
+struct QualityScore {
+  int64_t frames = 0;                 // output frames compared
+  std::optional<double> psnr_y_db;    // luma
+  std::optional<double> psnr_avg_db;  // all planes, weighted by size ("average" in ffmpeg)
+  std::optional<double> ssim;         // all planes ("All" in ffmpeg), 0..1
+  bool operator==(const QualityScore&) const = default;
+};
+
 struct OutputReport {
   std::string path;
   std::string encoder;  // "libx264", "h264_vaapi", "copy"
@@ -39,7 +50,8 @@ struct OutputReport {
   int64_t frames = 0;
   int64_t bytes = 0;
   double duration_s = 0;
-  int64_t bitrate = 0;  // bits per second, bytes * 8 / duration
+  int64_t bitrate = 0;                  // bits per second, bytes * 8 / duration
+  std::optional<QualityScore> quality;  // with --quality only
   bool operator==(const OutputReport&) const = default;
 };
 
@@ -63,10 +75,14 @@ struct JobReport {
   std::optional<metrics::EngineUsage> engines;
 };
 
+// "PSNR 41.23 dB (y 40.10), SSIM 0.9812, 240 frames": the metrics measured.
+std::string quality_text(const QualityScore& quality);
+
 // nlohmann's ADL writers: `nlohmann::json j = report;`. A Stage's "device" is also written as
 // the text people read ("vaapi /dev/dri/renderD128 (i915)"); its parts are read back from
 // "device_backend", "device_path" and "device_driver".
 void to_json(nlohmann::json& j, const Progress& progress);
+void to_json(nlohmann::json& j, const QualityScore& quality);
 void to_json(nlohmann::json& j, const OutputReport& output);
 void to_json(nlohmann::json& j, const Stage& stage);
 void to_json(nlohmann::json& j, const StreamOutcome& stream);
@@ -75,6 +91,7 @@ void to_json(nlohmann::json& j, const JobReport& report);
 // The readers: keys a writer did not know stay at their defaults; a key of the wrong type is a
 // kInvalidArgument naming it ("outputs[1].frames: ..."). Never throws.
 Status from_json(const nlohmann::json& j, Progress& progress);
+Status from_json(const nlohmann::json& j, QualityScore& quality);
 Status from_json(const nlohmann::json& j, OutputReport& output);
 Status from_json(const nlohmann::json& j, Stage& stage);
 Status from_json(const nlohmann::json& j, StreamOutcome& stream);

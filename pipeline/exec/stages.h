@@ -2,6 +2,7 @@
 // output (encoders + muxer). The executor (executor.cc) moves packets and frames between them.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,9 @@ class FilterGraph {
   std::vector<AVFilterContext*> sinks_;
 };
 
+// AVFilterInOut list entries naming already-created filters for avfilter_graph_parse_ptr.
+av::FilterInOutPtr link_list(const std::vector<std::pair<std::string, AVFilterContext*>>& ends);
+
 // Source arguments for a decoder's frames.
 FilterGraph::Source video_source(const AVFrame& frame, AVRational time_base, AVRational frame_rate);
 FilterGraph::Source audio_source(const AVCodecContext& decoder);
@@ -91,6 +95,10 @@ class OutputStage {
   // The encoder of input audio stream `input_stream`, fed by `sink`.
   Status open_audio_encoder(int input_stream, AVFilterContext* sink);
   bool video_encoder_open() const { return video_encoder_ != nullptr; }
+  // Sees each encoded video packet (timestamps in the encoder's time base) before it is muxed:
+  // --quality decodes them again.
+  using PacketObserver = std::function<Status(const AVCodecContext& encoder, const AVPacket&)>;
+  void observe_video_packets(PacketObserver observer) { video_observer_ = std::move(observer); }
   // Encodes a frame (nullptr flushes) and writes what comes out.
   Status encode_video(const AVFrame* frame);
   Status encode_audio(int input_stream, const AVFrame* frame);
@@ -146,6 +154,7 @@ class OutputStage {
   };
   std::vector<Waiting> waiting_;
   OutputCounters counters_;
+  PacketObserver video_observer_;
   // The last dts written per output stream (by index), in the stream's time base: the next
   // packet's timestamps are made to follow it (sanitize_timestamps in output.cc).
   std::vector<int64_t> last_dts_;

@@ -103,6 +103,19 @@ std::string color_name(const ColorTags& color) {
          name(av_color_space_name(color.matrix)) + "/" + name(av_color_range_name(color.range));
 }
 
+// Where libx265 / libsvtav1 take the HDR10 values as parameters and the container declared none,
+// the command line above lacks them: the run takes the first frame's (in-band SEI).
+std::string hdr_params_note(const VideoEncodePlan& video) {
+  if (video.encoder != "libx265" && video.encoder != "libsvtav1") return "";
+  for (const auto& [key, value] : video.options)
+    if (value.find("master-display=") != std::string::npos ||
+        value.find("max-cll=") != std::string::npos ||
+        value.find("content-light=") != std::string::npos)
+      return "";
+  return " (the container declares no values: " + video.encoder +
+         " gets the first frame's at run time, which the ffmpeg command cannot)";
+}
+
 // "yuv420p10le (10-bit 4:2:0, Main 10), bt2020/smpte2084/bt2020nc/tv, HDR metadata carried"
 std::string format_line(const VideoEncodePlan& video) {
   const VideoFormatPlan& format = video.format;
@@ -110,7 +123,7 @@ std::string format_line(const VideoEncodePlan& video) {
       std::string(av_get_pix_fmt_name(video.pix_fmt)) + " (" + std::to_string(format.bit_depth) +
       "-bit " + std::string(name_of(format.chroma)) +
       (format.profile.empty() ? "" : ", " + format.profile) + "), " + color_name(format.color);
-  if (format.hdr_metadata) line += ", HDR metadata carried";
+  if (format.hdr_metadata) line += ", HDR metadata carried" + hdr_params_note(video);
   if (format.to_sdr) line += ", converted to SDR BT.709 by " + format.to_sdr_where;
   if (video.progressive) line += ", progressive";
   return line;

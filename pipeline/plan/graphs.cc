@@ -138,7 +138,8 @@ FilterGraphPlan build_video_graph(const BackendDesc& backend, const VideoSource&
   return plan;
 }
 
-FilterGraphPlan build_audio_graph(const std::vector<size_t>& outputs, int stream) {
+FilterGraphPlan build_audio_graph(const std::vector<size_t>& outputs, int stream,
+                                  const std::vector<std::string>& tails) {
   FilterGraphPlan plan;
   if (outputs.empty()) return plan;
   GraphBuilder graph("asplit");
@@ -146,7 +147,7 @@ FilterGraphPlan build_audio_graph(const std::vector<size_t>& outputs, int stream
       graph.fan_out({"[ain]", ""}, "aformat=sample_fmts=fltp", int(outputs.size()));
   for (size_t i = 0; i < outputs.size(); ++i) {
     std::string sink = label("a" + std::to_string(stream) + "out", outputs[i]);
-    graph.terminate(taps[i], "", sink);
+    graph.terminate(taps[i], i < tails.size() ? tails[i] : "", sink);
     plan.sinks.push_back({sink, outputs[i]});
   }
   plan.text = graph.text();

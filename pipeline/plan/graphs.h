@@ -54,6 +54,8 @@ FilterGraphPlan build_video_graph(const BackendDesc& backend, const VideoSource&
                                   std::vector<VideoBranch> branches);
 // Audio: input stream `stream`'s "[ain]" to fltp, split to each output in `outputs`; its
 // sinks are "a<stream>out<output>", unique across the job's audio graphs.
-FilterGraphPlan build_audio_graph(const std::vector<size_t>& outputs, int stream);
+// `tails[i]`: output i's own filters (loudnorm) after the split; none where it is missing.
+FilterGraphPlan build_audio_graph(const std::vector<size_t>& outputs, int stream,
+                                  const std::vector<std::string>& tails = {});
 
 }  // namespace tc

@@ -17,6 +17,8 @@ extern "C" {
 #include "pipeline/plan/backend_choice.h"
 #include "pipeline/plan/encoder_options.h"
 #include "pipeline/plan/graphs.h"
+#include "pipeline/plan/hdr_plan.h"
+#include "pipeline/plan/quality_plan.h"
 #include "pipeline/plan/streams.h"
 #include "pipeline/plan/video_format.h"
 
@@ -206,6 +208,7 @@ Result<OutputPlan> plan_output(const PlanContext& context, const OutputSpec& spe
   FormatChoice choice{context.video, context.backend, context.on_device(), spec, output.video};
   TC_ASSIGN_OR_RETURN(output.video.format, plan_video_format(choice));
   output.video.pix_fmt = encoder_pixel_format(choice, output.video.format);
+  add_declared_hdr_params(context.video, output.video);
   return output;
 }
 
@@ -320,11 +323,14 @@ std::vector<Plan::AudioGraph> plan_audio_graphs(const Plan& plan) {
   std::vector<Plan::AudioGraph> graphs;
   for (int stream : encoded_audio_streams(plan.outputs)) {
     std::vector<size_t> outputs;
+    std::vector<std::string> tails;  // each output's own filters
     for (size_t k = 0; k < plan.outputs.size(); ++k)
       for (const AudioPlan& audio : plan.outputs[k].audio)
-        if (audio.input_stream == stream && audio.mode == AudioPlan::Mode::kEncode)
+        if (audio.input_stream == stream && audio.mode == AudioPlan::Mode::kEncode) {
           outputs.push_back(k);
-    graphs.push_back({stream, build_audio_graph(outputs, stream)});
+          tails.push_back(audio.filter);
+        }
+    graphs.push_back({stream, build_audio_graph(outputs, stream, tails)});
   }
   return graphs;
 }
@@ -371,6 +377,7 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   }
   plan.audio_graphs = plan_audio_graphs(plan);
   plan.stages = plan_stages(plan, media, backend);
+  add_quality_stages(spec, plan);
   return plan;
 }
 

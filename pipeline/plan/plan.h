@@ -96,6 +96,7 @@ struct AudioPlan {
   int input_stream = -1;  // the input's stream index
   std::string encoder;    // "aac"
   int64_t bit_rate = 0;
+  std::string filter;  // this output's own filters before the encoder ("loudnorm=..."); or ""
 };
 
 // One subtitle track of an output: copied, or decoded and encoded in the container's format.

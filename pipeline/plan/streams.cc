@@ -8,6 +8,7 @@ extern "C" {
 }
 
 #include "pipeline/core/compat.h"
+#include "pipeline/plan/loudness_plan.h"
 
 namespace tc {
 namespace {
@@ -89,7 +90,9 @@ Result<StreamOutcome> plan_audio_track(const Target& target, const MediaInfo& me
                                           track.codec_name + " audio; use --audio aac");
   AudioPlan audio;
   audio.input_stream = track.stream_index;
-  if (mode == AudioMode::kCopy || (mode == AudioMode::kAuto && takes)) {
+  Loudnorm loudnorm = target.spec.loudnorm;
+  if (loudnorm == Loudnorm::kOff &&
+      (mode == AudioMode::kCopy || (mode == AudioMode::kAuto && takes))) {
     audio.mode = AudioPlan::Mode::kCopy;
     output.audio.push_back(audio);
     return kept(std::move(outcome), "copy");
@@ -97,7 +100,10 @@ Result<StreamOutcome> plan_audio_track(const Target& target, const MediaInfo& me
   audio.mode = AudioPlan::Mode::kEncode;
   audio.encoder = "aac";
   audio.bit_rate = target.spec.audio_bitrate;
+  audio.filter = loudnorm_filter(loudnorm, track.sample_rate);
   output.audio.push_back(audio);
+  if (loudnorm != Loudnorm::kOff)  // a copy keeps the source's loudness
+    return kept(std::move(outcome), "encode aac", "--loudnorm " + std::string(name_of(loudnorm)));
   return kept(std::move(outcome), "encode aac",
               mode == AudioMode::kAac ? "--audio aac" : cannot_hold(target, track.codec_name));
 }

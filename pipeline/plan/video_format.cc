@@ -84,9 +84,15 @@ bool to_sdr_on_device(const FormatChoice& choice) {
 }
 
 std::string to_sdr_where(const FormatChoice& choice) {
+  // tonemap_vaapi fails on a frame without mastering display metadata: the executor gives such
+  // frames the container's, else a common grading display's (ensure_mastering_display).
   if (to_sdr_on_device(choice))
     return std::string(choice.backend.tonemap.substr(0, choice.backend.tonemap.find('='))) +
-           " on the device";
+           " on the device (mastering display: the frames', else " +
+           (choice.video.mastering_display
+                ? "the container's"
+                : "assumed P3 D65 1000 cd/m2: the source declares none") +
+           ")";
   bool zscale = avfilter_get_by_name("zscale") != nullptr;
   if (!choice.video.color.hdr())
     return std::string(zscale ? "zscale" : "colorspace") + " (BT.2020 to BT.709) on the cpu";

@@ -9,6 +9,7 @@
 extern "C" {
 #include <libavcodec/codec_id.h>
 #include <libavcodec/codec_par.h>
+#include <libavutil/mastering_display_metadata.h>
 #include <libavutil/pixfmt.h>
 #include <libavutil/rational.h>
 }
@@ -60,6 +61,9 @@ struct VideoInfo {
   // carry it in the bitstream (SEI / OBU), where the decoder finds it on each frame.
   bool mastering_display = false;
   bool content_light = false;
+  // Their values, where declared: the plan's ffmpeg command hands them to libx265.
+  std::optional<AVMasteringDisplayMetadata> mastering_display_values;
+  std::optional<AVContentLightMetadata> content_light_values;
   // Fields coded apart (top or bottom first): what --deinterlace auto acts on.
   bool interlaced() const {
     return field_order != AV_FIELD_UNKNOWN && field_order != AV_FIELD_PROGRESSIVE;

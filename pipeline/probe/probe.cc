@@ -39,9 +39,14 @@ void read_color(const AVStream* stream, VideoInfo& video) {
                  codecpar->color_range};
   video.chroma_location = codecpar->chroma_location;
   video.field_order = codecpar->field_order;
-  video.mastering_display =
-      av::stream_side_data(stream, AV_PKT_DATA_MASTERING_DISPLAY_METADATA) != nullptr;
-  video.content_light = av::stream_side_data(stream, AV_PKT_DATA_CONTENT_LIGHT_LEVEL) != nullptr;
+  const uint8_t* mastering = av::stream_side_data(stream, AV_PKT_DATA_MASTERING_DISPLAY_METADATA);
+  const uint8_t* light = av::stream_side_data(stream, AV_PKT_DATA_CONTENT_LIGHT_LEVEL);
+  video.mastering_display = mastering != nullptr;
+  video.content_light = light != nullptr;
+  if (mastering)
+    video.mastering_display_values =
+        *reinterpret_cast<const AVMasteringDisplayMetadata*>(mastering);
+  if (light) video.content_light_values = *reinterpret_cast<const AVContentLightMetadata*>(light);
 }
 
 VideoInfo video_info(const AVFormatContext* format, AVStream* stream) {

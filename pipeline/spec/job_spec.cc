@@ -109,6 +109,8 @@ Status validate_output(const OutputSpec& output, const std::string& field, int m
   if (output.b_frames < -1 || output.b_frames > 16)
     return invalid(field + ".b_frames", std::to_string(output.b_frames) + " is outside 0..16");
   if (output.audio_bitrate <= 0) return invalid(field + ".audio_bitrate", "must be positive");
+  if (output.loudnorm != Loudnorm::kOff && output.audio == AudioMode::kCopy)
+    return invalid(field + ".loudnorm", "a copied track keeps its loudness: not with --audio copy");
   if (container == "mpegts" &&
       (output.codec == VideoCodec::kVp9 || output.codec == VideoCodec::kAv1))
     return Status::of_field(Code::kUnsupported, field,
@@ -306,6 +308,7 @@ Result<OutputSpec> output_from_json(const json& object, const std::string& where
   TC_RETURN_IF_ERROR(
       read_enum(object, "subtitles", output.subtitles, where + ".", parse_subtitles));
   TC_RETURN_IF_ERROR(read_enum(object, "hdr", output.hdr, where + ".", parse_hdr));
+  TC_RETURN_IF_ERROR(read_enum(object, "loudnorm", output.loudnorm, where + ".", parse_loudnorm));
   return output;
 }
 
@@ -322,6 +325,8 @@ Result<JobSpec> job_spec_from_json(std::string_view text) {
   TC_RETURN_IF_ERROR(read_enum(root, "backend", spec.backend, "", parse_backend));
   TC_RETURN_IF_ERROR(read_field(root, "device", spec.device, ""));
   TC_RETURN_IF_ERROR(read_enum(root, "deinterlace", spec.deinterlace, "", parse_deinterlace));
+  TC_RETURN_IF_ERROR(
+      read_enum(root, "quality_metrics", spec.quality_metrics, "", parse_quality_metrics));
   auto outputs = root.find("outputs");
   if (outputs != root.end() && !outputs->is_array()) return invalid("outputs", "must be an array");
   if (outputs != root.end())
@@ -352,11 +357,13 @@ std::string job_spec_to_json(const JobSpec& spec) {
                        {"audio_bitrate", output.audio_bitrate},
                        {"audio_tracks", name_of(output.audio_tracks)},
                        {"subtitles", name_of(output.subtitles)},
-                       {"hdr", name_of(output.hdr)}});
+                       {"hdr", name_of(output.hdr)},
+                       {"loudnorm", name_of(output.loudnorm)}});
   json root = {{"input", spec.input},           {"start_s", spec.start_s},
                {"duration_s", spec.duration_s}, {"backend", name_of(spec.backend)},
                {"device", spec.device},         {"outputs", outputs}};
   root["deinterlace"] = name_of(spec.deinterlace);
+  root["quality_metrics"] = name_of(spec.quality_metrics);
   return root.dump(2);
 }
 

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "pipeline/core/status.h"
+#include "pipeline/spec/loudness.h"
+#include "pipeline/spec/quality_metrics.h"
 #include "pipeline/spec/stream_selection.h"
 
 namespace tc {
@@ -42,6 +44,7 @@ struct OutputSpec {
   AudioTracks audio_tracks;        // every audio track by default
   SubtitleMode subtitles = SubtitleMode::kCopy;
   HdrMode hdr = HdrMode::kAuto;
+  Loudnorm loudnorm = Loudnorm::kOff;  // on: every kept audio track is encoded through loudnorm
   bool operator==(const OutputSpec&) const = default;
 };
 
@@ -53,6 +56,7 @@ struct JobSpec {
   std::string device;  // hw device (render node, CUDA index); empty = discover
   std::vector<OutputSpec> outputs;
   Deinterlace deinterlace = Deinterlace::kAuto;
+  QualityMetrics quality_metrics;  // none by default: measuring decodes every output again
   bool operator==(const JobSpec&) const = default;
 };
 

@@ -37,6 +37,7 @@ Result<OutputSpec> output_from_config(const pb::OutputConfig& c, const std::stri
       enum_from(c.audio_tracks(), o.audio_tracks, field + ".audio_tracks", parse_audio_tracks));
   TC_RETURN_IF_ERROR(enum_from(c.subtitles(), o.subtitles, field + ".subtitles", parse_subtitles));
   TC_RETURN_IF_ERROR(enum_from(c.hdr(), o.hdr, field + ".hdr", parse_hdr));
+  TC_RETURN_IF_ERROR(enum_from(c.loudnorm(), o.loudnorm, field + ".loudnorm", parse_loudnorm));
   return o;
 }
 
@@ -57,6 +58,7 @@ void output_to_config(const OutputSpec& o, pb::OutputConfig* c) {
   c->set_audio_tracks(name_of(o.audio_tracks));
   c->set_subtitles(std::string(name_of(o.subtitles)));
   c->set_hdr(std::string(name_of(o.hdr)));
+  c->set_loudnorm(std::string(name_of(o.loudnorm)));
 }
 
 }  // namespace
@@ -70,6 +72,8 @@ Result<JobSpec> spec_from_config(const pb::JobConfig& config) {
   spec.device = config.device();
   TC_RETURN_IF_ERROR(
       enum_from(config.deinterlace(), spec.deinterlace, "deinterlace", parse_deinterlace));
+  TC_RETURN_IF_ERROR(enum_from(config.quality_metrics(), spec.quality_metrics, "quality_metrics",
+                               parse_quality_metrics));
   for (int i = 0; i < config.outputs_size(); ++i) {
     TC_ASSIGN_OR_RETURN(
         OutputSpec output,
@@ -87,6 +91,7 @@ void config_from_spec(const JobSpec& spec, pb::JobConfig* config) {
   config->set_backend(std::string(name_of(spec.backend)));
   config->set_device(spec.device);
   config->set_deinterlace(std::string(name_of(spec.deinterlace)));
+  config->set_quality_metrics(name_of(spec.quality_metrics));
   for (const OutputSpec& output : spec.outputs) output_to_config(output, config->add_outputs());
 }
 

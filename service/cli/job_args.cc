@@ -103,6 +103,10 @@ const std::vector<OutputOption>& output_options() {
       {"--hdr", "MODE",
        "HDR sources: auto (keep where the output can be 10-bit, else tonemap), keep, tonemap",
        [](OutputSpec& o, const std::string& v) { return assign(o.hdr, parse_hdr(v)); }},
+      {"--loudnorm", "TARGET",
+       "EBU R128 loudness normalisation (audio encoded): off (default), ebu (-23 LUFS), "
+       "streaming (-16 LUFS)",
+       [](OutputSpec& o, const std::string& v) { return assign(o.loudnorm, parse_loudnorm(v)); }},
   };
   return options;
 }
@@ -157,6 +161,9 @@ JobOptions::JobOptions(CLI::App& app) : app_(app) {
   duration_ = job_option("--duration", "S", "transcode S seconds");
   deinterlace_ =
       job_option("--deinterlace", "MODE", "auto (when the source is interlaced), on, off");
+  quality_ = job_option("--quality", "METRICS",
+                        "measure each output against the source: psnr, ssim or psnr,ssim (decodes "
+                        "every output again; off by default)");
   job_file_ = job_option("--job", "FILE", "the whole job as JSON (the daemon's job config shape)");
   json_ = job_flag("--json", "print the final report as JSON");
   dry_run_ = job_flag("--dry-run", "print the plan and the equivalent ffmpeg command; run nothing");
@@ -184,6 +191,9 @@ Status JobOptions::read_job_options(JobArgs& parsed) const {
   if (deinterlace_->count())
     TC_RETURN_IF_ERROR(named(
         "--deinterlace", assign(spec.deinterlace, parse_deinterlace(last_value(deinterlace_)))));
+  if (quality_->count())
+    TC_RETURN_IF_ERROR(named(
+        "--quality", assign(spec.quality_metrics, parse_quality_metrics(last_value(quality_)))));
   return {};
 }
 
@@ -197,6 +207,7 @@ Result<JobSpec> JobOptions::spec_from_job_file(const JobArgs& parsed) const {
   if (backend_->count()) spec.backend = parsed.spec.backend;
   if (device_->count()) spec.device = parsed.spec.device;
   if (deinterlace_->count()) spec.deinterlace = parsed.spec.deinterlace;
+  if (quality_->count()) spec.quality_metrics = parsed.spec.quality_metrics;
   return spec;
 }
 

@@ -50,6 +50,7 @@ class JobOptions {
   CLI::Option* start_;
   CLI::Option* duration_;
   CLI::Option* deinterlace_;
+  CLI::Option* quality_;
   CLI::Option* job_file_;
   CLI::Option* json_;
   CLI::Option* dry_run_;

@@ -64,6 +64,7 @@ std::string format_report(const JobReport& report) {
                   output.device.c_str(), static_cast<long long>(output.frames), output.duration_s,
                   static_cast<long long>(output.bytes), output.bitrate / 1000.0);
     text << line;
+    if (output.quality) text << "    quality: " << quality_text(*output.quality) << "\n";
   }
   text << "stages:\n";
   for (const Stage& stage : report.stages)

@@ -50,6 +50,17 @@ std::string error_code_name(pb::ErrorCode code) {
   return name;
 }
 
+std::optional<QualityScore> quality_from_proto(const pb::OutputResult& o) {
+  if (!o.has_quality()) return std::nullopt;
+  const pb::QualityResult& q = o.quality();
+  QualityScore score;
+  score.frames = q.frames();
+  if (q.has_psnr_y_db()) score.psnr_y_db = q.psnr_y_db();
+  if (q.has_psnr_avg_db()) score.psnr_avg_db = q.psnr_avg_db();
+  if (q.has_ssim()) score.ssim = q.ssim();
+  return score;
+}
+
 std::string time_text(const google::protobuf::Timestamp& t) {
   return t.seconds() == 0 && t.nanos() == 0 ? "-" : TimeUtil::ToString(t);
 }
@@ -82,7 +93,7 @@ JobReport report_from_proto(const pb::JobResult& r) {
   }
   for (const pb::OutputResult& o : r.outputs())
     report.outputs.push_back({o.path(), o.encoder(), o.device(), o.width(), o.height(), o.frames(),
-                              o.bytes(), o.duration_s(), o.bitrate()});
+                              o.bytes(), o.duration_s(), o.bitrate(), quality_from_proto(o)});
   for (const pb::StreamResult& s : r.streams())
     report.streams.push_back({size_t(s.output()), s.input_stream(), s.kind(), s.codec(),
                               s.language(), s.title(), s.kept(), s.action(), s.reason()});

@@ -432,6 +432,16 @@ void JobManager::count_finished(const JobRecord& job) {
   totals.frames_decoded += job.report->frames_decoded;
   for (const OutputReport& output : job.report->outputs)
     if (output.encoder != "copy") totals.frames_encoded += output.frames;
+  count_quality(*job.report);
+}
+
+void JobManager::count_quality(const JobReport& report) {
+  for (const OutputReport& output : report.outputs) {
+    if (!output.quality) continue;
+    if (output.quality->psnr_avg_db)
+      output_psnr_[report.backend].observe(*output.quality->psnr_avg_db);
+    if (output.quality->ssim) output_ssim_[report.backend].observe(*output.quality->ssim);
+  }
 }
 
 NodeSnapshot JobManager::node_snapshot() {
@@ -464,6 +474,8 @@ NodeSnapshot JobManager::node_snapshot() {
           device.engine_busy_percent[e.engine] += e.busy_percent;
   }
   snapshot.job_duration = job_durations_;
+  snapshot.output_psnr = output_psnr_;
+  snapshot.output_ssim = output_ssim_;
   return snapshot;
 }
 

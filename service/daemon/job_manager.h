@@ -116,7 +116,8 @@ class JobManager {
                   const metrics::EngineUsage& engines);
   std::unique_ptr<metrics::JobSampler> make_sampler(const Running& running, int pid) const;
   void on_sample(Running& running, const metrics::JobSampler& sampler);
-  void count_finished(const JobRecord& job);  // mutex_ held
+  void count_finished(const JobRecord& job);    // mutex_ held
+  void count_quality(const JobReport& report);  // mutex_ held
   void on_progress(const std::string& id, const Progress& progress);
   void publish(EventKind kind, const JobRecord& job);  // mutex_ held
   void overlay_progress(JobRecord& job);               // mutex_ held
@@ -133,6 +134,8 @@ class JobManager {
   std::multimap<std::string, std::shared_ptr<JobWatcher>> watchers_;
   std::map<std::string, DeviceTotals> device_totals_;       // by device name
   std::map<std::string, DurationHistogram> job_durations_;  // by final state
+  std::map<std::string, PsnrHistogram> output_psnr_;        // --quality outputs, by backend
+  std::map<std::string, SsimHistogram> output_ssim_;
 
   bool accepting_ = true;  // false once shutdown began
   bool stopping_ = false;  // the dispatcher ends

@@ -40,16 +40,17 @@ void add(MetricFamily& f, Labels labels, double value) {
   f.metric.push_back(std::move(metric));
 }
 
-ClientMetric histogram_metric(const std::string& state, const DurationHistogram& h) {
+template <typename Histogram>
+ClientMetric histogram_metric(Labels labels, const Histogram& h) {
   ClientMetric metric;
-  metric.label = {{"state", state}};
+  metric.label = std::move(labels);
   metric.histogram.sample_count = h.count;
   metric.histogram.sample_sum = h.sum;
   uint64_t cumulative = 0;
   for (size_t i = 0; i < h.counts.size(); ++i) {
     cumulative += h.counts[i];
-    double bound = i < DurationHistogram::bounds().size() ? DurationHistogram::bounds()[i]
-                                                          : std::numeric_limits<double>::infinity();
+    double bound = i < Histogram::bounds().size() ? Histogram::bounds()[i]
+                                                  : std::numeric_limits<double>::infinity();
     metric.histogram.bucket.push_back({cumulative, bound});
   }
   return metric;
@@ -93,6 +94,21 @@ class SnapshotCollectable : public prometheus::Collectable {
  private:
   std::function<NodeSnapshot()> snapshot_;
 };
+
+// --quality figures of succeeded jobs' outputs, by backend.
+std::vector<MetricFamily> quality_families(const NodeSnapshot& s) {
+  MetricFamily psnr = family("transcoded_output_psnr_db",
+                             "PSNR (all planes) of outputs measured with --quality, by backend",
+                             MetricType::Histogram);
+  for (const auto& [backend, histogram] : s.output_psnr)
+    psnr.metric.push_back(histogram_metric({{"backend", backend}}, histogram));
+  MetricFamily ssim = family("transcoded_output_ssim",
+                             "SSIM (all planes) of outputs measured with --quality, by backend",
+                             MetricType::Histogram);
+  for (const auto& [backend, histogram] : s.output_ssim)
+    ssim.metric.push_back(histogram_metric({{"backend", backend}}, histogram));
+  return {psnr, ssim};
+}
 
 }  // namespace
 
@@ -155,10 +171,11 @@ std::vector<MetricFamily> node_families(const NodeSnapshot& s) {
       family("transcoded_job_duration_seconds", "Start to end of finished jobs, by final state",
              MetricType::Histogram);
   for (const auto& [state, histogram] : s.job_duration)
-    duration.metric.push_back(histogram_metric(state, histogram));
-
-  return {build,  jobs,    queue,   running,  slots,   busy,
-          busy_s, encoded, decoded, job_busy, job_cpu, duration};
+    duration.metric.push_back(histogram_metric({{"state", state}}, histogram));
+  std::vector<MetricFamily> families{build,  jobs,    queue,   running,  slots,   busy,
+                                     busy_s, encoded, decoded, job_busy, job_cpu, duration};
+  for (MetricFamily& f : quality_families(s)) families.push_back(std::move(f));
+  return families;
 }
 
 std::string node_metrics_text(const NodeSnapshot& snapshot) {

@@ -11,15 +11,29 @@
 
 namespace tc::daemon {
 
+// Upper bounds of the histograms' buckets.
+const std::vector<double>& duration_bounds();  // seconds: 1, 5, 10, 30, ... 3600
+const std::vector<double>& psnr_bounds();      // dB: 20, 25, 30, 32, ... 50
+const std::vector<double>& ssim_bounds();      // 0.5, 0.8, 0.9, ... 0.999
+
 // A Prometheus-style histogram: counts per upper bound (not cumulative) plus +Inf.
-struct DurationHistogram {
-  static const std::vector<double>&
-  bounds();  // seconds: 1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600
+template <const std::vector<double>& (*Bounds)()>
+struct BucketHistogram {
+  static const std::vector<double>& bounds() { return Bounds(); }
   std::vector<uint64_t> counts = std::vector<uint64_t>(bounds().size() + 1, 0);
   uint64_t count = 0;
   double sum = 0;
-  void observe(double seconds);
+  void observe(double value) {
+    size_t i = 0;
+    while (i < bounds().size() && value > bounds()[i]) ++i;
+    counts[i] += 1;
+    count += 1;
+    sum += value;
+  }
 };
+using DurationHistogram = BucketHistogram<duration_bounds>;
+using PsnrHistogram = BucketHistogram<psnr_bounds>;
+using SsimHistogram = BucketHistogram<ssim_bounds>;
 
 // Totals of one device since the daemon started.
 struct DeviceTotals {
@@ -47,6 +61,9 @@ struct NodeSnapshot {
   };
   std::vector<RunningJob> running;
   std::map<std::string, DurationHistogram> job_duration;  // by final state
+  // --quality outputs of succeeded jobs, by backend: PSNR (all planes) and SSIM.
+  std::map<std::string, PsnrHistogram> output_psnr;
+  std::map<std::string, SsimHistogram> output_ssim;
 };
 
 }  // namespace tc::daemon

@@ -46,6 +46,13 @@ void progress_to_proto(const Progress& p, pb::Progress* out) {
   out->set_speed(p.speed);
 }
 
+void quality_to_proto(const QualityScore& q, pb::QualityResult* out) {
+  out->set_frames(q.frames);
+  if (q.psnr_y_db) out->set_psnr_y_db(*q.psnr_y_db);
+  if (q.psnr_avg_db) out->set_psnr_avg_db(*q.psnr_avg_db);
+  if (q.ssim) out->set_ssim(*q.ssim);
+}
+
 void engines_to_proto(const metrics::EngineUsage& usage, pb::EngineUsage* out) {
   out->set_source(usage.source);
   out->set_driver(usage.driver);
@@ -90,6 +97,7 @@ void result_to_proto(const JobReport& report, pb::JobResult* out) {
     output->set_bytes(o.bytes);
     output->set_duration_s(o.duration_s);
     output->set_bitrate(o.bitrate);
+    if (o.quality) quality_to_proto(*o.quality, output->mutable_quality());
   }
   for (const StreamOutcome& s : report.streams) {
     pb::StreamResult* stream = out->add_streams();

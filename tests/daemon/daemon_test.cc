@@ -557,6 +557,29 @@ TEST_F(DaemonTest, WatchShowsLiveProgressAndMetricsCountTheJob) {
       << text;
 }
 
+// --quality through the daemon: the figures reach GetJob and the client, and the node's
+// histograms count the output.
+TEST_F(DaemonTest, QualityFiguresReachTheResultAndTheHistograms) {
+  ASSERT_TRUE(daemon.start({"--metrics-listen", "127.0.0.1:0"}));
+  std::string out = media + "/measured.mp4";
+  std::string id = submit(input, out, {"--size", "160x120", "--quality", "psnr,ssim"});
+  ASSERT_FALSE(id.empty());
+  CommandResult watched = client({"watch", id});
+  EXPECT_EQ(watched.exit_code, 0) << watched.err;
+  EXPECT_NE(watched.out.find("quality: PSNR "), std::string::npos) << watched.out;
+  json job = get_json(id);
+  ASSERT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
+  EXPECT_EQ(job["config"].value("quality_metrics", ""), "psnr,ssim");
+  const json& quality = job["result"]["outputs"][0]["quality"];
+  ASSERT_TRUE(quality.is_object()) << job.dump();
+  EXPECT_GT(quality.value("psnr_avg_db", 0.0), 20) << quality.dump();
+  EXPECT_GT(quality.value("ssim", 0.0), 0.5) << quality.dump();
+  std::string text = http_get(daemon.metrics_address(), "/metrics");
+  EXPECT_TRUE(has_line(text, "transcoded_output_psnr_db_count{backend=\"software\"} 1")) << text;
+  EXPECT_TRUE(has_line(text, "transcoded_output_ssim_count{backend=\"software\"} 1")) << text;
+  EXPECT_NE(text.find("# TYPE transcoded_output_psnr_db histogram"), std::string::npos);
+}
+
 }  // namespace
 
 namespace {

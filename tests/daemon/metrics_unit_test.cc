@@ -78,6 +78,24 @@ TEST(NodeMetrics, HistogramBuckets) {
   EXPECT_EQ(h.counts.back(), 1u);  // +Inf
 }
 
+TEST(NodeMetrics, QualityHistogramsByBackend) {
+  NodeSnapshot s;
+  s.output_psnr["vaapi"].observe(29);
+  s.output_psnr["vaapi"].observe(41.2);
+  s.output_ssim["vaapi"].observe(0.985);
+  std::string text = node_metrics_text(s);
+  EXPECT_TRUE(has_line(text, "transcoded_output_psnr_db_bucket{backend=\"vaapi\",le=\"30\"} 1"))
+      << text;
+  EXPECT_TRUE(has_line(text, "transcoded_output_psnr_db_bucket{backend=\"vaapi\",le=\"42\"} 2"))
+      << text;
+  EXPECT_TRUE(has_line(text, "transcoded_output_psnr_db_count{backend=\"vaapi\"} 2")) << text;
+  EXPECT_TRUE(has_line(text, "transcoded_output_ssim_bucket{backend=\"vaapi\",le=\"0.98\"} 0"))
+      << text;
+  EXPECT_TRUE(has_line(text, "transcoded_output_ssim_bucket{backend=\"vaapi\",le=\"0.99\"} 1"))
+      << text;
+  EXPECT_NE(text.find("# TYPE transcoded_output_ssim histogram"), std::string::npos);
+}
+
 TEST(NodeMetrics, PrometheusText) {
   NodeSnapshot s;
   s.jobs_by_state = {{"queued", 1}, {"running", 1}, {"succeeded", 2}};

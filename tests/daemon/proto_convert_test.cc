@@ -39,6 +39,9 @@ JobSpec every_field_set() {
   spec.outputs = {output, output};
   spec.outputs[1].path = "/media/second.mkv";
   spec.outputs[1].container = "";
+  spec.outputs[1].audio = AudioMode::kAac;
+  spec.outputs[1].loudnorm = Loudnorm::kStreaming;
+  spec.quality_metrics = {true, true};
   return spec;
 }
 
@@ -82,6 +85,7 @@ TEST(ProtoConvert, SucceededJobCarriesItsTypedReport) {
       {"decode", "hevc", StageDevice{BackendKind::kVaapi, "/dev/dri/renderD129", "xe"}});
   report.outputs.push_back({"/media/out.ts", "hevc_vaapi", "vaapi /dev/dri/renderD129 (xe)", 1280,
                             720, 480, 5'000'000, 20, 2'000'000});
+  report.outputs[0].quality = QualityScore{480, 39.5, 40.25, std::nullopt};
   report.streams.push_back({0, 3, "subtitle", "subrip", "eng", "English", false, "",
                             "MPEG-TS cannot carry text subtitles"});
   report.media_duration_s = 20;
@@ -100,6 +104,10 @@ TEST(ProtoConvert, SucceededJobCarriesItsTypedReport) {
   EXPECT_EQ(result.stages(0).device_parts().path(), "/dev/dri/renderD129");
   EXPECT_EQ(result.stages(0).device_parts().driver(), "xe");
   EXPECT_EQ(result.outputs(0).frames(), 480);
+  EXPECT_EQ(result.outputs(0).quality().frames(), 480);
+  EXPECT_EQ(result.outputs(0).quality().psnr_avg_db(), 40.25);
+  EXPECT_EQ(result.outputs(0).quality().psnr_y_db(), 39.5);
+  EXPECT_FALSE(result.outputs(0).quality().has_ssim());  // not asked: unset, not 0
   EXPECT_EQ(result.media_duration_s(), 20);
   EXPECT_EQ(result.engines().samples(), 8);
   ASSERT_EQ(result.streams_size(), 1);

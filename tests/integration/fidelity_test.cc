@@ -145,6 +145,24 @@ TEST_P(Fidelity, Hdr10KeptForHevcAndToneMappedForH264) {
   EXPECT_EQ(sdr.field("profile"), "High");
 }
 
+// AV1 (libsvtav1) carries HDR10 in its bitstream (metadata OBUs), not only on the stream: the
+// decoder finds it on the frames.
+TEST_P(Fidelity, Av1KeepsHdr10MetadataInTheBitstream) {
+  run({in("hdr10.mp4"), out_ / "hdr.mkv", "--codec", "av1"});
+  VideoProbe out = probe_video(out_ / "hdr.mkv");
+  EXPECT_EQ(out.field("pix_fmt"), "yuv420p10le");
+  EXPECT_EQ(out.field("color_transfer"), "smpte2084");
+  VideoProbe frame_only{json::object(), out.frame};  // not the stream's (Matroska's)
+  json mastering = frame_only.side_data("Mastering display metadata");
+  ASSERT_FALSE(mastering.is_null()) << out.frame.dump();
+  EXPECT_NEAR(ratio(mastering.value("max_luminance", "")), 1000, 1);
+  EXPECT_NEAR(ratio(mastering.value("red_x", "")), 0.68, 0.001);
+  json light = frame_only.side_data("Content light level metadata");
+  ASSERT_FALSE(light.is_null()) << out.frame.dump();
+  EXPECT_EQ(light.value("max_content", 0), 1000);
+  EXPECT_EQ(light.value("max_average", 0), 400);
+}
+
 TEST_P(Fidelity, TonemapAskedForHevcIsSdr) {
   run({in("hdr10.mp4"), out_ / "hevc.mkv", "--codec", "hevc", "--hdr", "tonemap"});
   VideoProbe out = probe_video(out_ / "hevc.mkv");

@@ -163,11 +163,27 @@ TEST_F(Streams, UnknownLanguageIsAnInputErrorNamingIt) {
 }
 
 TEST_F(Streams, TrimmedSubtitlesKeepOnlyThoseInTheWindow) {
-  run({dir_ / "trim.mkv", "--start", "1.1", "--duration", "0.8"});
+  // The clip's subtitles sit 21 ms late (the AAC track's priming): "Bonjour" shows to 1.121 s.
+  run({dir_ / "trim.mkv", "--start", "1.15", "--duration", "0.8"});
   std::vector<TrackProbe> tracks = probe_tracks(dir_ / "trim.mkv");
   ASSERT_EQ(tracks.size(), 5u);
-  EXPECT_EQ(tracks[3].packets, 1);  // "World" (1.2 s); "Hello" starts before the window
+  EXPECT_EQ(tracks[3].packets, 1);  // "World" (1.2 s); "Hello" ended before the window
   EXPECT_EQ(tracks[4].packets, 1);  // "Monde"
+}
+
+// A subtitle on screen at the cut is kept, from the cut: "Hello" (0.2-1.0 s, 21 ms later in the
+// clip) cut at 0.6 s shows from 0 to 0.42 s, copied (Matroska) or converted (MP4 mov_text) alike.
+TEST_F(Streams, TheSubtitleOnScreenAtTheCutStartsAtZero) {
+  run({"--start", "0.6", "--duration", "1", "-o", dir_ / "cut.mkv", "-o", dir_ / "cut.mp4"});
+  for (const char* name : {"cut.mkv", "cut.mp4"}) {
+    ProcessResult srt = run_process({"ffmpeg", "-hide_banner", "-loglevel", "error", "-i",
+                                     dir_ / name, "-map", "0:s:0", "-f", "srt", "-"});
+    ASSERT_EQ(srt.exit_code, 0) << srt.err;
+    EXPECT_NE(srt.out.find("00:00:00,000 --> 00:00:00,4"), std::string::npos) << name << ":\n"
+                                                                              << srt.out;
+    EXPECT_NE(srt.out.find("Hello"), std::string::npos) << name << ":\n" << srt.out;
+    EXPECT_NE(srt.out.find("World"), std::string::npos) << name << ":\n" << srt.out;
+  }
 }
 
 TEST_F(Streams, DryRunListsEveryStreamAndMapsThemInTheFfmpegCommand) {

@@ -241,6 +241,67 @@ TEST(HdrPlan, VaapiTonemapsPqOnTheGpu) {
   EXPECT_TRUE(has(plan->outputs[0].video.format.to_sdr_where, "tonemap_vaapi on the device"));
 }
 
+// tonemap_vaapi fails on a frame without mastering display metadata: the plan says whose each
+// frame gets when it has none of its own.
+TEST(HdrPlan, VaapiTonemapSaysWhoseMasteringDisplayFramesWithoutOneGet) {
+  MediaInfo undeclared = hdr10();  // in-band SEI only, as an MPEG-TS would have it
+  undeclared.video->mastering_display = false;
+  for (const auto& [source, whose] :
+       {std::pair{undeclared, "else assumed P3 D65 1000 cd/m2: the source declares none"},
+        std::pair{hdr10(), "else the container's"}}) {
+    Result<Plan> plan = make_plan(job({output("a.mp4", 1280, 720)}, BackendKind::kVaapi), source,
+                                  inventory({intel_gpu()}));
+    ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+    const std::string& where = plan->outputs[0].video.format.to_sdr_where;
+    EXPECT_TRUE(has(where, "tonemap_vaapi on the device (mastering display: the frames', "))
+        << where;
+    EXPECT_TRUE(has(where, whose)) << where;
+    EXPECT_TRUE(has(describe(*plan), whose));
+  }
+}
+
+// libx265 writes HDR10 SEI only from its parameters: the container's declared values go into
+// the plan's x265-params, and so into --dry-run's ffmpeg command.
+TEST(HdrPlan, X265GetsTheDeclaredMasteringDisplayAndContentLight) {
+  MediaInfo source = hdr10(1920, 1080);
+  JobSpec spec = job({output("a.mkv", 0, 0, VideoCodec::kHevc)}, BackendKind::kSoftware);
+  Result<Plan> undeclared = make_plan(spec, source, inventory({}));
+  ASSERT_TRUE(undeclared.is_ok()) << undeclared.status().to_string();
+  EXPECT_FALSE(has(ffmpeg_command(*undeclared, spec), "master-display"))
+      << "nothing declared: the frames' are read at run time";
+  EXPECT_TRUE(has(describe(*undeclared), "libx265 gets the first frame's at run time"))
+      << describe(*undeclared);
+
+  AVMasteringDisplayMetadata mastering{};
+  mastering.display_primaries[0][0] = {34000, 50000};
+  mastering.display_primaries[0][1] = {16000, 50000};
+  mastering.display_primaries[1][0] = {13250, 50000};
+  mastering.display_primaries[1][1] = {34500, 50000};
+  mastering.display_primaries[2][0] = {7500, 50000};
+  mastering.display_primaries[2][1] = {3000, 50000};
+  mastering.white_point[0] = {15635, 50000};
+  mastering.white_point[1] = {16450, 50000};
+  mastering.max_luminance = {1000, 1};
+  mastering.min_luminance = {1, 10000};
+  mastering.has_primaries = mastering.has_luminance = 1;
+  source.video->mastering_display = source.video->content_light = true;
+  source.video->mastering_display_values = mastering;
+  source.video->content_light_values = AVContentLightMetadata{1000, 400};
+  Result<Plan> plan = make_plan(spec, source, inventory({}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  std::string command = ffmpeg_command(*plan, spec);
+  EXPECT_TRUE(has(command,
+                  "log-level=error:master-display=G(13250,34500)B(7500,3000)R(34000,16000)"
+                  "WP(15635,16450)L(10000000,1):max-cll=1000,400"))
+      << command;
+  EXPECT_FALSE(has(describe(*plan), "at run time")) << describe(*plan);
+  // Tone-mapped to H.264: no HDR parameters anywhere.
+  JobSpec h264 = job({output("b.mp4")}, BackendKind::kSoftware);
+  Result<Plan> sdr = make_plan(h264, source, inventory({}));
+  ASSERT_TRUE(sdr.is_ok());
+  EXPECT_FALSE(has(ffmpeg_command(*sdr, h264), "master-display"));
+}
+
 TEST(HdrPlan, VaapiTenBitSdrToH264ConvertsOnTheGpu) {
   Result<Plan> plan = make_plan(job({output("a.mp4", 1280, 720)}, BackendKind::kVaapi),
                                 media(AV_CODEC_ID_HEVC, 1920, 1080, 10), inventory({intel_gpu()}));

@@ -151,6 +151,7 @@ TEST(JobSpec, JsonRoundTripKeepsEveryField) {
   output.audio_bitrate = 96'000;
   output.hdr = HdrMode::kKeep;
   spec.deinterlace = Deinterlace::kOff;
+  spec.quality_metrics = {true, true};
   spec.outputs = {output, output};
   spec.outputs[1].path = "second.mkv";
   spec.outputs[1].audio = AudioMode::kCopy;
@@ -198,6 +199,21 @@ TEST(JobSpec, HdrAndDeinterlaceModesByName) {
       job_spec_from_json(R"({"input": "in.mp4", "outputs": [{"path": "a.mp4", "hdr": "hdr10"}]})");
   ASSERT_FALSE(wrong.is_ok());
   EXPECT_NE(wrong.status().message().find("outputs[0].hdr"), std::string::npos)
+      << wrong.status().message();
+}
+
+TEST(JobSpec, QualityMetricsByNameOffByDefault) {
+  EXPECT_FALSE(JobSpec{}.quality_metrics.any());
+  EXPECT_EQ(*parse_quality_metrics("ssim,psnr"), (QualityMetrics{true, true}));
+  EXPECT_EQ(name_of(*parse_quality_metrics("ssim,psnr")), "psnr,ssim");
+  EXPECT_EQ(*parse_quality_metrics("psnr"), (QualityMetrics{true, false}));
+  EXPECT_FALSE(parse_quality_metrics("none")->any());
+  for (const char* bad : {"vmaf", "psnr,", "PSNR", "psnr;ssim"})
+    EXPECT_EQ(parse_quality_metrics(bad).status().code(), Code::kInvalidArgument) << bad;
+  Result<JobSpec> wrong = job_spec_from_json(
+      R"({"input": "in.mp4", "quality_metrics": "vmaf", "outputs": [{"path": "a.mp4"}]})");
+  ASSERT_FALSE(wrong.is_ok());
+  EXPECT_NE(wrong.status().message().find("quality_metrics"), std::string::npos)
       << wrong.status().message();
 }
 

@@ -31,6 +31,7 @@ JobReport full_report() {
   r.stages.push_back({"mux out0", "mp4", StageDevice{}});
   r.outputs.push_back({"/out/a.mp4", "h264_vaapi", "vaapi /dev/dri/renderD128 (i915)", 1280, 720,
                        1500, 4'000'000, 60.0, 533'333});
+  r.outputs[0].quality = QualityScore{1500, 40.125, 41.5, 0.9825};
   r.outputs.push_back({"/out/b.mkv", "copy", "cpu", 1920, 1080, 1501, 9'000'000, 60.04, 1'199'200});
   r.streams.push_back({0, 1, "audio", "pcm_s16le", "fra", "Français", true, "encode aac",
                        "mp4 cannot hold pcm_s16le"});
@@ -98,6 +99,24 @@ TEST(ReportJson, JobReportRoundTripKeepsEveryField) {
   ASSERT_TRUE(back.engines.has_value());
   EXPECT_EQ(metrics::engine_usage_to_json(*back.engines),
             metrics::engine_usage_to_json(*r.engines));
+}
+
+TEST(ReportJson, QualityOnlyWhereMeasuredAndOnlyTheMetricsAsked) {
+  JobReport r = full_report();
+  json written = r;
+  EXPECT_DOUBLE_EQ(written["outputs"][0]["quality"]["psnr_avg_db"].get<double>(), 41.5);
+  EXPECT_FALSE(written["outputs"][1].contains("quality"));  // a copy: nothing measured
+  r.outputs[0].quality = QualityScore{10, std::nullopt, std::nullopt, 0.5};
+  written = r;
+  EXPECT_FALSE(written["outputs"][0]["quality"].contains("psnr_y_db"));
+  EXPECT_EQ(quality_text(*r.outputs[0].quality), "SSIM 0.5000, 10 frames compared");
+  EXPECT_EQ(quality_text(QualityScore{3, 40.125, 41.5, std::nullopt}),
+            "PSNR 41.50 dB (y 40.12), 3 frames compared");
+  JobReport back;
+  written["outputs"][0]["quality"]["ssim"] = "high";
+  Status read = from_json(written, back);
+  EXPECT_EQ(read.code(), Code::kInvalidArgument);
+  EXPECT_NE(read.message().find("outputs[0].quality.ssim"), std::string::npos) << read.message();
 }
 
 TEST(ReportJson, StagesKeepTheirReadableDeviceAndEnginesOnlyWhenMeasured) {

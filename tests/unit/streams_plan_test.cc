@@ -211,5 +211,36 @@ TEST(StreamsPlan, OneTrackInputIsUnchanged) {
   EXPECT_EQ(plan.streams.size(), 2u);
 }
 
+// --loudnorm: every kept track is encoded (a copy keeps the source's loudness), through
+// loudnorm at the target, back to the track's rate; the reason names the option.
+TEST(StreamsPlan, LoudnormEncodesEveryKeptTrackAndSaysWhy) {
+  OutputSpec spec = output("a.mkv");
+  spec.loudnorm = Loudnorm::kEbu;
+  OutputSpec plain = output("b.mkv");
+  Result<Plan> plan = make_plan(job({spec, plain}), rich_media(), inventory({}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_EQ(outcome(*plan, 1), "kept: encode aac (--loudnorm ebu)");
+  EXPECT_EQ(outcome(*plan, 3), "kept: encode aac (--loudnorm ebu)");
+  ASSERT_EQ(plan->audio_graphs.size(), 3u);
+  const std::string& graph = plan->audio_graphs[0].graph.text;
+  EXPECT_NE(
+      graph.find("loudnorm=I=-23:LRA=7:TP=-2,aresample=48000,aformat=sample_fmts=fltp[a1out0]"),
+      std::string::npos)
+      << graph;
+  EXPECT_EQ(graph.find("[a1out1]"), std::string::npos) << "output 1 copies: " << graph;
+  EXPECT_EQ(plan->outputs[1].audio[0].mode, AudioPlan::Mode::kCopy);
+
+  spec.loudnorm = Loudnorm::kStreaming;
+  Result<Plan> streaming = make_plan(job({spec}), rich_media(), inventory({}));
+  ASSERT_TRUE(streaming.is_ok());
+  EXPECT_NE(streaming->audio_graphs[0].graph.text.find("loudnorm=I=-16:LRA=11:TP=-1.5"),
+            std::string::npos);
+
+  spec.audio = AudioMode::kCopy;
+  Status copy = validate(job({spec}));
+  EXPECT_EQ(copy.code(), Code::kInvalidArgument);
+  EXPECT_NE(copy.to_string().find("loudnorm"), std::string::npos) << copy.to_string();
+}
+
 }  // namespace
 }  // namespace tc

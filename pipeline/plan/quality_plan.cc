@@ -1,0 +1,20 @@
+#include "pipeline/plan/quality_plan.h"
+
+namespace tc {
+
+void add_quality_stages(const JobSpec& spec, Plan& plan) {
+  if (!spec.quality_metrics.any()) return;
+  // The reference is scaled in software, so device frames come down to memory once per source
+  // frame (shared by every output); each output is decoded again on the cpu.
+  bool download = plan.decode.hw || plan.decode.upload;
+  for (size_t k = 0; k < plan.outputs.size(); ++k) {
+    if (plan.outputs[k].video_copy) continue;
+    std::string label = "out" + std::to_string(k);
+    std::string what = name_of(spec.quality_metrics) + " of " + label +
+                       " (decoded again) against the source scaled bicubic on the cpu";
+    if (download) what += "; every source frame downloaded from the device for it";
+    plan.stages.push_back({"measure " + label, what, {}});
+  }
+}
+
+}  // namespace tc
