@@ -40,6 +40,7 @@ function step(name) {
 
 function trace(what) {
   report.trace.push(`t=${video.currentTime.toFixed(3)} ${what}`);
+  publish();
 }
 
 function recordError(source, fatal, detail) {
@@ -116,7 +117,8 @@ function frameShownAt(seconds) {
 // {id, width, height, bandwidth, codecs, url}, current() = id of the rendition playing,
 // select(id), which resolves once playback has reached that rendition's first segment, and
 // stop(). Selections are smooth switches at a segment boundary, as an ABR switch would be: the
-// buffer ahead is replaced, the segment playing is not, so no stale frames reach the screen.
+// segments already buffered play out and the next ones loaded are the new rendition's, so no
+// stale frames reach the screen.
 function hlsAdapter(src) {
   const hls = new Hls({capLevelToPlayerSize: false, maxBufferLength: bufferSeconds,
                        maxMaxBufferLength: bufferSeconds});
@@ -143,7 +145,10 @@ function hlsAdapter(src) {
         resolve();
       };
       hls.on(Hls.Events.FRAG_CHANGED, onFragChanged);
-      hls.nextLevel = index;  // manual from now on (no ABR), switched at the next segment
+      // Manual from now on (no ABR): the next segment loaded is this rendition's, nothing
+      // buffered is removed (nextLevel's flush of the buffer ahead could stall Chromium for good
+      // under load, seen here), as an ABR switch does.
+      hls.loadLevel = index;
     }),
     stop: () => hls.destroy(),
   };

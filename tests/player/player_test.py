@@ -20,7 +20,8 @@ Exit status: 0 pass, 1 fail, 77 skip (ctest SKIP_RETURN_CODE) when the npm regis
 reached to install the players, or Chromium/npm are missing (scripts/deps build test installs
 them); the reason is printed.
 
-Environment: TC_PLAYER_CACHE (where npm ci installs the players; default
+Environment: TC_PLAYER_PRODUCER (ffmpeg, the default, or transcode: who makes the package; see
+make_package), TC_PLAYER_CACHE (where npm ci installs the players; default
 $XDG_CACHE_HOME/transcoded-player or ~/.cache/transcoded-player), TC_PLAYER_KEEP=1 (keep the temp
 dir and print its path), TC_PLAYER_HTTP_LOG=1 (log every request the page makes).
 """
@@ -56,8 +57,8 @@ class Rung(NamedTuple):
 # Sizes with coded heights that are not multiples of 16 (540, 216), as real ladders have.
 LADDER = (Rung(960, 540, "1500k"), Rung(640, 360, "800k"), Rung(384, 216, "300k"))
 FPS = 30
-# Short segments: a smooth switch reaches the screen one or two segments after it is asked for,
-# so the clip holds START_SECONDS plus two segments per rendition, with room to spare.
+# Short segments: a smooth switch reaches the screen two or three segments after it is asked
+# for, so the clip holds START_SECONDS plus three segments per rendition, with room to spare.
 SEGMENT_SECONDS = 1
 CLIP_SECONDS = 20
 START_SECONDS = 2
@@ -137,14 +138,41 @@ def _ffmpeg_dash(source, out_dir):
     return dash / "manifest.mpd"
 
 
+def _transcode_package(source, out_dir):
+    """`transcode run --package cmaf` (both manifests over one set of CMAF segments), with the
+    CLI of the package branch's "package CLI:" commit; TC_TRANSCODE names the binary."""
+    transcode = os.environ.get("TC_TRANSCODE")
+    if not transcode:
+        raise RuntimeError("TC_TRANSCODE (the transcode binary) is not set; ctest sets it")
+    command = [transcode, "run", str(source), "--package", "cmaf", "--package-dir", str(out_dir),
+               "--segment", str(SEGMENT_SECONDS), "--codec", "h264", "--preset", "ultrafast",
+               "--backend", "software", "--quiet"]
+    for rung in LADDER:
+        command += ["-o", f"{rung.height}p", "--size", f"{rung.width}x{rung.height}",
+                    "--bitrate", rung.bitrate]
+    run(command)
+    return {"hls": out_dir / "master.m3u8", "dash": out_dir / "manifest.mpd"}
+
+
+def _ffmpeg_package(source, out_dir):
+    return {"hls": _ffmpeg_hls(source, out_dir), "dash": _ffmpeg_dash(source, out_dir)}
+
+
+PRODUCERS = {"ffmpeg": _ffmpeg_package, "transcode": _transcode_package}
+
+
 def make_package(source, out_dir):
     """The package under test: {'hls': master playlist path, 'dash': MPD path}, under out_dir,
-    with one video rendition per LADDER rung (H.264) plus AAC audio, segments of SEGMENT_SECONDS.
+    with one H.264 video rendition per LADDER rung plus AAC audio, segments of SEGMENT_SECONDS.
 
-    Made by the ffmpeg CLI (hls muxer with -var_stream_map, dash muxer) until our packager
-    lands; then this one function becomes `transcode run SOURCE --package cmaf` into out_dir.
-    Nothing else in this file depends on who made the package."""
-    return {"hls": _ffmpeg_hls(source, out_dir), "dash": _ffmpeg_dash(source, out_dir)}
+    Made by the ffmpeg CLI (hls muxer with -var_stream_map, dash muxer) while `transcode run
+    --package` is not on main; TC_PLAYER_PRODUCER=transcode plays our packager's instead. Once
+    the packager is merged, the default below becomes "transcode"; nothing else in this file
+    depends on who made the package."""
+    producer = os.environ.get("TC_PLAYER_PRODUCER", "ffmpeg")
+    if producer not in PRODUCERS:
+        raise RuntimeError(f"TC_PLAYER_PRODUCER={producer}: ffmpeg or transcode")
+    return PRODUCERS[producer](source, out_dir)
 
 
 def _video_streams(media_url):
