@@ -4,10 +4,10 @@
 // it got. tests/player/player_test.py reads it from `chromium --dump-dom` and judges it; this
 // page only observes.
 //
-// Query: ?player=hls|dash&src=URL&start=S&dwell=S&buffer=S
+// Query: ?player=hls|dash&src=URL&start=S&dwell=S&buffer=S&step=S
 //   start: play this far before the first switch; dwell: how far into a rendition the frame
 //   whose size is read lies; buffer: the players' forward buffer, short so that a switch
-//   reaches the screen within a segment or two.
+//   reaches the screen within a segment or two; step: the most any one step may take.
 'use strict';
 
 const params = new URLSearchParams(location.search);
@@ -15,6 +15,7 @@ const video = document.getElementById('video');
 const startSeconds = Number(params.get('start') || 2);
 const dwellSeconds = Number(params.get('dwell') || 0.5);
 const bufferSeconds = Number(params.get('buffer') || 4);
+const stepSeconds = Number(params.get('step') || 120);
 
 const report = {
   player: params.get('player'),
@@ -111,6 +112,16 @@ function frameShownAt(seconds) {
     };
     video.requestVideoFrameCallback(onFrame);
   });
+}
+
+// Rejects if `promise` has not settled within `seconds` of page time (paced to about real
+// time): a player that stops for good fails the run with its trace at once, not at the budget.
+function within(seconds, what, promise) {
+  let timer;
+  const timeout = new Promise((resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: nothing after ${seconds} s`)), seconds * 1000);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 // Each adapter: version, ready (resolves when the renditions are known), list() of
@@ -210,11 +221,12 @@ async function run() {
   step('loading the manifest');
   adapter = makeAdapter(report.src);
   report.version = adapter.version;
-  await adapter.ready;
+  await within(stepSeconds, 'loading the manifest', adapter.ready);
   report.renditions = adapter.list();
   step(`playing to ${startSeconds} s`);
   video.play().catch(error => recordError('video element', true, `play(): ${error.message}`));
-  report.playedTo = await playedPast(startSeconds);
+  report.playedTo =
+      await within(stepSeconds, `playing to ${startSeconds} s`, playedPast(startSeconds));
 
   // The rendition playing now goes last, so that every selection is a real switch.
   const playing = adapter.current();
@@ -222,10 +234,12 @@ async function run() {
   for (const rendition of order) {
     step(`switching to rendition ${rendition.id} (${rendition.width}x${rendition.height})`);
     trace(`select rendition ${rendition.id}`);
-    await adapter.select(rendition.id);
+    await within(stepSeconds, `switching to rendition ${rendition.id}`,
+                 adapter.select(rendition.id));
     rendition.reachedAt = video.currentTime;
     step(`waiting for a frame of rendition ${rendition.id} ${dwellSeconds} s in`);
-    rendition.shown = await frameShownAt(rendition.reachedAt + dwellSeconds);
+    rendition.shown = await within(stepSeconds, `a frame of rendition ${rendition.id}`,
+                                   frameShownAt(rendition.reachedAt + dwellSeconds));
     publish();
   }
   report.done = true;
