@@ -76,10 +76,19 @@ video.addEventListener('resize', () => trace(`resize ${video.videoWidth}x${video
 // real time. It stops when the page is done, and the budget then runs out at once.
 let pacing = true;
 async function pace() {
-  while (pacing) {
+  for (let tick = 1; pacing; tick++) {
     await fetch('/pace?ms=100', {cache: 'no-store'});
     await new Promise(resolve => setTimeout(resolve, 100));
+    if (tick % 50 === 0) traceMediaState();  // about every 10 s: what a stall looks like
   }
+}
+
+function traceMediaState() {
+  const ranges = [];
+  for (let i = 0; i < video.buffered.length; i++) {
+    ranges.push(`${video.buffered.start(i).toFixed(3)}-${video.buffered.end(i).toFixed(3)}`);
+  }
+  trace(`readyState ${video.readyState} paused ${video.paused} buffered ${ranges.join(' ')}`);
 }
 
 // Resolves once playback has reached `seconds`.

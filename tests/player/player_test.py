@@ -253,6 +253,10 @@ def play(kind, page_url, profile, log_file):
                # No GPU here, and no network beyond loopback: nothing to reach for.
                "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
                "--disable-background-networking", "--disable-component-update",
+               # A headless page counts as hidden: keep its timers and media running as a
+               # visible tab's would (the flags browser-automation tools pass for this).
+               "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+               "--disable-backgrounding-occluded-windows", "--disable-background-media-suspend",
                f"--user-data-dir={profile}", "--dump-dom", page_url]
     with open(log_file, "w") as log:
         result = subprocess.run(command, stdout=subprocess.PIPE, stderr=log, text=True,
