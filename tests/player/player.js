@@ -16,6 +16,7 @@ const startSeconds = Number(params.get('start') || 2);
 const dwellSeconds = Number(params.get('dwell') || 0.5);
 const bufferSeconds = Number(params.get('buffer') || 4);
 const stepSeconds = Number(params.get('step') || 120);
+const stallSeconds = 10;
 
 const report = {
   player: params.get('player'),
@@ -27,6 +28,7 @@ const report = {
   playedTo: null,   // currentTime reached before the first switch
   renditions: [],   // every video rendition the player lists, with what was shown on it
   errors: [],       // every error the player or the media element reported
+  nudges: [],       // playback stalls with data buffered ahead that the page restarted
   trace: [],        // switches and picture-size changes, for reading a failure
 };
 
@@ -80,7 +82,33 @@ async function pace() {
     await fetch('/pace?ms=100', {cache: 'no-store'});
     await new Promise(resolve => setTimeout(resolve, 100));
     if (tick % 50 === 0) traceMediaState();  // about every 10 s: what a stall looks like
+    nudgeIfStalled();
   }
+}
+
+// On a loaded 2-core machine Chromium's pipeline sometimes stops for good with seconds of
+// media buffered ahead (readyState 4, not paused; seen with ffmpeg's packages and ours alike,
+// before any switch too). Players nudge such stalls themselves when they see them; here a
+// seek to where playback stands restarts it. Only with data buffered ahead, so a package with
+// a hole or a missing segment still stalls and fails; every nudge is in the report.
+let lastTime = -1;
+let stalledSince = null;
+function nudgeIfStalled() {
+  const now = performance.now();
+  const time = video.currentTime;
+  const buffered = video.buffered;
+  const ahead = buffered.length ? buffered.end(buffered.length - 1) - time : 0;
+  if (video.paused || time !== lastTime || ahead < 0.5) {
+    lastTime = time;
+    stalledSince = null;
+    return;
+  }
+  if (stalledSince === null) stalledSince = now;
+  if (now - stalledSince < stallSeconds * 1000) return;
+  report.nudges.push({at: time, bufferedAhead: ahead});
+  trace(`nudged playback stalled at ${time.toFixed(3)} with ${ahead.toFixed(3)} s buffered ahead`);
+  stalledSince = null;
+  video.currentTime = time;
 }
 
 function traceMediaState() {

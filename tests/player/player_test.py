@@ -290,6 +290,9 @@ def check(kind, report, probed, package_dir):
         else:
             problems.append(f"player error ({error['source']}, fatal={error['fatal']}, "
                             f"at {error['at']} s): {error['detail']}")
+    for nudge in report.get("nudges", []):
+        print(f"note: the page restarted a playback stall at {nudge['at']} s with "
+              f"{nudge['bufferedAhead']:.2f} s buffered ahead (Chromium under load)")
     listed = {rendition_key(kind, r, package_dir): r for r in report.get("renditions", [])}
     if set(listed) != set(probed):
         problems.append(f"the player lists renditions {sorted(map(str, listed))}, the package has "
