@@ -1,0 +1,373 @@
+#!/usr/bin/python3
+"""A real player plays our HLS and DASH packages (issue 12, "A real player").
+
+    player_test.py hls|dash
+
+Makes a short H.264/AAC clip and a 3-rung package of it (make_package), serves the package, the
+page (player.html, player.js) and the players on 127.0.0.1, and has Debian's headless Chromium
+play it with hls.js (HLS master playlist) or dash.js (DASH MPD) at the versions pinned in
+package.json / package-lock.json, installed with `npm ci` into a cache outside the repo. The page
+plays past START_SECONDS, switches to every video rendition the player lists and records the
+size of a frame it shows of each. The test then checks what a viewer would: playback started,
+every rendition of the package was offered and shown at the size ffprobe reads from its
+segments, and the player reported no error.
+
+HEVC renditions are not played here: Chromium's MSE on this machine has no hvc1 (the page
+records MediaSource.isTypeSupported for avc1, hvc1, av01 and mp4a); they are checked with ffprobe
+only, by the package's own tests.
+
+Exit status: 0 pass, 1 fail, 77 skip (ctest SKIP_RETURN_CODE) when the npm registry cannot be
+reached to install the players, or Chromium/npm are missing (scripts/deps build test installs
+them); the reason is printed.
+
+Environment: TC_PLAYER_PRODUCER (ffmpeg, the default, or transcode: who makes the package; see
+make_package), TC_PLAYER_CACHE (where npm ci installs the players; default
+$XDG_CACHE_HOME/transcoded-player or ~/.cache/transcoded-player), TC_PLAYER_KEEP=1 (keep the temp
+dir and print its path), TC_PLAYER_HTTP_LOG=1 (log every request the page makes).
+"""
+
+import contextlib
+import fcntl
+import hashlib
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.parse
+from pathlib import Path
+from typing import NamedTuple
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import serve  # noqa: E402 (next to this file)
+
+SKIP = 77
+
+
+class Rung(NamedTuple):
+    width: int
+    height: int
+    bitrate: str
+
+
+# Sizes with coded heights that are not multiples of 16 (540, 216), as real ladders have.
+LADDER = (Rung(960, 540, "1500k"), Rung(640, 360, "800k"), Rung(384, 216, "300k"))
+FPS = 30
+# Short segments: a smooth switch reaches the screen two or three segments after it is asked
+# for, so the clip holds START_SECONDS plus three segments per rendition, with room to spare.
+SEGMENT_SECONDS = 1
+CLIP_SECONDS = 20
+START_SECONDS = 2
+# Page time is paced to real time (player.js), so the budget is about a real-time limit; the
+# page ends it early when done. Playback on a loaded 2-core machine runs at a quarter of real
+# time or less, hence the room.
+BUDGET_MS = 300_000
+CHROMIUM_TIMEOUT_S = 420
+NPM_TIMEOUT_S = 300
+
+# Non-fatal hls.js errors that it recovers from by itself and that a viewer does not see; they
+# come from a slow machine (stalls) or a start that is a frame or two late, not from a broken
+# package. Every other error, fatal or not, fails the test.
+RECOVERED_HLS_ERRORS = ("bufferStalledError", "bufferNudgeOnStall", "bufferSeekOverHole")
+
+
+class Skip(Exception):
+    """The test cannot run here; the message says why."""
+
+
+def run(command, **kwargs):
+    """Runs a command, raising with its output when it fails."""
+    result = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, command))} exited {result.returncode}:\n"
+                           f"{result.stdout[-2000:]}{result.stderr[-4000:]}")
+    return result.stdout
+
+
+FFMPEG = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y"]
+
+
+def make_source(work):
+    source = work / "source.mp4"
+    run(FFMPEG + ["-f", "lavfi", "-i", f"testsrc2=size=1280x720:rate={FPS}",
+                  "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+                  "-t", str(CLIP_SECONDS), "-c:v", "libx264", "-preset", "ultrafast", "-crf", "18",
+                  "-pix_fmt", "yuv420p", "-c:a", "aac", str(source)])
+    return source
+
+
+def _ffmpeg_ladder_args():
+    """One decode, split and scaled to LADDER; aligned closed GOPs of one segment each."""
+    splits = "".join(f"[s{i}]" for i in range(len(LADDER)))
+    graph = [f"[0:v]split={len(LADDER)}{splits}"]
+    graph += [f"[s{i}]scale={r.width}:{r.height}[v{i}]" for i, r in enumerate(LADDER)]
+    args = ["-filter_complex", ";".join(graph)]
+    for i in range(len(LADDER)):
+        args += ["-map", f"[v{i}]"]
+    args += ["-map", "0:a", "-c:v", "libx264", "-preset", "ultrafast",
+             "-g", str(SEGMENT_SECONDS * FPS), "-keyint_min", str(SEGMENT_SECONDS * FPS),
+             "-sc_threshold", "0", "-c:a", "aac", "-b:a", "128k"]
+    for i, rung in enumerate(LADDER):
+        args += [f"-b:v:{i}", rung.bitrate]
+    return args
+
+
+def _ffmpeg_hls(source, out_dir):
+    """fMP4 HLS: a master playlist, a media playlist per rendition, audio as its own group."""
+    hls = out_dir / "hls"
+    streams = [f"v:{i},agroup:audio" for i in range(len(LADDER))] + ["a:0,agroup:audio"]
+    run(FFMPEG + ["-i", str(source)] + _ffmpeg_ladder_args() + [
+        "-f", "hls", "-hls_time", str(SEGMENT_SECONDS), "-hls_playlist_type", "vod",
+        "-hls_segment_type", "fmp4", "-hls_segment_filename", str(hls / "v%v" / "seg_%03d.m4s"),
+        "-master_pl_name", "master.m3u8", "-var_stream_map", " ".join(streams),
+        str(hls / "v%v" / "index.m3u8")])
+    return hls / "master.m3u8"
+
+
+def _ffmpeg_dash(source, out_dir):
+    """DASH: one MPD, one adaptation set for the video renditions and one for audio."""
+    dash = out_dir / "dash"
+    dash.mkdir(parents=True)
+    run(FFMPEG + ["-i", str(source)] + _ffmpeg_ladder_args() + [
+        "-f", "dash", "-seg_duration", str(SEGMENT_SECONDS), "-use_template", "1",
+        "-adaptation_sets", "id=0,streams=v id=1,streams=a", str(dash / "manifest.mpd")])
+    return dash / "manifest.mpd"
+
+
+def _transcode_package(source, out_dir):
+    """`transcode run --package cmaf` (both manifests over one set of CMAF segments), with the
+    CLI of the package branch's "package CLI:" commit; TC_TRANSCODE names the binary."""
+    transcode = os.environ.get("TC_TRANSCODE")
+    if not transcode:
+        raise RuntimeError("TC_TRANSCODE (the transcode binary) is not set; ctest sets it")
+    command = [transcode, "run", str(source), "--package", "cmaf", "--package-dir", str(out_dir),
+               "--segment", str(SEGMENT_SECONDS), "--codec", "h264", "--preset", "ultrafast",
+               "--backend", "software", "--quiet"]
+    for rung in LADDER:
+        command += ["-o", f"{rung.height}p", "--size", f"{rung.width}x{rung.height}",
+                    "--bitrate", rung.bitrate]
+    run(command)
+    return {"hls": out_dir / "master.m3u8", "dash": out_dir / "manifest.mpd"}
+
+
+def _ffmpeg_package(source, out_dir):
+    return {"hls": _ffmpeg_hls(source, out_dir), "dash": _ffmpeg_dash(source, out_dir)}
+
+
+PRODUCERS = {"ffmpeg": _ffmpeg_package, "transcode": _transcode_package}
+
+
+def make_package(source, out_dir):
+    """The package under test: {'hls': master playlist path, 'dash': MPD path}, under out_dir,
+    with one H.264 video rendition per LADDER rung plus AAC audio, segments of SEGMENT_SECONDS.
+
+    Made by the ffmpeg CLI (hls muxer with -var_stream_map, dash muxer) while `transcode run
+    --package` is not on main; TC_PLAYER_PRODUCER=transcode plays our packager's instead. Once
+    the packager is merged, the default below becomes "transcode"; nothing else in this file
+    depends on who made the package."""
+    producer = os.environ.get("TC_PLAYER_PRODUCER", "ffmpeg")
+    if producer not in PRODUCERS:
+        raise RuntimeError(f"TC_PLAYER_PRODUCER={producer}: ffmpeg or transcode")
+    return PRODUCERS[producer](source, out_dir)
+
+
+def _video_streams(media_url):
+    """The video streams ffprobe reads from media_url: [{width, height, tags: {id}}]."""
+    return json.loads(run(["ffprobe", "-v", "error", "-select_streams", "v",
+                           "-show_entries", "stream=width,height:stream_tags=id",
+                           "-of", "json", media_url])).get("streams", [])
+
+
+def probe_hls(master):
+    """{variant playlist path relative to the package: (width, height)} for every video variant
+    of the master playlist, read by ffprobe from its segments."""
+    lines = master.read_text().splitlines()
+    variants = [lines[i + 1].strip() for i, line in enumerate(lines[:-1])
+                if line.startswith("#EXT-X-STREAM-INF")]
+    sizes = {}
+    for uri in variants:
+        playlist = (master.parent / urllib.parse.unquote(uri)).resolve()
+        streams = _video_streams(str(playlist))
+        if streams:  # audio-only variants have no picture to compare
+            sizes[playlist] = (streams[0]["width"], streams[0]["height"])
+    return sizes
+
+
+def probe_dash(mpd):
+    """{Representation id: (width, height)} for every video representation of the MPD, read by
+    ffprobe's dash demuxer from the segments (it names each stream by its Representation id)."""
+    streams = _video_streams("file:" + str(mpd.resolve()))
+    return {s["tags"]["id"]: (s["width"], s["height"]) for s in streams}
+
+
+@contextlib.contextmanager
+def _locked(path):
+    with open(path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _registry_reachable():
+    try:
+        subprocess.run(["npm", "ping"], capture_output=True, timeout=60, check=True)
+        return True
+    except (subprocess.SubprocessError, OSError):
+        return False
+
+
+def install_players():
+    """npm ci of package-lock.json into a cache dir keyed by the lock's hash; its node_modules.
+    Raises Skip when the npm registry cannot be reached (and nothing is cached)."""
+    lock_file = HERE / "package-lock.json"
+    key = hashlib.sha256(lock_file.read_bytes()).hexdigest()[:16]
+    base = os.environ.get("TC_PLAYER_CACHE") or Path(
+        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "transcoded-player"
+    cache = Path(base) / key
+    cache.mkdir(parents=True, exist_ok=True)
+    installed = cache / "installed"
+    with _locked(cache.parent / f"{key}.lock"):  # ctest -j runs the hls and dash tests at once
+        if installed.exists():
+            return cache / "node_modules"
+        for name in ("package.json", "package-lock.json"):
+            shutil.copyfile(HERE / name, cache / name)
+        result = subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"],
+                                cwd=cache, capture_output=True, text=True, timeout=NPM_TIMEOUT_S)
+        if result.returncode != 0:
+            if not _registry_reachable():
+                raise Skip("the npm registry cannot be reached (npm ping failed), so hls.js and "
+                           f"dash.js cannot be installed:\n{result.stderr[-1500:]}")
+            raise RuntimeError(f"npm ci failed in {cache}:\n{result.stderr[-3000:]}")
+        installed.write_text(key)
+    return cache / "node_modules"
+
+
+def play(kind, page_url, profile, log_file):
+    """Runs the page in headless Chromium; the page's report (dict) from the dumped DOM."""
+    command = ["chromium", "--headless", "--no-sandbox",
+               "--autoplay-policy=no-user-gesture-required",
+               f"--virtual-time-budget={BUDGET_MS}",
+               # No GPU here, and no network beyond loopback: nothing to reach for.
+               "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
+               "--disable-background-networking", "--disable-component-update",
+               # A headless page counts as hidden: keep its timers and media running as a
+               # visible tab's would (the flags browser-automation tools pass for this).
+               "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+               "--disable-backgrounding-occluded-windows", "--disable-background-media-suspend",
+               f"--user-data-dir={profile}", "--dump-dom", page_url]
+    with open(log_file, "w") as log:
+        result = subprocess.run(command, stdout=subprocess.PIPE, stderr=log, text=True,
+                                timeout=CHROMIUM_TIMEOUT_S)
+    match = re.search(r'<pre id="result">(.*?)</pre>', result.stdout, re.S)
+    if result.returncode != 0 or not match:
+        raise RuntimeError(f"chromium exited {result.returncode} without the page's report; "
+                           f"its log ends:\n{Path(log_file).read_text()[-3000:]}")
+    return json.loads(html.unescape(match.group(1)))
+
+
+def rendition_key(kind, rendition, package_dir):
+    """The key under which the probe knows the rendition the player listed."""
+    if kind == "dash":
+        return rendition["id"]
+    return (package_dir / Path(rendition["url"]).relative_to("/media")).resolve()
+
+
+def check(kind, report, probed, package_dir):
+    """What a viewer would check; a list of problems, empty when all is well."""
+    problems = []
+    if not report.get("done"):
+        problems.append(f"the page did not finish; it stopped at: {report.get('step')}")
+    if report.get("playedTo") is None or report["playedTo"] < START_SECONDS:
+        problems.append(f"playback did not pass {START_SECONDS} s (reached {report.get('playedTo')})")
+    for error in report.get("errors", []):
+        recovered = (error["source"] == "hls.js" and not error["fatal"]
+                     and any(name in error["detail"] for name in RECOVERED_HLS_ERRORS))
+        if recovered:
+            print(f"note: hls.js recovered from: {error['detail']}")
+        else:
+            problems.append(f"player error ({error['source']}, fatal={error['fatal']}, "
+                            f"at {error['at']} s): {error['detail']}")
+    for nudge in report.get("nudges", []):
+        print(f"note: the page restarted a playback stall at {nudge['at']} s with "
+              f"{nudge['bufferedAhead']:.2f} s buffered ahead (Chromium under load)")
+    listed = {rendition_key(kind, r, package_dir): r for r in report.get("renditions", [])}
+    if set(listed) != set(probed):
+        problems.append(f"the player lists renditions {sorted(map(str, listed))}, the package has "
+                        f"{sorted(map(str, probed))}")
+    for key, rendition in listed.items():
+        expected = probed.get(key)
+        name = f"rendition {rendition['id']} ({key})"
+        if expected and (rendition["width"], rendition["height"]) != expected:
+            problems.append(f"{name}: the manifest says {rendition['width']}x{rendition['height']},"
+                            f" the segments are {expected[0]}x{expected[1]}")
+        shown = rendition.get("shown")
+        if not shown:
+            problems.append(f"{name}: never shown")
+            continue
+        seen = {"videoWidth x videoHeight": (shown["videoWidth"], shown["videoHeight"]),
+                "the frame on screen": (shown["width"], shown["height"])}
+        for what, size in seen.items():
+            if expected and size != expected:
+                problems.append(f"{name}: {what} is {size[0]}x{size[1]} at {shown['mediaTime']} s,"
+                                f" the segments are {expected[0]}x{expected[1]}")
+    return problems
+
+
+def test(kind, work):
+    node_modules = install_players()
+    source = make_source(work)
+    package_dir = work / "package"
+    manifest = make_package(source, package_dir)[kind]
+    probed = probe_hls(manifest) if kind == "hls" else probe_dash(manifest)
+    expected_sizes = sorted((r.width, r.height) for r in LADDER)
+    if sorted(probed.values()) != expected_sizes:
+        return [f"ffprobe reads video renditions {sorted(probed.values())} in the package, "
+                f"expected {expected_sizes}"]
+    routes = {"/": HERE, "/lib": node_modules, "/media": package_dir}
+    with serve.Server(routes) as server:
+        query = urllib.parse.urlencode({
+            "player": kind, "src": "/media/" + str(manifest.relative_to(package_dir)),
+            "start": START_SECONDS, "dwell": 0.5, "buffer": 2 * SEGMENT_SECONDS})
+        report = play(kind, f"{server.url}/player.html?{query}", work / "profile",
+                      work / "chromium.log")
+    print(f"{kind}: {report.get('player')} {report.get('version')}; MSE support {report.get('mse')}")
+    print(f"played to {report.get('playedTo')} s before switching; renditions:")
+    for rendition in report.get("renditions", []):
+        print(f"  {rendition['id']}: listed {rendition['width']}x{rendition['height']} "
+              f"{rendition['codecs']} {rendition['bandwidth']} b/s; shown {rendition.get('shown')}")
+    print("page trace:\n  " + "\n  ".join(report.get("trace", [])))
+    return check(kind, report, probed, package_dir)
+
+
+def main(argv):
+    if len(argv) != 2 or argv[1] not in ("hls", "dash"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    kind = argv[1]
+    for tool in ("chromium", "npm"):
+        if not shutil.which(tool):
+            print(f"SKIP: {tool} is not installed (scripts/deps build test installs it)")
+            return SKIP
+    work = Path(tempfile.mkdtemp(prefix=f"tc-player-{kind}-"))
+    try:
+        problems = test(kind, work)
+    except Skip as skip:
+        print(f"SKIP: {skip}")
+        return SKIP
+    finally:
+        if os.environ.get("TC_PLAYER_KEEP") == "1":
+            print(f"kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    for problem in problems:
+        print(f"FAIL: {problem}")
+    if not problems:
+        print(f"PASS: {kind} played, every rendition shown at its size, no player error")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
