@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "pipeline/package/manifests.h"
 
@@ -128,6 +129,27 @@ Result<PackageReport> PackageWriter::finish() {
     report.renditions.push_back(rendition_report(audio, true));
   TC_RETURN_IF_ERROR(dir_->publish());
   return report;
+}
+
+std::string describe_package_report(const PackageReport& package) {
+  std::string text = "package: " + package.kind + " in " + package.dir + " (";
+  for (size_t i = 0; i < package.manifests.size(); ++i)
+    text += (i ? ", " : "") + package.manifests[i];
+  text += "), keyframes " + std::string(package.keyframes_aligned ? "aligned" : "NOT aligned") +
+          " across renditions\n";
+  for (const RenditionReport& r : package.renditions) {
+    char line[256];
+    std::snprintf(
+        line, sizeof line,
+        "  %s: %s %s%s, %lld segments, %.2f s, peak %.0f kb/s, average %.0f kb/s\n", r.name.c_str(),
+        r.type == "video" ? (std::to_string(r.width) + "x" + std::to_string(r.height)).c_str()
+                          : (r.language.empty() ? "audio" : r.language.c_str()),
+        r.codec.c_str(), r.type == "video" && !r.keyframes_aligned ? " (misaligned)" : "",
+        static_cast<long long>(r.segments), r.duration_s, r.peak_bitrate / 1000.0,
+        r.average_bitrate / 1000.0);
+    text += line;
+  }
+  return text;
 }
 
 }  // namespace tc::package

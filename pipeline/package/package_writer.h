@@ -46,5 +46,7 @@ class PackageWriter {
 // Whether every video track's segments start with a keyframe, at the same times (within half
 // a frame) as the first track's: what lets a player switch renditions at any boundary.
 bool keyframes_aligned(const std::vector<TrackMeasure>& video);
+// The package part of a job's summary, a line per rendition.
+std::string describe_package_report(const PackageReport& package);
 
 }  // namespace tc::package

@@ -1,5 +1,7 @@
 #include "service/cli/progress_bar.h"
 
+#include "pipeline/package/package_writer.h"
+
 #include <unistd.h>
 
 #include <cmath>
@@ -65,6 +67,7 @@ std::string format_report(const JobReport& report) {
                   static_cast<long long>(output.bytes), output.bitrate / 1000.0);
     text << line;
   }
+  if (report.package) text << package::describe_package_report(*report.package);
   text << "stages:\n";
   for (const Stage& stage : report.stages)
     text << "  " << stage.name << ": " << stage.what << " [" << stage.device.to_string() << "]\n";

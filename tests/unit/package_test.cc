@@ -1,7 +1,10 @@
 // Package plans, validation, codec strings and manifests: no media, no hardware.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "pipeline/exec/report.h"
+#include "pipeline/hw/backends.h"
 #include "pipeline/package/codec_string.h"
 #include "pipeline/package/manifests.h"
 #include "pipeline/package/package_writer.h"
@@ -27,9 +30,10 @@ JobSpec package_job(std::vector<OutputSpec> renditions, BackendKind backend = Ba
   return spec;
 }
 
-std::vector<OutputSpec> ladder(VideoCodec codec = VideoCodec::kH264) {
-  return {output("1080p", 1920, 1080, codec), output("720p", 1280, 720, codec),
-          output("360p", 640, 360, codec)};
+// Renditions are named; the same ladder as files has extensions.
+std::vector<OutputSpec> ladder(VideoCodec codec = VideoCodec::kH264, std::string ext = "") {
+  return {output("1080p" + ext, 1920, 1080, codec), output("720p" + ext, 1280, 720, codec),
+          output("360p" + ext, 640, 360, codec)};
 }
 
 HwDevice gpu_of(BackendKind backend) {
@@ -73,10 +77,12 @@ TEST(PackagePlan, X265ClosesGopsAndDropsSceneCuts) {
 // A package adds no transfers: a pure VA-API or CUDA ladder stays on the device.
 TEST(PackagePlan, DevicePackagesAddNoTransfers) {
   for (BackendKind backend : {BackendKind::kVaapi, BackendKind::kCuda}) {
-    Result<Plan> files = make_plan(job(ladder(), backend), media(), inventory({gpu_of(backend)}));
+    Result<Plan> files = make_plan(job(ladder(VideoCodec::kH264, ".mp4"), backend), media(),
+                                   inventory({gpu_of(backend)}));
     Result<Plan> package =
         make_plan(package_job(ladder(), backend), media(), inventory({gpu_of(backend)}));
-    ASSERT_TRUE(files.is_ok() && package.is_ok()) << package.status().to_string();
+    ASSERT_TRUE(files.is_ok()) << files.status().to_string();
+    ASSERT_TRUE(package.is_ok()) << package.status().to_string();
     EXPECT_EQ(package->crossings(), files->crossings()) << name_of(backend);
     EXPECT_EQ(package->video_graph.text, files->video_graph.text) << name_of(backend);
     for (const OutputPlan& output : package->outputs)
@@ -112,7 +118,11 @@ TEST(PackageSpec, BadOptionsNameTheField) {
            {[](JobSpec& s) { s.package.segment_name = "seg"; }, "package.segment_name"},
            {[](JobSpec& s) { s.package.segment_name = "../{n}"; }, "package.segment_name"},
            {[](JobSpec& s) { s.outputs[0].codec = VideoCodec::kVp9; }, "outputs[0].codec"},
-           {[](JobSpec& s) { s.outputs[1].codec = VideoCodec::kCopy; }, "outputs[1].codec"},
+           {[](JobSpec& s) {
+              s.outputs[1].codec = VideoCodec::kCopy;
+              s.outputs[1].width = s.outputs[1].height = 0;
+            },
+            "outputs[1].codec"},
            {[](JobSpec& s) { s.outputs[0].path = "a/b"; }, "outputs[0].path"},
            {[](JobSpec& s) { s.outputs[0].path = "audio_1"; }, "outputs[0].path"},
        }) {
