@@ -17,6 +17,7 @@ extern "C" {
 #include "pipeline/exec/quality_meter.h"
 #include "pipeline/exec/stages.h"
 #include "pipeline/hw/device_cache.h"
+#include "pipeline/package/package_writer.h"
 
 namespace tc {
 namespace {
@@ -112,10 +113,17 @@ class Transcode {
                         audio_graph_plan(track.stream->index)});
     for (const InputTrack& track : input_.subtitles)
       subtitles_.push_back({&track, Window::of(track.stream, spec_.start_s, spec_.duration_s)});
+    if (plan_.package.on()) {
+      TC_ASSIGN_OR_RETURN(package_,
+                          package::PackageWriter::create(plan_.package, *options_.access.roots));
+    }
     for (const OutputPlan& output : plan_.outputs) {
-      TC_ASSIGN_OR_RETURN(OutputStage stage, OutputStage::open(output, input_, spec_.input,
-                                                               *options_.access.roots, interrupt_));
-      outputs_.push_back(std::move(stage));
+      Result<OutputStage> stage =
+          package_
+              ? OutputStage::open_rendition(output, outputs_.size(), input_, spec_.input, *package_)
+              : OutputStage::open(output, input_, spec_.input, *options_.access.roots, interrupt_);
+      TC_RETURN_IF_ERROR(stage.status());
+      outputs_.push_back(std::move(stage).value());
     }
     duration_s_ = std::max(0.0, media_.duration_s - spec_.start_s);
     if (spec_.duration_s > 0) duration_s_ = std::min(duration_s_, spec_.duration_s);
@@ -344,7 +352,7 @@ class Transcode {
         if (err < 0) return av_status(err, Code::kInternal, "filtering video");
         if (!output.video_encoder_open())
           TC_RETURN_IF_ERROR(output.open_video_encoder(video_graph_->sink(i), rate, *filtered_));
-        filtered_->pict_type = AV_PICTURE_TYPE_NONE;
+        output.mark_keyframe(*filtered_);
         Status status = output.encode_video(filtered_.get());
         av_frame_unref(filtered_.get());
         TC_RETURN_IF_ERROR(status);
@@ -413,6 +421,9 @@ class Transcode {
       if (meter) TC_RETURN_IF_ERROR(meter->finish());
     // Only now, with every output complete, do they get their names.
     for (OutputStage& output : outputs_) TC_RETURN_IF_ERROR(output.commit());
+    if (package_) {
+      TC_ASSIGN_OR_RETURN(package_report_, package_->finish());
+    }
     report_progress(true);
     return Status::ok();
   }
@@ -456,6 +467,7 @@ class Transcode {
       report.outputs.push_back(output_report(outputs_[k]));
       if (k < meters_.size() && meters_[k]) report.outputs.back().quality = meters_[k]->score();
     }
+    report.package = package_report_;
     report.media_duration_s = last_media_pts_s_;
     for (const OutputReport& output : report.outputs)
       report.media_duration_s = std::max(report.media_duration_s, output.duration_s);
@@ -488,6 +500,8 @@ class Transcode {
   AVIOInterruptCB interrupt_{};
   av::BufferRefPtr device_;
   InputStage input_;
+  std::unique_ptr<package::PackageWriter> package_;  // a package job's; destroyed after outputs_
+  std::optional<PackageReport> package_report_;
   std::vector<OutputStage> outputs_;
   std::vector<std::unique_ptr<QualityMeter>> meters_;  // per output; empty without --quality
   std::vector<AudioTrackState> audio_;

@@ -11,6 +11,7 @@ extern "C" {
 #include "pipeline/exec/executor.h"
 #include "pipeline/exec/hdr_metadata.h"
 #include "pipeline/exec/stages.h"
+#include "pipeline/package/package_writer.h"
 #include "pipeline/plan/video_format.h"
 
 namespace tc {
@@ -165,7 +166,7 @@ Result<OutputStage> OutputStage::open(const OutputPlan& plan, const InputStage& 
   output.nested_->own_file = file_fd;  // owned by io_, which lives as long as the muxer
   AVFormatContext* raw = nullptr;
   if (int err = avformat_alloc_output_context2(&raw, nullptr, plan.format.c_str(),
-                                               output.temp_.path().c_str());
+                                               output.temp_->path().c_str());
       err < 0)
     return av_status(err, Code::kUnsupported, "container " + plan.format);
   output.format_.reset(raw);
@@ -183,7 +184,62 @@ Result<OutputStage> OutputStage::open(const OutputPlan& plan, const InputStage& 
   return output;
 }
 
+Result<OutputStage> OutputStage::open_rendition(const OutputPlan& plan, size_t index,
+                                                const InputStage& input,
+                                                const std::string& input_path,
+                                                package::PackageWriter& package) {
+  OutputStage output(plan, std::nullopt);
+  output.input_path_ = input_path;
+  output.input_video_ = input.video;
+  output.package_ = &package;
+  output.rendition_ = index;
+  // The context only holds the streams (codec parameters, time bases) for the segmenters'
+  // muxers: it is never written.
+  AVFormatContext* raw = nullptr;
+  if (int err = avformat_alloc_output_context2(&raw, nullptr, "mp4", nullptr); err < 0)
+    return av_status(err, Code::kUnsupported, "container mp4");
+  output.format_.reset(raw);
+  raw->flags |= AVFMT_FLAG_CUSTOM_IO;
+  output.video_ = avformat_new_stream(raw, nullptr);
+  TC_RETURN_IF_ERROR(output.add_tracks(input));
+  output.last_dts_.assign(raw->nb_streams, AV_NOPTS_VALUE);
+  return output;
+}
+
 OutputStage::~OutputStage() = default;
+
+void OutputStage::mark_keyframe(AVFrame& frame) {
+  frame.pict_type = AV_PICTURE_TYPE_NONE;
+  int64_t interval = plan_.video.keyframe_interval_us;
+  if (interval <= 0 || frame.pts == AV_NOPTS_VALUE || !video_encoder_) return;
+  int64_t at = av_rescale_q(frame.pts, video_encoder_->time_base, AVRational{1, 1000000});
+  if (at < next_keyframe_us_) return;
+  // As the ffmpeg CLI's -force_key_frames: the first frame at or past the boundary.
+  frame.pict_type = AV_PICTURE_TYPE_I;
+  next_keyframe_us_ = (std::max<int64_t>(at, 0) / interval + 1) * interval;
+}
+
+Status OutputStage::open_segmenters() {
+  segmenters_.assign(format_->nb_streams, nullptr);
+  TC_ASSIGN_OR_RETURN(segmenters_[video_->index],
+                      package_->add_video(rendition_, plan_.path, *video_));
+  for (const Track& track : tracks_) {
+    if (track.stream->codecpar->codec_type != AVMEDIA_TYPE_AUDIO) continue;
+    TC_ASSIGN_OR_RETURN(segmenters_[track.stream->index],
+                        package_->add_audio(track.input_stream, *track.stream));
+  }
+  return Status::ok();
+}
+
+Status OutputStage::finish_segmenters() {
+  for (package::TrackSegmenter* segmenter : segmenters_)
+    if (segmenter) {
+      TC_RETURN_IF_ERROR(segmenter->finish());
+      counters_.bytes += segmenter->measure().init_bytes;
+      for (const auto& segment : segmenter->measure().segments) counters_.bytes += segment.bytes;
+    }
+  return Status::ok();
+}
 
 Status OutputStage::add_tracks(const InputStage& input) {
   auto add = [&](int input_stream, bool copy) -> Result<Track*> {
@@ -290,6 +346,14 @@ Status OutputStage::write_header_when_ready() {
   bool tracks_ready = std::all_of(tracks_.begin(), tracks_.end(),
                                   [](const Track& track) { return track.copy || track.encoder; });
   if (header_written_ || !video_ready || !tracks_ready) return Status::ok();
+  if (package_) {
+    TC_RETURN_IF_ERROR(open_segmenters());
+    header_written_ = true;
+    for (Waiting& waiting : waiting_)
+      TC_RETURN_IF_ERROR(write(waiting.packet.get(), waiting.stream, waiting.time_base));
+    waiting_.clear();
+    return Status::ok();
+  }
   av::DictionaryPtr options = dictionary(plan_.mux_options);
   AVDictionary* raw = options.release();
   int err = avformat_write_header(format_.get(), &raw);
@@ -319,6 +383,7 @@ Status OutputStage::write(AVPacket* packet, AVStream* stream, AVRational from_ti
     counters_.last_video_pts_us = std::max(
         counters_.last_video_pts_us, av_rescale_q(end, stream->time_base, AVRational{1, 1000000}));
   }
+  if (package_) return segmenters_[stream->index]->write(packet, stream->time_base);
   // After sanitizing, EINVAL or invalid data is the muxer refusing what the input carried (a
   // packet it cannot place): an input error, naming the input. I/O errors (ENOSPC, EIO) stay
   // the output's.
@@ -412,6 +477,7 @@ Status OutputStage::finish(const std::string& input) {
   if (!header_written_)
     return {Code::kInput,
             input + ": no video frames could be decoded (nothing to write to " + plan_.path + ")"};
+  if (package_) return finish_segmenters();
   if (int err = av_write_trailer(format_.get()); err < 0)
     return av_status(err, Code::kOutput, "finishing " + plan_.path);
   if (int err = io::flush_fd_avio(io_.get()); err < 0)

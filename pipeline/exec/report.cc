@@ -87,6 +87,32 @@ void fields(Self& r, Visit&& visit) {
   visit("outputs", r.outputs);
   visit("streams", r.streams);
   visit("engines", r.engines);
+  visit("package", r.package);
+}
+
+template <Is<RenditionReport> Self, typename Visit>
+void fields(Self& r, Visit&& visit) {
+  visit("name", r.name);
+  visit("type", r.type);
+  visit("width", r.width);
+  visit("height", r.height);
+  visit("codec", r.codec);
+  visit("language", r.language);
+  visit("peak_bitrate", r.peak_bitrate);
+  visit("average_bitrate", r.average_bitrate);
+  visit("segments", r.segments);
+  visit("duration_s", r.duration_s);
+  visit("keyframes_aligned", r.keyframes_aligned);
+}
+
+template <Is<PackageReport> Self, typename Visit>
+void fields(Self& p, Visit&& visit) {
+  visit("kind", p.kind);
+  visit("dir", p.dir);
+  visit("segment_s", p.segment_s);
+  visit("manifests", p.manifests);
+  visit("renditions", p.renditions);
+  visit("keyframes_aligned", p.keyframes_aligned);
 }
 
 // ---- writing
@@ -152,6 +178,10 @@ Status read_value(const json& in, T& out, const std::string& where) {
     } catch (const json::exception& e) {
       return {Code::kInvalidArgument, where + ": " + e.what()};
     }
+  } else if constexpr (std::is_same_v<T, std::optional<PackageReport>>) {
+    PackageReport package;
+    TC_RETURN_IF_ERROR(read_fields(in, package, where));
+    out = std::move(package);
   } else if constexpr (requires { out.emplace(); }) {  // any other optional: present
     TC_RETURN_IF_ERROR(read_value(in, out.emplace(), where));
   } else if constexpr (requires { out.push_back(typename T::value_type{}); }) {
@@ -159,7 +189,7 @@ Status read_value(const json& in, T& out, const std::string& where) {
     out.clear();
     for (size_t i = 0; i < in.size(); ++i) {
       typename T::value_type element;
-      TC_RETURN_IF_ERROR(read_fields(in[i], element, where + "[" + std::to_string(i) + "]"));
+      TC_RETURN_IF_ERROR(read_value(in[i], element, where + "[" + std::to_string(i) + "]"));
       out.push_back(std::move(element));
     }
   } else {
@@ -202,6 +232,12 @@ void to_json(json& j, const StreamOutcome& stream) {
 void to_json(json& j, const JobReport& report) {
   j = write_fields(report);
 }
+void to_json(json& j, const RenditionReport& rendition) {
+  j = write_fields(rendition);
+}
+void to_json(json& j, const PackageReport& package) {
+  j = write_fields(package);
+}
 
 Status from_json(const json& j, Progress& progress) {
   return read_fields(j, progress, "");
@@ -220,6 +256,12 @@ Status from_json(const json& j, StreamOutcome& stream) {
 }
 Status from_json(const json& j, JobReport& report) {
   return read_fields(j, report, "");
+}
+Status from_json(const json& j, RenditionReport& rendition) {
+  return read_fields(j, rendition, "");
+}
+Status from_json(const json& j, PackageReport& package) {
+  return read_fields(j, package, "");
 }
 
 std::string quality_text(const QualityScore& quality) {

@@ -55,6 +55,33 @@ struct OutputReport {
   bool operator==(const OutputReport&) const = default;
 };
 
+// One rendition of a package as written (measured from the segments, not planned).
+struct RenditionReport {
+  std::string name;  // its directory in the package: "720p", "audio_1"
+  std::string type;  // "video", "audio"
+  int width = 0;
+  int height = 0;
+  std::string codec;  // RFC 6381
+  std::string language;
+  int64_t peak_bitrate = 0;  // the highest segment's, bits per second
+  int64_t average_bitrate = 0;
+  int64_t segments = 0;
+  double duration_s = 0;
+  // Every segment starts with a keyframe, at the same times as every other video rendition's.
+  bool keyframes_aligned = false;
+  bool operator==(const RenditionReport&) const = default;
+};
+
+struct PackageReport {
+  std::string kind;  // "hls", "dash", "cmaf"
+  std::string dir;
+  double segment_s = 0;
+  std::vector<std::string> manifests;  // "master.m3u8", "manifest.mpd"
+  std::vector<RenditionReport> renditions;
+  bool keyframes_aligned = false;  // every video rendition's
+  bool operator==(const PackageReport&) const = default;
+};
+
 struct JobReport {
   std::string input;
   std::string backend;
@@ -73,6 +100,7 @@ struct JobReport {
   double first_frame_s = 0;     // wall time to the first encoded video packet
   // The job's average engine use: the daemon's sampler adds it; `transcode run` has none.
   std::optional<metrics::EngineUsage> engines;
+  std::optional<PackageReport> package;  // a package job's renditions
 };
 
 // "PSNR 41.23 dB (y 40.10), SSIM 0.9812, 240 frames": the metrics measured.
@@ -87,6 +115,8 @@ void to_json(nlohmann::json& j, const OutputReport& output);
 void to_json(nlohmann::json& j, const Stage& stage);
 void to_json(nlohmann::json& j, const StreamOutcome& stream);
 void to_json(nlohmann::json& j, const JobReport& report);
+void to_json(nlohmann::json& j, const RenditionReport& rendition);
+void to_json(nlohmann::json& j, const PackageReport& package);
 
 // The readers: keys a writer did not know stay at their defaults; a key of the wrong type is a
 // kInvalidArgument naming it ("outputs[1].frames: ..."). Never throws.
@@ -96,6 +126,8 @@ Status from_json(const nlohmann::json& j, OutputReport& output);
 Status from_json(const nlohmann::json& j, Stage& stage);
 Status from_json(const nlohmann::json& j, StreamOutcome& stream);
 Status from_json(const nlohmann::json& j, JobReport& report);
+Status from_json(const nlohmann::json& j, RenditionReport& rendition);
+Status from_json(const nlohmann::json& j, PackageReport& package);
 
 // `transcode run --json`: the report as indented text.
 std::string report_to_json(const JobReport& report, int indent = 2);

@@ -2,7 +2,9 @@
 // output (encoders + muxer). The executor (executor.cc) moves packets and frames between them.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,10 @@
 #include "pipeline/plan/plan.h"
 
 namespace tc {
+namespace package {
+class PackageWriter;
+class TrackSegmenter;
+}  // namespace package
 
 // An audio or subtitle stream of the input that some output keeps.
 struct InputTrack {
@@ -85,6 +91,10 @@ class OutputStage {
   static Result<OutputStage> open(const OutputPlan& plan, const InputStage& input,
                                   const std::string& input_path, const io::Roots& roots,
                                   const AVIOInterruptCB& interrupt);
+  // A rendition `index` of a package: its tracks go to the package's segmenters, not to a file.
+  static Result<OutputStage> open_rendition(const OutputPlan& plan, size_t index,
+                                            const InputStage& input, const std::string& input_path,
+                                            package::PackageWriter& package);
   OutputStage(OutputStage&&) = default;
   ~OutputStage();
 
@@ -111,14 +121,18 @@ class OutputStage {
   // Flushes, writes the trailer. The file is complete but not yet renamed. `input` is named
   // when nothing could be written because nothing was decoded from it.
   Status finish(const std::string& input);
-  Status commit() { return temp_.publish(); }
+  Status commit() { return temp_ ? temp_->publish() : Status::ok(); }
+  // Sets the frame's picture type: a keyframe where a package's segment starts, else the
+  // encoder's choice.
+  void mark_keyframe(AVFrame& frame);
 
   const OutputPlan& plan() const { return plan_; }
   const OutputCounters& counters() const { return counters_; }
-  const std::string& written_path() const { return temp_.path(); }
+  const std::string& written_path() const { return temp_ ? temp_->path() : plan_.path; }
 
  private:
-  OutputStage(const OutputPlan& plan, io::TempFile temp) : plan_(plan), temp_(std::move(temp)) {}
+  OutputStage(const OutputPlan& plan, std::optional<io::TempFile> temp)
+      : plan_(plan), temp_(std::move(temp)) {}
   // An audio or subtitle stream of the output and the input stream it comes from.
   struct Track {
     int input_stream = -1;
@@ -131,13 +145,15 @@ class OutputStage {
   Status write(AVPacket* packet, AVStream* stream, AVRational from_time_base);
   Status drain(AVCodecContext* encoder, AVStream* stream);
   Status write_header_when_ready();
+  Status open_segmenters();
+  Status finish_segmenters();
 
   OutputPlan plan_;
   std::string input_path_;
   const AVStream* input_video_ = nullptr;  // the source's, for its HDR side data
   // Destroyed in reverse: the muxer, then its AVIO and file, then the temp name (removed
   // unless published).
-  io::TempFile temp_;
+  std::optional<io::TempFile> temp_;  // none for a package's rendition
   std::unique_ptr<io::NestedOpens> nested_ = std::make_unique<io::NestedOpens>();
   io::FdAvioPtr io_;
   av::OutputFormatPtr format_;
@@ -158,6 +174,11 @@ class OutputStage {
   // The last dts written per output stream (by index), in the stream's time base: the next
   // packet's timestamps are made to follow it (sanitize_timestamps in output.cc).
   std::vector<int64_t> last_dts_;
+  // A package's rendition: its package, its output index, a segmenter per stream (by index).
+  package::PackageWriter* package_ = nullptr;
+  size_t rendition_ = 0;
+  std::vector<package::TrackSegmenter*> segmenters_;
+  int64_t next_keyframe_us_ = INT64_MIN;
 };
 
 }  // namespace tc

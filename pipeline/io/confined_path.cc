@@ -214,6 +214,15 @@ Result<ScopedFd> Roots::open_input(const std::string& path) const {
 }
 
 Result<DirEntry> Roots::open_output_dir(const std::string& path) const {
+  TC_ASSIGN_OR_RETURN(DirEntry entry, open_output_parent(path));
+  struct stat existing {};
+  if (::fstatat(entry.dir.get(), entry.name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0 &&
+      S_ISDIR(existing.st_mode))
+    return output_error(path, "it is a directory");
+  return entry;
+}
+
+Result<DirEntry> Roots::open_output_parent(const std::string& path) const {
   DirEntry entry{ScopedFd(), parent_of(path), name_of(path)};
   if (entry.name.empty() || entry.name == "." || entry.name == "..")
     return output_error(path, "it is not a file name");
@@ -229,10 +238,6 @@ Result<DirEntry> Roots::open_output_dir(const std::string& path) const {
   }
   if (::faccessat(entry.dir.get(), ".", W_OK, 0) != 0)
     return output_error(path, "directory " + entry.dir_path + " is not writable");
-  struct stat existing {};
-  if (::fstatat(entry.dir.get(), entry.name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0 &&
-      S_ISDIR(existing.st_mode))
-    return output_error(path, "it is a directory");
   return entry;
 }
 

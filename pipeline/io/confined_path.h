@@ -50,6 +50,8 @@ class Roots {
   // Opens the directory holding `path` (an output file), checking it is a directory and that
   // `path` itself is not one. Errors are kOutput and name the path.
   Result<DirEntry> open_output_dir(const std::string& path) const;
+  // The same for an output that is a directory (a package): `path` may be one already.
+  Result<DirEntry> open_output_parent(const std::string& path) const;
 
   bool confined() const { return confined_; }
 

@@ -168,6 +168,7 @@ std::string describe(const Plan& plan) {
   text << "frames copied between device and memory: "
        << (plan.crossings() ? std::to_string(plan.crossings()) + " transfer filter(s)" : "none")
        << "\n";
+  text << describe_package(plan);
   std::vector<std::string> paths;
   for (const OutputPlan& output : plan.outputs) paths.push_back(output.path);
   text << describe_streams(plan.streams, paths);

@@ -14,6 +14,7 @@ extern "C" {
 #include "pipeline/core/compat.h"
 #include "pipeline/hw/backends.h"
 #include "pipeline/hw/decode_caps.h"
+#include "pipeline/package/package_plan.h"
 #include "pipeline/plan/backend_choice.h"
 #include "pipeline/plan/encoder_options.h"
 #include "pipeline/plan/graphs.h"
@@ -378,6 +379,7 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   plan.audio_graphs = plan_audio_graphs(plan);
   plan.stages = plan_stages(plan, media, backend);
   add_quality_stages(spec, plan);
+  if (spec.package.on()) plan_package(spec, *media.video, plan);
   return plan;
 }
 

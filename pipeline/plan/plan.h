@@ -88,6 +88,9 @@ struct VideoEncodePlan {
   int max_b_frames = -1;  // -1 = encoder default
   VideoFormatPlan format;
   bool progressive = false;  // deinterlaced: the stream is tagged progressive
+  // Packages: the first frame at or past each multiple of this media time is sent as a
+  // keyframe (pict_type I), so that every rendition's segments start together. 0 = none.
+  int64_t keyframe_interval_us = 0;
 };
 
 // One audio track of an output.
@@ -151,6 +154,17 @@ struct FilterGraphPlan {
   std::string sink_label(size_t output) const;
 };
 
+// A streaming package's segmenting: made by plan_package (pipeline/package/package_plan.cc).
+struct PackagePlan {
+  PackageKind kind = PackageKind::kNone;
+  std::string dir;
+  double segment_s = 0;
+  std::string segment_name;  // "seg_{n}"
+  double frame_rate = 0;     // the source's, that the GOP is counted in
+  int gop = 0;               // frames per segment at that rate
+  bool on() const { return kind != PackageKind::kNone; }
+};
+
 struct Plan {
   BackendKind backend = BackendKind::kSoftware;
   std::string backend_reason;  // why this backend ("auto: no Intel render node; software")
@@ -172,6 +186,7 @@ struct Plan {
   std::vector<StreamOutcome> streams;  // every input stream, per output
   std::vector<OutputPlan> outputs;
   std::vector<Stage> stages;  // demux, decode, upload, filter, then per output; in order
+  PackagePlan package;        // kind kNone: the outputs are files
   // Places where frames cross between device and host memory (an upload or a download
   // filter); 0 for a pure hardware plan.
   int crossings() const { return video_graph.uploads + video_graph.downloads; }
@@ -184,6 +199,8 @@ std::string describe(const Plan& plan);
 // What became of every input stream, output by output (`paths` names them), one a line.
 std::string describe_streams(const std::vector<StreamOutcome>& streams,
                              const std::vector<std::string>& paths);
+// The package's segment and GOP plan, a line each; empty without a package.
+std::string describe_package(const Plan& plan);
 // The ffmpeg command line that runs the same pipeline (for --dry-run and the benchmarks).
 std::string ffmpeg_command(const Plan& plan, const JobSpec& spec);
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "pipeline/core/user_text.h"
+#include "pipeline/spec/package_spec.h"
 
 namespace tc {
 namespace {
@@ -43,6 +44,9 @@ constexpr std::array kHdrNames{Named<HdrMode>{HdrMode::kAuto, "auto"},
 constexpr std::array kDeinterlaceNames{Named<Deinterlace>{Deinterlace::kAuto, "auto"},
                                        Named<Deinterlace>{Deinterlace::kOn, "on"},
                                        Named<Deinterlace>{Deinterlace::kOff, "off"}};
+constexpr std::array kPackageNames{
+    Named<PackageKind>{PackageKind::kNone, "none"}, Named<PackageKind>{PackageKind::kHls, "hls"},
+    Named<PackageKind>{PackageKind::kDash, "dash"}, Named<PackageKind>{PackageKind::kCmaf, "cmaf"}};
 
 template <typename Enum, size_t N>
 std::string_view name_in(const std::array<Named<Enum>, N>& table, Enum value) {
@@ -138,6 +142,12 @@ std::string_view name_of(HdrMode hdr) {
 std::string_view name_of(Deinterlace deinterlace) {
   return name_in(kDeinterlaceNames, deinterlace);
 }
+std::string_view name_of(PackageKind kind) {
+  return name_in(kPackageNames, kind);
+}
+Result<PackageKind> parse_package_kind(std::string_view name) {
+  return parse_in(kPackageNames, name, "package");
+}
 Result<HdrMode> parse_hdr(std::string_view name) {
   return parse_in(kHdrNames, name, "hdr mode");
 }
@@ -217,6 +227,7 @@ int64_t seconds_to_us(double seconds) {
 }
 
 void normalize(JobSpec& spec) {
+  normalize_package(spec);
   for (OutputSpec& output : spec.outputs) {
     if (output.rate_control != RateControl::kDefault) continue;
     if (output.bitrate > 0)
@@ -245,7 +256,7 @@ Status validate(const JobSpec& spec, const SpecLimits& limits) {
     if (spec.outputs[i].path == spec.input)
       return invalid("outputs[" + std::to_string(i) + "].path", "would overwrite the input");
   }
-  return Status::ok();
+  return validate_package(spec);
 }
 
 // JSON: snake_case keys, enums as their lowercase names, missing keys keep their defaults.
@@ -312,6 +323,16 @@ Result<OutputSpec> output_from_json(const json& object, const std::string& where
   return output;
 }
 
+Status package_from_json(const json& root, PackageSpec& package) {
+  auto it = root.find("package");
+  if (it == root.end() || it->is_null()) return Status::ok();
+  if (!it->is_object()) return invalid("package", "must be an object");
+  TC_RETURN_IF_ERROR(read_enum(*it, "kind", package.kind, "package.", parse_package_kind));
+  TC_RETURN_IF_ERROR(read_field(*it, "dir", package.dir, "package."));
+  TC_RETURN_IF_ERROR(read_field(*it, "segment_s", package.segment_s, "package."));
+  return read_field(*it, "segment_name", package.segment_name, "package.");
+}
+
 }  // namespace
 
 Result<JobSpec> job_spec_from_json(std::string_view text) {
@@ -327,6 +348,7 @@ Result<JobSpec> job_spec_from_json(std::string_view text) {
   TC_RETURN_IF_ERROR(read_enum(root, "deinterlace", spec.deinterlace, "", parse_deinterlace));
   TC_RETURN_IF_ERROR(
       read_enum(root, "quality_metrics", spec.quality_metrics, "", parse_quality_metrics));
+  TC_RETURN_IF_ERROR(package_from_json(root, spec.package));
   auto outputs = root.find("outputs");
   if (outputs != root.end() && !outputs->is_array()) return invalid("outputs", "must be an array");
   if (outputs != root.end())
@@ -364,6 +386,11 @@ std::string job_spec_to_json(const JobSpec& spec) {
                {"device", spec.device},         {"outputs", outputs}};
   root["deinterlace"] = name_of(spec.deinterlace);
   root["quality_metrics"] = name_of(spec.quality_metrics);
+  if (spec.package.on())
+    root["package"] = {{"kind", name_of(spec.package.kind)},
+                       {"dir", spec.package.dir},
+                       {"segment_s", spec.package.segment_s},
+                       {"segment_name", spec.package.segment_name}};
   return root.dump(2);
 }
 

@@ -48,6 +48,19 @@ struct OutputSpec {
   bool operator==(const OutputSpec&) const = default;
 };
 
+// A job-level streaming package (HLS, DASH, or both over the same CMAF segments): every output
+// becomes a rendition, its `path` the rendition's name (a subdirectory of `dir`).
+enum class PackageKind { kNone, kHls, kDash, kCmaf };
+
+struct PackageSpec {
+  PackageKind kind = PackageKind::kNone;
+  std::string dir;       // the package directory; published whole, atomically
+  double segment_s = 4;  // target segment duration; keyframes are forced at its multiples
+  std::string segment_name = "seg_{n}";  // a media segment's name ({n}: 1, 2, ...) before .m4s
+  bool on() const { return kind != PackageKind::kNone; }
+  bool operator==(const PackageSpec&) const = default;
+};
+
 struct JobSpec {
   std::string input;
   double start_s = 0;     // trim: start of the part to transcode
@@ -57,6 +70,7 @@ struct JobSpec {
   std::vector<OutputSpec> outputs;
   Deinterlace deinterlace = Deinterlace::kAuto;
   QualityMetrics quality_metrics;  // none by default: measuring decodes every output again
+  PackageSpec package;  // kind kNone: the outputs are files
   bool operator==(const JobSpec&) const = default;
 };
 
@@ -93,12 +107,14 @@ std::string_view name_of(RateControl rate_control);
 std::string_view name_of(AudioMode audio);
 std::string_view name_of(HdrMode hdr);
 std::string_view name_of(Deinterlace deinterlace);
+std::string_view name_of(PackageKind kind);
 Result<BackendKind> parse_backend(std::string_view name);
 Result<VideoCodec> parse_codec(std::string_view name);
 Result<RateControl> parse_rate_control(std::string_view name);
 Result<AudioMode> parse_audio(std::string_view name);
 Result<HdrMode> parse_hdr(std::string_view name);
 Result<Deinterlace> parse_deinterlace(std::string_view name);
+Result<PackageKind> parse_package_kind(std::string_view name);
 // "4M", "800k", "2500000" -> bits per second.
 Result<int64_t> parse_bitrate(std::string_view text);
 // "1280x720", "1280x0", "0x720" -> width, height.

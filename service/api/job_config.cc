@@ -61,6 +61,16 @@ void output_to_config(const OutputSpec& o, pb::OutputConfig* c) {
   c->set_loudnorm(std::string(name_of(o.loudnorm)));
 }
 
+Status package_from_config(const pb::JobConfig& config, PackageSpec& package) {
+  if (!config.has_package()) return Status::ok();
+  const pb::PackageConfig& c = config.package();
+  TC_RETURN_IF_ERROR(enum_from(c.kind(), package.kind, "package.kind", parse_package_kind));
+  package.dir = c.dir();
+  if (c.has_segment_s()) package.segment_s = c.segment_s();
+  if (!c.segment_name().empty()) package.segment_name = c.segment_name();
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<JobSpec> spec_from_config(const pb::JobConfig& config) {
@@ -80,6 +90,7 @@ Result<JobSpec> spec_from_config(const pb::JobConfig& config) {
         output_from_config(config.outputs(i), "outputs[" + std::to_string(i) + "]"));
     spec.outputs.push_back(std::move(output));
   }
+  TC_RETURN_IF_ERROR(package_from_config(config, spec.package));
   normalize(spec);
   return spec;
 }
@@ -93,6 +104,12 @@ void config_from_spec(const JobSpec& spec, pb::JobConfig* config) {
   config->set_deinterlace(std::string(name_of(spec.deinterlace)));
   config->set_quality_metrics(name_of(spec.quality_metrics));
   for (const OutputSpec& output : spec.outputs) output_to_config(output, config->add_outputs());
+  if (!spec.package.on()) return;
+  pb::PackageConfig* package = config->mutable_package();
+  package->set_kind(std::string(name_of(spec.package.kind)));
+  package->set_dir(spec.package.dir);
+  package->set_segment_s(spec.package.segment_s);
+  package->set_segment_name(spec.package.segment_name);
 }
 
 }  // namespace tc

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "pipeline/core/file.h"
+#include "pipeline/spec/package_spec.h"
 #include "service/common/command_line.h"
 
 namespace tc::cli {
@@ -164,6 +165,13 @@ JobOptions::JobOptions(CLI::App& app) : app_(app) {
   quality_ = job_option("--quality", "METRICS",
                         "measure each output against the source: psnr, ssim or psnr,ssim (decodes "
                         "every output again; off by default)");
+  package_ = job_option("--package", "KIND",
+                        "write a streaming package instead of files: hls, dash, or cmaf (both "
+                        "manifests over one set of segments); each -o NAME is a rendition");
+  package_dir_ = job_option("--package-dir", "DIR", "the package's directory (with --package)");
+  segment_ = job_option("--segment", "S", "package segment duration in seconds (default 4)");
+  segment_name_ =
+      job_option("--segment-name", "TEMPLATE", "media segment names, {n} the number (seg_{n})");
   job_file_ = job_option("--job", "FILE", "the whole job as JSON (the daemon's job config shape)");
   json_ = job_flag("--json", "print the final report as JSON");
   dry_run_ = job_flag("--dry-run", "print the plan and the equivalent ffmpeg command; run nothing");
@@ -194,6 +202,24 @@ Status JobOptions::read_job_options(JobArgs& parsed) const {
   if (quality_->count())
     TC_RETURN_IF_ERROR(named(
         "--quality", assign(spec.quality_metrics, parse_quality_metrics(last_value(quality_)))));
+  return read_package_options(spec.package);
+}
+
+Status JobOptions::read_package_options(PackageSpec& package) const {
+  if (package_->count())
+    TC_RETURN_IF_ERROR(
+        named("--package", assign(package.kind, parse_package_kind(last_value(package_)))));
+  if (package_dir_->count()) package.dir = last_value(package_dir_);
+  if (segment_->count()) {
+    TC_RETURN_IF_ERROR(
+        named("--segment", assign(package.segment_s, parse_seconds(last_value(segment_)))));
+    if (package.segment_s <= 0) return usage("--segment: must be more than 0 seconds");
+  }
+  if (segment_name_->count()) package.segment_name = last_value(segment_name_);
+  bool asked = package_dir_->count() || segment_->count() || segment_name_->count();
+  if (asked && !package.on())
+    return usage("--package-dir, --segment and --segment-name need --package hls|dash|cmaf");
+  if (package.on() && package.dir.empty()) return usage("--package: needs --package-dir DIR");
   return {};
 }
 
@@ -258,6 +284,7 @@ Result<JobArgs> JobOptions::job_args() const {
   if (!input_->count()) return usage("missing INPUT (transcode run INPUT OUTPUT [options])");
   parsed.spec.input = last_value(input_);
   TC_RETURN_IF_ERROR(add_outputs(parsed.spec));
+  normalize_package(parsed.spec);
   return parsed;
 }
 

@@ -39,6 +39,7 @@ class JobOptions {
   Status read_job_options(JobArgs& parsed) const;
   Result<JobSpec> spec_from_job_file(const JobArgs& parsed) const;
   Status add_outputs(JobSpec& spec) const;
+  Status read_package_options(PackageSpec& package) const;
 
   CLI::App& app_;
   CLI::Option* input_;
@@ -51,6 +52,10 @@ class JobOptions {
   CLI::Option* duration_;
   CLI::Option* deinterlace_;
   CLI::Option* quality_;
+  CLI::Option* package_;
+  CLI::Option* package_dir_;
+  CLI::Option* segment_;
+  CLI::Option* segment_name_;
   CLI::Option* job_file_;
   CLI::Option* json_;
   CLI::Option* dry_run_;

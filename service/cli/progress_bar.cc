@@ -1,5 +1,7 @@
 #include "service/cli/progress_bar.h"
 
+#include "pipeline/package/package_writer.h"
+
 #include <unistd.h>
 
 #include <cmath>
@@ -66,6 +68,7 @@ std::string format_report(const JobReport& report) {
     text << line;
     if (output.quality) text << "    quality: " << quality_text(*output.quality) << "\n";
   }
+  if (report.package) text << package::describe_package_report(*report.package);
   text << "stages:\n";
   for (const Stage& stage : report.stages)
     text << "  " << stage.name << ": " << stage.what << " [" << stage.device.to_string() << "]\n";

@@ -73,6 +73,16 @@ std::string percent(const pb::Job& job) {
   return std::to_string(std::min(std::max(value, 0), 100)) + "%";
 }
 
+PackageReport package_from_proto(const pb::PackageResult& p) {
+  PackageReport package{p.kind(), p.dir(), p.segment_s(), {}, {}, p.keyframes_aligned()};
+  for (const std::string& manifest : p.manifests()) package.manifests.push_back(manifest);
+  for (const pb::RenditionResult& r : p.renditions())
+    package.renditions.push_back({r.name(), r.type(), r.width(), r.height(), r.codec(),
+                                  r.language(), r.peak_bitrate(), r.average_bitrate(), r.segments(),
+                                  r.duration_s(), r.keyframes_aligned()});
+  return package;
+}
+
 }  // namespace
 
 JobReport report_from_proto(const pb::JobResult& r) {
@@ -104,6 +114,7 @@ JobReport report_from_proto(const pb::JobResult& r) {
   report.fps = r.fps();
   report.speed = r.speed();
   report.first_frame_s = r.first_frame_s();
+  if (r.has_package()) report.package = package_from_proto(r.package());
   return report;
 }
 

@@ -56,7 +56,10 @@ int submit_command(const SubmitArgs& args, const Connection& connection) {
   if (parsed.dry_run) return usage("--dry-run: use `transcode run --dry-run`");
   JobSpec spec = parsed.spec;
   spec.input = absolute(spec.input);
-  for (OutputSpec& output : spec.outputs) output.path = absolute(output.path);
+  if (spec.package.on())
+    spec.package.dir = absolute(spec.package.dir);  // the outputs are rendition names in it
+  else
+    for (OutputSpec& output : spec.outputs) output.path = absolute(output.path);
 
   pb::CreateJobRequest request;
   config_from_spec(spec, request.mutable_config());

@@ -11,6 +11,7 @@
 #include "pipeline/exec/executor.h"
 #include "pipeline/io/confined_path.h"
 #include "pipeline/io/temp_file.h"
+#include "pipeline/package/package_dir.h"
 #include "service/daemon/worker_process.h"
 
 namespace tc::daemon {
@@ -64,6 +65,12 @@ void remove_partial_outputs(const JobSpec& spec, const std::vector<std::string>&
   Result<io::Roots> roots = io::Roots::open_media_roots(media_roots);
   if (!roots.is_ok()) {
     spdlog::warn("cannot look for partial outputs: {}", roots.status().message());
+    return;
+  }
+  if (spec.package.on()) {  // a package's partial directory, with everything in it
+    Result<io::DirEntry> dir = roots->open_output_parent(spec.package.dir);
+    if (dir.is_ok() && package::remove_tree(dir->dir.get(), io::partial_name(dir->name)) != 0)
+      spdlog::warn("cannot remove the partial package of {}", spec.package.dir);
     return;
   }
   for (const OutputSpec& output : spec.outputs) {

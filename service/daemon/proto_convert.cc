@@ -72,6 +72,28 @@ void engines_to_proto(const metrics::EngineUsage& usage, pb::EngineUsage* out) {
   out->set_samples(usage.samples);
 }
 
+void package_to_proto(const PackageReport& report, pb::PackageResult* out) {
+  out->set_kind(report.kind);
+  out->set_dir(report.dir);
+  out->set_segment_s(report.segment_s);
+  for (const std::string& manifest : report.manifests) out->add_manifests(manifest);
+  out->set_keyframes_aligned(report.keyframes_aligned);
+  for (const RenditionReport& r : report.renditions) {
+    pb::RenditionResult* rendition = out->add_renditions();
+    rendition->set_name(r.name);
+    rendition->set_type(r.type);
+    rendition->set_width(r.width);
+    rendition->set_height(r.height);
+    rendition->set_codec(r.codec);
+    rendition->set_language(r.language);
+    rendition->set_peak_bitrate(r.peak_bitrate);
+    rendition->set_average_bitrate(r.average_bitrate);
+    rendition->set_segments(r.segments);
+    rendition->set_duration_s(r.duration_s);
+    rendition->set_keyframes_aligned(r.keyframes_aligned);
+  }
+}
+
 void result_to_proto(const JobReport& report, pb::JobResult* out) {
   out->set_input(report.input);
   out->set_backend(report.backend);
@@ -119,6 +141,7 @@ void result_to_proto(const JobReport& report, pb::JobResult* out) {
   out->set_speed(report.speed);
   out->set_first_frame_s(report.first_frame_s);
   if (report.engines) engines_to_proto(*report.engines, out->mutable_engines());
+  if (report.package) package_to_proto(*report.package, out->mutable_package());
   // The API's one JSON copy of the report: written here, from the typed report.
   out->set_report_json(nlohmann::json(report).dump());
 }

@@ -212,6 +212,16 @@ ApiStatus apply_policy(JobSpec& spec, const RequestPolicy& policy) {
   TC_API_RETURN_IF_ERROR(check_caps(spec, policy));
   TC_API_RETURN_IF_ERROR(ApiStatus::from_spec(validate(spec, SpecLimits{policy.max_outputs})));
   TC_API_RETURN_IF_ERROR(check_input(spec.input, policy));
+  if (spec.package.on()) {
+    // A package's outputs are rendition names inside its directory: the directory is the path
+    // that is checked and resolved, as an output file's would be.
+    OutputSpec dir;
+    dir.path = spec.package.dir;
+    while (dir.path.size() > 1 && dir.path.back() == '/') dir.path.pop_back();
+    TC_API_RETURN_IF_ERROR(check_output(dir, "package.dir", policy));
+    spec.package.dir = dir.path;
+    return {};
+  }
   for (size_t i = 0; i < spec.outputs.size(); ++i)
     TC_API_RETURN_IF_ERROR(
         check_output(spec.outputs[i], "outputs[" + std::to_string(i) + "].path", policy));

@@ -135,6 +135,36 @@ TEST_F(DaemonTest, EveryTrackKeptAndTheResultSaysWhatBecameOfEach) {
   EXPECT_EQ(tc::testing::probe_tracks(media + "/tracks.ts").size(), 3u);
 }
 
+// A package job through the API: submitted with the package's directory (made absolute by the
+// client, checked below the media roots by the daemon), its renditions in GetJob's result.
+TEST_F(DaemonTest, PackageJobThroughTheApi) {
+  ASSERT_TRUE(daemon.start());
+  std::string package = media + "/show";
+  CommandResult r =
+      client({"submit", input, "--package", "cmaf", "--package-dir", package, "--segment", "1",
+              "-o", "small", "--size", "160x120", "-o", "tiny", "--size", "80x60", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string id = json::parse(r.out, nullptr, false).value("id", "");
+  ASSERT_FALSE(id.empty()) << r.out;
+  CommandResult watched = client({"watch", id});
+  EXPECT_EQ(watched.exit_code, 0) << watched.err;
+  EXPECT_NE(watched.out.find("keyframes aligned"), std::string::npos) << watched.out;
+  EXPECT_GT(video_frames(package + "/master.m3u8"), 0);
+  EXPECT_GT(video_frames(package + "/manifest.mpd"), 0);
+  json result = get_json(id)["result"];
+  ASSERT_TRUE(result.contains("package")) << result.dump();
+  EXPECT_EQ(result["package"]["kind"], "cmaf");
+  EXPECT_EQ(result["package"]["keyframes_aligned"], true);
+  EXPECT_EQ(result["package"]["renditions"][0]["name"], "small");
+  EXPECT_EQ(result["package"]["renditions"][1]["width"], 80);
+  EXPECT_TRUE(partial_files(media).empty());
+  // Outside the media roots: refused before it runs, naming the field.
+  CommandResult outside = client(
+      {"submit", input, "--package", "hls", "--package-dir", dir.path() + "/elsewhere", "-o", "a"});
+  EXPECT_NE(outside.exit_code, 0);
+  EXPECT_NE(outside.err.find("package.dir"), std::string::npos) << outside.err;
+}
+
 TEST_F(DaemonTest, ListPagesThroughEveryJob) {
   ASSERT_TRUE(daemon.start());
   std::set<std::string> submitted;

@@ -209,25 +209,12 @@ TEST_F(TranscodeRun, VaapiRunsWhereAnIntelGpuExists) {
 
 TEST_F(TranscodeRun, CancelLeavesNothingBehind) {
   make_clip(dir_ / "long.mp4", {.width = 640, .height = 360, .seconds = 20, .audio = false});
-  pid_t pid = fork();
-  if (pid == 0) {
-    int null = open("/dev/null", O_WRONLY);
-    dup2(null, 1);
-    dup2(null, 2);
-    execl(transcode_binary().c_str(), "transcode", "run", (dir_ / "long.mp4").c_str(),
-          (dir_ / "out.mp4").c_str(), "--preset", "veryslow", nullptr);
-    _exit(127);
-  }
-  // Wait until it is writing, then interrupt it as Ctrl-C would.
-  std::string partial = dir_ / ".out.mp4.partial";
-  for (int i = 0; i < 600 && !file_exists(partial); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  ASSERT_TRUE(file_exists(partial)) << "the transcode never started writing";
-  kill(pid, SIGINT);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), kExitCancelled);
+  // Interrupted as Ctrl-C would, once it is writing.
+  int exit_code =
+      interrupt_once_written({"run", dir_ / "long.mp4", dir_ / "out.mp4", "--preset", "veryslow"},
+                             dir_ / ".out.mp4.partial");
+  ASSERT_NE(exit_code, -1) << "the transcode never started writing";
+  EXPECT_EQ(exit_code, kExitCancelled);
   EXPECT_EQ(dir_.entries(), std::vector<std::string>{"long.mp4"});
 }
 

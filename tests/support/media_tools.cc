@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -292,6 +294,29 @@ double psnr(const std::string& output, const std::string& reference) {
 bool file_exists(const std::string& path) {
   struct stat info {};
   return stat(path.c_str(), &info) == 0;
+}
+
+int interrupt_once_written(const std::vector<std::string>& args, const std::string& path) {
+  std::string binary = transcode_binary();
+  std::vector<char*> argv{const_cast<char*>("transcode")};
+  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  for (int i = 0; i < 600 && !file_exists(path); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  bool written = file_exists(path);
+  kill(pid, written ? SIGINT : SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!written) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 }  // namespace tc::testing

@@ -107,4 +107,8 @@ double psnr(const std::string& output, const std::string& reference);
 
 bool file_exists(const std::string& path);
 
+// Runs `transcode ARGS` (output discarded) until `path` exists, then interrupts it as Ctrl-C
+// would. Its exit code; -1 when `path` never appeared (it is killed then).
+int interrupt_once_written(const std::vector<std::string>& args, const std::string& path);
+
 }  // namespace tc::testing

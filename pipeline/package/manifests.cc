@@ -1,0 +1,185 @@
+#include "pipeline/package/manifests.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "pipeline/spec/package_spec.h"
+
+namespace tc::package {
+namespace {
+
+std::string fixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+// ISO 8601 duration: "PT12.480S".
+std::string iso_duration(double seconds) {
+  return "PT" + fixed(seconds, 3) + "S";
+}
+
+std::string rate_text(AVRational rate) {
+  if (rate.num <= 0 || rate.den <= 0) return "";
+  return rate.den == 1 ? std::to_string(rate.num)
+                       : std::to_string(rate.num) + "/" + std::to_string(rate.den);
+}
+
+// The audio the HLS variants are played with: the first audio rendition (DEFAULT=YES).
+const TrackMeasure* default_audio(const PackageMeasure& package) {
+  return package.audio.empty() ? nullptr : &package.audio.front();
+}
+
+std::string codecs_of(const PackageMeasure& package, const TrackMeasure& video) {
+  std::string codecs = video.codec;
+  if (const TrackMeasure* audio = default_audio(package); audio && !audio->codec.empty())
+    codecs += (codecs.empty() ? "" : ",") + audio->codec;
+  return codecs;
+}
+
+int64_t average_bandwidth(const PackageMeasure& package, const TrackMeasure& video) {
+  const TrackMeasure* audio = default_audio(package);
+  return video.average_bitrate() + (audio ? audio->average_bitrate() : 0);
+}
+
+std::string audio_name(const TrackMeasure& audio) {
+  return audio.language.empty() ? audio.name : audio.language;
+}
+
+// "$RepresentationID$"-free template: the rendition's directory and the numbered name.
+std::string dash_media_template(const TrackMeasure& track, const std::string& segment_name) {
+  std::string name = segment_name;
+  size_t mark = name.find("{n}");
+  if (mark != std::string::npos) name.replace(mark, 3, "$Number%05d$");
+  return track.name + "/" + name + ".m4s";
+}
+
+void dash_timeline(std::ostringstream& mpd, const TrackMeasure& track) {
+  mpd << "          <SegmentTimeline>\n";
+  for (size_t i = 0; i < track.segments.size(); ++i) {
+    const SegmentMeasure& segment = track.segments[i];
+    mpd << "            <S ";
+    // The fragments' decode times start at 0: AAC's priming (a negative start) is the init
+    // segment's edit list, not a timeline offset.
+    if (i == 0) mpd << "t=\"" << std::max<int64_t>(segment.start, 0) << "\" ";
+    mpd << "d=\"" << segment.duration << "\"/>\n";
+  }
+  mpd << "          </SegmentTimeline>\n";
+}
+
+void dash_representation(std::ostringstream& mpd, const TrackMeasure& track,
+                         const std::string& segment_name) {
+  mpd << "      <Representation id=\"" << track.name << "\" bandwidth=\"" << track.peak_bitrate()
+      << "\"";
+  if (!track.codec.empty()) mpd << " codecs=\"" << track.codec << "\"";
+  if (track.type == AVMEDIA_TYPE_VIDEO) {
+    mpd << " width=\"" << track.width << "\" height=\"" << track.height << "\"";
+    if (std::string rate = rate_text(track.frame_rate); !rate.empty())
+      mpd << " frameRate=\"" << rate << "\"";
+  } else {
+    mpd << " audioSamplingRate=\"" << track.sample_rate << "\"";
+  }
+  mpd << ">\n";
+  if (track.type == AVMEDIA_TYPE_AUDIO)
+    mpd << "        <AudioChannelConfiguration schemeIdUri=\"urn:mpeg:dash:23003:3:audio_channel_"
+           "configuration:2011\" value=\""
+        << track.channels << "\"/>\n";
+  mpd << "        <SegmentTemplate timescale=\"" << track.time_base.den << "\" initialization=\""
+      << track.name << "/init.mp4\" media=\"" << dash_media_template(track, segment_name)
+      << "\" startNumber=\"1\">\n";
+  dash_timeline(mpd, track);
+  mpd << "        </SegmentTemplate>\n      </Representation>\n";
+}
+
+double longest_duration(const PackageMeasure& package) {
+  double longest = 0;
+  for (const auto* tracks : {&package.video, &package.audio})
+    for (const TrackMeasure& track : *tracks) longest = std::max(longest, track.duration_s());
+  return longest;
+}
+
+}  // namespace
+
+int64_t hls_peak_bandwidth(const PackageMeasure& package, const TrackMeasure& video) {
+  const TrackMeasure* audio = default_audio(package);
+  return video.peak_bitrate() + (audio ? audio->peak_bitrate() : 0);
+}
+
+std::string hls_master(const PackageMeasure& package) {
+  std::ostringstream m3u8;
+  m3u8 << "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n";
+  for (size_t i = 0; i < package.audio.size(); ++i) {
+    const TrackMeasure& audio = package.audio[i];
+    m3u8 << "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\",NAME=\"" << audio_name(audio) << "\"";
+    if (!audio.language.empty()) m3u8 << ",LANGUAGE=\"" << audio.language << "\"";
+    m3u8 << ",DEFAULT=" << (i == 0 ? "YES" : "NO") << ",AUTOSELECT=YES,CHANNELS=\""
+         << audio.channels << "\",URI=\"" << audio.name << "/" << kHlsMediaPlaylist << "\"\n";
+  }
+  for (const TrackMeasure& video : package.video) {
+    m3u8 << "#EXT-X-STREAM-INF:BANDWIDTH=" << hls_peak_bandwidth(package, video)
+         << ",AVERAGE-BANDWIDTH=" << average_bandwidth(package, video)
+         << ",RESOLUTION=" << video.width << "x" << video.height;
+    if (video.frame_rate.num > 0) m3u8 << ",FRAME-RATE=" << fixed(av_q2d(video.frame_rate), 3);
+    if (std::string codecs = codecs_of(package, video); !codecs.empty())
+      m3u8 << ",CODECS=\"" << codecs << "\"";
+    if (!package.audio.empty()) m3u8 << ",AUDIO=\"audio\"";
+    m3u8 << "\n" << video.name << "/" << kHlsMediaPlaylist << "\n";
+  }
+  return m3u8.str();
+}
+
+std::string hls_media_playlist(const TrackMeasure& track, const std::string& segment_name) {
+  long target = 1;
+  for (const SegmentMeasure& segment : track.segments)
+    target = std::max(target, std::lround(track.seconds(segment.duration)));
+  std::ostringstream m3u8;
+  m3u8 << "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:" << target
+       << "\n#EXT-X-MEDIA-SEQUENCE:1\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-INDEPENDENT-SEGMENTS\n"
+       << "#EXT-X-MAP:URI=\"init.mp4\"\n";
+  for (size_t i = 0; i < track.segments.size(); ++i)
+    m3u8 << "#EXTINF:" << fixed(track.seconds(track.segments[i].duration), 6) << ",\n"
+         << segment_file_name(segment_name, int(i) + 1) << ".m4s\n";
+  m3u8 << "#EXT-X-ENDLIST\n";
+  return m3u8.str();
+}
+
+std::string dash_mpd(const PackageMeasure& package) {
+  double duration = longest_duration(package);
+  double longest_segment = 0;
+  for (const TrackMeasure& track : package.video)
+    for (const SegmentMeasure& segment : track.segments)
+      longest_segment = std::max(longest_segment, track.seconds(segment.duration));
+  std::ostringstream mpd;
+  mpd << "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+      << "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" "
+         "profiles=\"urn:mpeg:dash:profile:isoff-live:2011\" type=\"static\" "
+         "mediaPresentationDuration=\""
+      << iso_duration(duration) << "\" minBufferTime=\"" << iso_duration(longest_segment)
+      << "\">\n  <Period id=\"0\" start=\"PT0S\">\n";
+  int id = 0;
+  if (!package.video.empty()) {
+    mpd << "    <AdaptationSet id=\"" << id++
+        << "\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" "
+           "startWithSAP=\"1\">\n";
+    for (const TrackMeasure& video : package.video)
+      dash_representation(mpd, video, package.segment_name);
+    mpd << "    </AdaptationSet>\n";
+  }
+  // One set per audio track: tracks in different languages are not interchangeable
+  // representations of one another.
+  for (const TrackMeasure& audio : package.audio) {
+    mpd << "    <AdaptationSet id=\"" << id++
+        << "\" contentType=\"audio\" mimeType=\"audio/mp4\" segmentAlignment=\"true\" "
+           "startWithSAP=\"1\"";
+    if (!audio.language.empty()) mpd << " lang=\"" << audio.language << "\"";
+    mpd << ">\n";
+    dash_representation(mpd, audio, package.segment_name);
+    mpd << "    </AdaptationSet>\n";
+  }
+  mpd << "  </Period>\n</MPD>\n";
+  return mpd.str();
+}
+
+}  // namespace tc::package

@@ -1,0 +1,29 @@
+// The package's manifests, from what the segmenters measured (never parsed back from files):
+// the HLS master and media playlists (VOD, fMP4 with EXT-X-MAP) and a static DASH MPD with a
+// SegmentTimeline of the measured durations. Pure functions of the measures.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "pipeline/package/segmenter.h"
+
+namespace tc::package {
+
+struct PackageMeasure {
+  std::vector<TrackMeasure> video;  // one per rendition, in output order
+  std::vector<TrackMeasure> audio;  // one per kept audio track
+  std::string segment_name;         // "seg_{n}"
+};
+
+inline constexpr const char* kHlsMaster = "master.m3u8";
+inline constexpr const char* kHlsMediaPlaylist = "index.m3u8";  // in each rendition's directory
+inline constexpr const char* kDashManifest = "manifest.mpd";
+
+std::string hls_master(const PackageMeasure& package);
+std::string hls_media_playlist(const TrackMeasure& track, const std::string& segment_name);
+std::string dash_mpd(const PackageMeasure& package);
+// A rendition's bandwidth in HLS: its video and the audio played with it.
+int64_t hls_peak_bandwidth(const PackageMeasure& package, const TrackMeasure& video);
+
+}  // namespace tc::package

@@ -1,0 +1,50 @@
+// A package under construction: the hidden `.NAME.partial` directory beside the package's
+// directory, made with mkdirat in the already-opened parent (below the roots), every file in it
+// created O_CREAT | O_EXCL | O_NOFOLLOW relative to directory fds we opened, and the whole
+// directory renamed into place with renameat only when it is complete. Removed, with everything
+// in it, unless published: a failed or cancelled job leaves nothing (the promise files make).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipeline/core/fd.h"
+#include "pipeline/core/status.h"
+#include "pipeline/io/confined_path.h"
+
+namespace tc::package {
+
+class PackageDir {
+ public:
+  static Result<std::unique_ptr<PackageDir>> create(const io::Roots& roots, const std::string& dir);
+  PackageDir(const PackageDir&) = delete;
+  PackageDir& operator=(const PackageDir&) = delete;
+  ~PackageDir();
+
+  // A subdirectory of the package (a rendition's); the fd stays the PackageDir's.
+  Result<int> make_subdir(const std::string& name);
+  // A new file in `dir_fd` (the package's or a subdirectory's), never an existing one.
+  Result<ScopedFd> create_file(int dir_fd, const std::string& name, const std::string& shown);
+  // Writes a whole file at the package's top (a manifest).
+  Status write_file(const std::string& name, const std::string& text);
+  // Renames the partial directory to the package's name, replacing an earlier package there.
+  Status publish();
+  int fd() const { return partial_.get(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  PackageDir(io::DirEntry parent, std::string path, ScopedFd partial)
+      : parent_(std::move(parent)), path_(std::move(path)), partial_(std::move(partial)) {}
+  io::DirEntry parent_;  // the directory the package is published in, and its name there
+  std::string path_;     // the package's path, for messages
+  ScopedFd partial_;     // the partial directory
+  std::vector<ScopedFd> subdirs_;
+  bool pending_ = true;
+};
+
+// Removes the directory `name` in `parent_fd` and everything below it, never following a
+// symlink (one is removed, not entered). errno-style: 0 or the first error.
+int remove_tree(int parent_fd, const std::string& name);
+
+}  // namespace tc::package

@@ -1,0 +1,89 @@
+#include "pipeline/package/package_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace tc {
+namespace {
+
+// The frame rate the GOP is counted in: the probe's, else the common 25.
+double rate_of(const VideoInfo& video) {
+  return video.frame_rate.num > 0 && video.frame_rate.den > 0 ? av_q2d(video.frame_rate) : 25;
+}
+
+void append_param(Options& options, const std::string& key, const std::string& params) {
+  for (auto& [name, value] : options)
+    if (name == key) {
+      value += ":" + params;
+      return;
+    }
+  options.emplace_back(key, params);
+}
+
+}  // namespace
+
+void plan_segment_keyframes(int gop, int64_t interval_us, VideoEncodePlan& video) {
+  video.gop = gop;
+  video.keyframe_interval_us = interval_us;
+  Options& options = video.options;
+  const std::string& encoder = video.encoder;
+  std::string frames = std::to_string(gop);
+  if (encoder == "libx264") {
+    // Forced frames become IDRs; no scene-cut keyframes between the boundaries.
+    options.insert(options.end(), {{"forced-idr", "1"}, {"sc_threshold", "0"}});
+    options.emplace_back("keyint_min", frames);
+  } else if (encoder == "libx265") {
+    options.emplace_back("forced-idr", "1");
+    options.emplace_back("keyint_min", frames);
+    append_param(options, "x265-params", "scenecut=0:open-gop=0");
+  } else if (encoder.ends_with("_nvenc")) {
+    options.insert(options.end(), {{"forced-idr", "1"}, {"no-scenecut", "1"}});
+  } else if (encoder.ends_with("_vaapi") && encoder != "vp9_vaapi" && encoder != "av1_vaapi") {
+    // VA-API has no scene-cut detection; every I frame is an IDR (idr_interval 0) and a forced
+    // I frame (pict_type) starts a new closed GOP.
+    options.emplace_back("idr_interval", "0");
+  }
+  // libsvtav1, av1_vaapi: the GOP (keyint) and the forced key frames alone.
+}
+
+void plan_package(const JobSpec& spec, const VideoInfo& video, Plan& plan) {
+  PackagePlan& package = plan.package;
+  package.kind = spec.package.kind;
+  package.dir = spec.package.dir;
+  package.segment_s = spec.package.segment_s;
+  package.segment_name = spec.package.segment_name;
+  package.frame_rate = rate_of(video);
+  package.gop = std::max(1, int(std::lround(package.segment_s * package.frame_rate)));
+  int64_t interval_us = seconds_to_us(package.segment_s);
+  for (size_t k = 0; k < plan.outputs.size(); ++k) {
+    OutputPlan& output = plan.outputs[k];
+    output.mux_options.clear();
+    plan_segment_keyframes(package.gop, interval_us, output.video);
+    std::string mux = "mux out" + std::to_string(k);
+    for (Stage& stage : plan.stages)
+      if (stage.name == mux) stage.what = "fmp4 segments (cmaf) of " + output.path;
+  }
+}
+
+std::string describe_package(const Plan& plan) {
+  const PackagePlan& package = plan.package;
+  if (!package.on()) return "";
+  std::ostringstream text;
+  text << "package: " << name_of(package.kind) << " into " << package.dir << "/, segments of "
+       << package.segment_s << " s\n";
+  text << "segment GOP: " << package.gop << " frames at " << package.frame_rate
+       << " fps; keyframes forced by time at every " << package.segment_s
+       << " s on every rendition (IDR, closed GOP, no scene-cut keyframes)\n";
+  for (const OutputPlan& output : plan.outputs)
+    text << "rendition " << output.path << ": " << output.width << "x" << output.height << " "
+         << output.video.encoder << ", " << package.dir << "/" << output.path << "/init.mp4 + "
+         << package.segment_name << ".m4s\n";
+  for (const AudioPlan& audio :
+       plan.outputs.empty() ? std::vector<AudioPlan>{} : plan.outputs[0].audio)
+    text << "audio rendition: input stream #" << audio.input_stream << " " << audio.encoder
+         << " into " << package.dir << "/audio_" << audio.input_stream << "/\n";
+  return text.str();
+}
+
+}  // namespace tc

@@ -1,0 +1,155 @@
+#include "pipeline/package/package_writer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "pipeline/package/manifests.h"
+
+namespace tc::package {
+namespace {
+
+std::string language_of(const AVStream& stream) {
+  const AVDictionaryEntry* language = av_dict_get(stream.metadata, "language", nullptr, 0);
+  return language && std::string(language->value) != "und" ? language->value : "";
+}
+
+bool track_keyframes_aligned(const TrackMeasure& track, const TrackMeasure& first) {
+  if (track.segments.size() != first.segments.size()) return false;
+  double half_frame = first.frame_rate.num > 0 ? 0.5 / av_q2d(first.frame_rate) : 0.02;
+  for (size_t i = 0; i < track.segments.size(); ++i) {
+    if (!track.segments[i].starts_with_keyframe) return false;
+    double at = track.seconds(track.segments[i].start);
+    if (std::abs(at - first.seconds(first.segments[i].start)) > half_frame) return false;
+  }
+  return true;
+}
+
+RenditionReport rendition_report(const TrackMeasure& track, bool aligned) {
+  RenditionReport report;
+  report.name = track.name;
+  report.type = track.type == AVMEDIA_TYPE_VIDEO ? "video" : "audio";
+  report.width = track.width;
+  report.height = track.height;
+  report.codec = track.codec;
+  report.language = track.language;
+  report.peak_bitrate = track.peak_bitrate();
+  report.average_bitrate = track.average_bitrate();
+  report.segments = int64_t(track.segments.size());
+  report.duration_s = track.duration_s();
+  report.keyframes_aligned = aligned;
+  return report;
+}
+
+}  // namespace
+
+bool keyframes_aligned(const std::vector<TrackMeasure>& video) {
+  if (video.empty()) return false;
+  return std::all_of(video.begin(), video.end(), [&](const TrackMeasure& track) {
+    return track_keyframes_aligned(track, video.front());
+  });
+}
+
+Result<std::unique_ptr<PackageWriter>> PackageWriter::create(const PackagePlan& plan,
+                                                             const io::Roots& roots) {
+  TC_ASSIGN_OR_RETURN(std::unique_ptr<PackageDir> dir, PackageDir::create(roots, plan.dir));
+  return std::unique_ptr<PackageWriter>(new PackageWriter(plan, std::move(dir)));
+}
+
+TrackSetup PackageWriter::setup(std::string name) const {
+  TrackSetup setup;
+  setup.name = std::move(name);
+  setup.segment_name = plan_.segment_name;
+  setup.interval_us = seconds_to_us(plan_.segment_s);
+  return setup;
+}
+
+Result<TrackSegmenter*> PackageWriter::add_video(size_t output, const std::string& name,
+                                                 const AVStream& stream) {
+  TrackSetup video = setup(name);
+  video.frame_rate = stream.avg_frame_rate;
+  TC_ASSIGN_OR_RETURN(std::unique_ptr<TrackSegmenter> track,
+                      TrackSegmenter::open(*dir_, video, stream));
+  video_.push_back({output, std::move(track)});
+  return video_.back().track.get();
+}
+
+Result<TrackSegmenter*> PackageWriter::add_audio(int input_stream, const AVStream& stream) {
+  TrackSetup audio = setup("audio_" + std::to_string(input_stream));
+  audio.language = language_of(stream);
+  TC_ASSIGN_OR_RETURN(std::unique_ptr<TrackSegmenter> track,
+                      TrackSegmenter::open(*dir_, audio, stream));
+  audio_.push_back(std::move(track));
+  return audio_.back().get();
+}
+
+PackageMeasure PackageWriter::measure() const {
+  PackageMeasure measure;
+  measure.segment_name = plan_.segment_name;
+  std::vector<const Video*> in_order;
+  for (const Video& video : video_) in_order.push_back(&video);
+  std::sort(in_order.begin(), in_order.end(),
+            [](const Video* a, const Video* b) { return a->output < b->output; });
+  for (const Video* video : in_order) measure.video.push_back(video->track->measure());
+  for (const auto& audio : audio_) measure.audio.push_back(audio->measure());
+  return measure;
+}
+
+Status PackageWriter::write_manifests(const PackageMeasure& measure,
+                                      std::vector<std::string>& written) {
+  bool hls = plan_.kind == PackageKind::kHls || plan_.kind == PackageKind::kCmaf;
+  bool dash = plan_.kind == PackageKind::kDash || plan_.kind == PackageKind::kCmaf;
+  if (hls) {
+    for (const auto* tracks : {&measure.video, &measure.audio})
+      for (const TrackMeasure& track : *tracks)
+        TC_RETURN_IF_ERROR(dir_->write_file(track.name + "/" + kHlsMediaPlaylist,
+                                            hls_media_playlist(track, plan_.segment_name)));
+    TC_RETURN_IF_ERROR(dir_->write_file(kHlsMaster, hls_master(measure)));
+    written.push_back(kHlsMaster);
+  }
+  if (dash) {
+    TC_RETURN_IF_ERROR(dir_->write_file(kDashManifest, dash_mpd(measure)));
+    written.push_back(kDashManifest);
+  }
+  return Status::ok();
+}
+
+Result<PackageReport> PackageWriter::finish() {
+  PackageMeasure measure = this->measure();
+  PackageReport report;
+  report.kind = std::string(name_of(plan_.kind));
+  report.dir = dir_->path();
+  report.segment_s = plan_.segment_s;
+  TC_RETURN_IF_ERROR(write_manifests(measure, report.manifests));
+  report.keyframes_aligned = keyframes_aligned(measure.video);
+  for (const TrackMeasure& video : measure.video)
+    report.renditions.push_back(
+        rendition_report(video, track_keyframes_aligned(video, measure.video.front())));
+  for (const TrackMeasure& audio : measure.audio)
+    report.renditions.push_back(rendition_report(audio, true));
+  TC_RETURN_IF_ERROR(dir_->publish());
+  return report;
+}
+
+std::string describe_package_report(const PackageReport& package) {
+  std::string text = "package: " + package.kind + " in " + package.dir + " (";
+  for (size_t i = 0; i < package.manifests.size(); ++i)
+    text += (i ? ", " : "") + package.manifests[i];
+  text += "), keyframes " + std::string(package.keyframes_aligned ? "aligned" : "NOT aligned") +
+          " across renditions\n";
+  for (const RenditionReport& r : package.renditions) {
+    char line[256];
+    std::snprintf(
+        line, sizeof line,
+        "  %s: %s %s%s, %lld segments, %.2f s, peak %.0f kb/s, average %.0f kb/s\n", r.name.c_str(),
+        r.type == "video" ? (std::to_string(r.width) + "x" + std::to_string(r.height)).c_str()
+                          : (r.language.empty() ? "audio" : r.language.c_str()),
+        r.codec.c_str(), r.type == "video" && !r.keyframes_aligned ? " (misaligned)" : "",
+        static_cast<long long>(r.segments), r.duration_s, r.peak_bitrate / 1000.0,
+        r.average_bitrate / 1000.0);
+    text += line;
+  }
+  return text;
+}
+
+}  // namespace tc::package

@@ -1,0 +1,52 @@
+// A package job's output side: the partial directory, a TrackSegmenter per rendition track
+// (each output's video, and the audio tracks of the first output), then the manifests from
+// what the segmenters measured and the atomic publish.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipeline/exec/report.h"
+#include "pipeline/package/manifests.h"
+#include "pipeline/package/package_dir.h"
+#include "pipeline/package/segmenter.h"
+#include "pipeline/plan/plan.h"
+
+namespace tc::package {
+
+class PackageWriter {
+ public:
+  static Result<std::unique_ptr<PackageWriter>> create(const PackagePlan& plan,
+                                                       const io::Roots& roots);
+  // The video of output `output` (its rendition `name`), once its encoder is open.
+  Result<TrackSegmenter*> add_video(size_t output, const std::string& name, const AVStream& stream);
+  // An audio track (input stream `input_stream`), once its encoder is open.
+  Result<TrackSegmenter*> add_audio(int input_stream, const AVStream& stream);
+  // Every track finished: writes the manifests, publishes the package, reports it.
+  Result<PackageReport> finish();
+
+ private:
+  PackageWriter(const PackagePlan& plan, std::unique_ptr<PackageDir> dir)
+      : plan_(plan), dir_(std::move(dir)) {}
+  TrackSetup setup(std::string name) const;
+  PackageMeasure measure() const;
+  Status write_manifests(const PackageMeasure& measure, std::vector<std::string>& written);
+
+  PackagePlan plan_;
+  std::unique_ptr<PackageDir> dir_;
+  struct Video {
+    size_t output;
+    std::unique_ptr<TrackSegmenter> track;
+  };
+  std::vector<Video> video_;
+  std::vector<std::unique_ptr<TrackSegmenter>> audio_;
+};
+
+// Whether every video track's segments start with a keyframe, at the same times (within half
+// a frame) as the first track's: what lets a player switch renditions at any boundary.
+bool keyframes_aligned(const std::vector<TrackMeasure>& video);
+// The package part of a job's summary, a line per rendition.
+std::string describe_package_report(const PackageReport& package);
+
+}  // namespace tc::package

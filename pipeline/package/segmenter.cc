@@ -1,0 +1,184 @@
+#include "pipeline/package/segmenter.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "pipeline/core/compat.h"
+#include "pipeline/package/codec_string.h"
+#include "pipeline/spec/package_spec.h"
+
+namespace tc::package {
+namespace {
+
+constexpr int kAvioBufferBytes = 64 * 1024;
+constexpr AVRational kMicroseconds{1, 1000000};
+// One fragment per segment, flushed by us (frag_custom); the moov is written up front and
+// holds no samples (empty_moov), so the init segment is complete before the first packet.
+constexpr const char* kMovFlags = "+frag_custom+empty_moov+default_base_moof+cmaf+skip_trailer";
+
+int64_t bits_per_second(int64_t bytes, double seconds) {
+  return seconds > 0 ? int64_t(bytes * 8 / seconds) : 0;
+}
+
+}  // namespace
+
+double TrackMeasure::duration_s() const {
+  double total = 0;
+  for (const SegmentMeasure& segment : segments) total += seconds(segment.duration);
+  return total;
+}
+
+int64_t TrackMeasure::peak_bitrate() const {
+  int64_t peak = 0;
+  for (const SegmentMeasure& segment : segments)
+    peak = std::max(peak, bits_per_second(segment.bytes, seconds(segment.duration)));
+  return peak;
+}
+
+int64_t TrackMeasure::average_bitrate() const {
+  int64_t bytes = 0;
+  for (const SegmentMeasure& segment : segments) bytes += segment.bytes;
+  return bits_per_second(bytes, duration_s());
+}
+
+int TrackSegmenter::write_bytes(void* opaque, av::AvioWriteBuffer data, int size) {
+  auto* self = static_cast<TrackSegmenter*>(opaque);
+  if (!self->file_.is_open()) return AVERROR(EBADF);
+  int done = 0;
+  while (done < size) {
+    ssize_t n = ::write(self->file_.get(), data + done, size_t(size - done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      self->write_error_ = errno;
+      return AVERROR(errno);
+    }
+    done += int(n);
+  }
+  self->file_bytes_ += size;
+  return size;
+}
+
+Result<std::unique_ptr<TrackSegmenter>> TrackSegmenter::open(PackageDir& dir,
+                                                             const TrackSetup& setup,
+                                                             const AVStream& stream) {
+  std::unique_ptr<TrackSegmenter> track(new TrackSegmenter(dir));
+  track->setup_ = setup;
+  TC_ASSIGN_OR_RETURN(track->dir_fd_, dir.make_subdir(setup.name));
+  TC_ASSIGN_OR_RETURN(track->file_,
+                      dir.create_file(track->dir_fd_, "init.mp4", setup.name + "/init.mp4"));
+  auto* buffer = static_cast<unsigned char*>(av_malloc(kAvioBufferBytes));
+  if (!buffer) return Status(Code::kInternal, "out of memory");
+  track->io_ = avio_alloc_context(buffer, kAvioBufferBytes, 1, track.get(), nullptr,
+                                  &TrackSegmenter::write_bytes, nullptr);
+  if (!track->io_) {
+    av_free(buffer);
+    return Status(Code::kInternal, "out of memory");
+  }
+  track->io_->seekable = 0;
+  AVFormatContext* raw = nullptr;
+  if (int err = avformat_alloc_output_context2(&raw, nullptr, "mp4", nullptr); err < 0)
+    return av_status(err, Code::kUnsupported, "the mp4 muxer");
+  track->format_.reset(raw);
+  raw->pb = track->io_;
+  raw->flags |= AVFMT_FLAG_CUSTOM_IO;
+  track->stream_ = avformat_new_stream(raw, nullptr);
+  if (!track->stream_) return Status(Code::kInternal, "out of memory");
+  avcodec_parameters_copy(track->stream_->codecpar, stream.codecpar);
+  // hvc1 (parameter sets in the init segment only) is the tag Apple's players take.
+  track->stream_->codecpar->codec_tag =
+      stream.codecpar->codec_id == AV_CODEC_ID_HEVC ? MKTAG('h', 'v', 'c', '1') : 0;
+  track->stream_->time_base = stream.time_base;
+  track->stream_->avg_frame_rate = setup.frame_rate;
+  av_dict_copy(&track->stream_->metadata, stream.metadata, 0);
+  if (!setup.language.empty())
+    av_dict_set(&track->stream_->metadata, "language", setup.language.c_str(), 0);
+  AVDictionary* options = nullptr;
+  av_dict_set(&options, "movflags", kMovFlags, 0);
+  int err = avformat_write_header(raw, &options);
+  av_dict_free(&options);
+  if (err < 0) return av_status(err, Code::kOutput, "writing the init segment of " + setup.name);
+  avio_flush(track->io_);
+  if (track->write_error_)
+    return av_status(AVERROR(track->write_error_), Code::kOutput, "writing " + setup.name);
+  TrackMeasure& measure = track->measure_;
+  measure.name = setup.name;
+  measure.type = stream.codecpar->codec_type;
+  measure.time_base = track->stream_->time_base;
+  measure.codec = codec_string(*track->stream_->codecpar);
+  measure.width = stream.codecpar->width;
+  measure.height = stream.codecpar->height;
+  measure.frame_rate = setup.frame_rate;
+  measure.language = setup.language;
+  measure.channels = stream.codecpar->ch_layout.nb_channels;
+  measure.sample_rate = stream.codecpar->sample_rate;
+  measure.init_bytes = track->file_bytes_;
+  track->file_.reset();
+  return track;
+}
+
+TrackSegmenter::~TrackSegmenter() {
+  format_.reset();
+  if (io_) {
+    av_freep(&io_->buffer);
+    avio_context_free(&io_);
+  }
+}
+
+Status TrackSegmenter::end_segment(bool last) {
+  if (!segment_open_) return Status::ok();
+  // An empty packet flushes the fragment: the segment's moof + mdat. The trailer flushes the
+  // last one (and writes nothing else: skip_trailer).
+  int err = last ? av_write_trailer(format_.get()) : av_write_frame(format_.get(), nullptr);
+  if (err < 0) return av_status(err, Code::kOutput, "writing a segment of " + setup_.name);
+  avio_flush(io_);
+  if (write_error_)
+    return av_status(AVERROR(write_error_), Code::kOutput, "writing " + setup_.name);
+  SegmentMeasure& segment = measure_.segments.back();
+  segment.bytes = file_bytes_;
+  segment.duration = segment_end_ - segment.start;
+  file_.reset();
+  segment_open_ = false;
+  return Status::ok();
+}
+
+Status TrackSegmenter::start_segment(const AVPacket& packet) {
+  TC_RETURN_IF_ERROR(end_segment(false));
+  int number = int(measure_.segments.size()) + 1;
+  std::string name = segment_file_name(setup_.segment_name, number) + ".m4s";
+  TC_ASSIGN_OR_RETURN(file_, dir_.create_file(dir_fd_, name, setup_.name + "/" + name));
+  file_bytes_ = 0;
+  // The previous segment ends where this one starts (a gap in pts is the previous one's).
+  if (!measure_.segments.empty())
+    measure_.segments.back().duration = packet.pts - measure_.segments.back().start;
+  measure_.segments.push_back({packet.pts, 0, 0, (packet.flags & AV_PKT_FLAG_KEY) != 0});
+  segment_end_ = packet.pts;
+  segment_open_ = true;
+  int64_t pts_us = av_rescale_q(packet.pts, stream_->time_base, kMicroseconds);
+  int64_t interval = std::max<int64_t>(setup_.interval_us, 1);
+  next_boundary_us_ = (std::max<int64_t>(pts_us, 0) / interval + 1) * interval;
+  return Status::ok();
+}
+
+Status TrackSegmenter::write(AVPacket* packet, AVRational time_base) {
+  av_packet_rescale_ts(packet, time_base, stream_->time_base);
+  packet->stream_index = 0;
+  packet->pos = -1;
+  bool key = (packet->flags & AV_PKT_FLAG_KEY) != 0;
+  int64_t pts_us = av_rescale_q(packet->pts, stream_->time_base, kMicroseconds);
+  if (!segment_open_ || (key && pts_us >= next_boundary_us_))
+    TC_RETURN_IF_ERROR(start_segment(*packet));
+  segment_end_ = std::max(segment_end_, packet->pts + std::max<int64_t>(packet->duration, 0));
+  if (int err = av_write_frame(format_.get(), packet); err < 0)
+    return av_status(err, Code::kOutput, "writing a segment of " + setup_.name);
+  return Status::ok();
+}
+
+Status TrackSegmenter::finish() {
+  if (!segment_open_)
+    return Status(Code::kInput, setup_.name + ": nothing was encoded for this rendition");
+  return end_segment(true);
+}
+
+}  // namespace tc::package

@@ -1,0 +1,93 @@
+// One rendition track of a package as CMAF: an fMP4 init segment (ftyp + moov) and media
+// segments (moof + mdat), each starting at the first keyframe at or past a multiple of the
+// segment duration. FFmpeg's mp4 muxer writes the fragments (frag_custom: one fragment per
+// segment, flushed by us) through an AVIOContext of ours whose file we switch at each
+// boundary; every file is created by the PackageDir. What was written is measured here.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include <libavformat/avformat.h>
+}
+
+#include "pipeline/core/av.h"
+#include "pipeline/core/compat.h"
+#include "pipeline/core/fd.h"
+#include "pipeline/core/status.h"
+#include "pipeline/package/package_dir.h"
+
+namespace tc::package {
+
+// A media segment as written: times in the track's time base.
+struct SegmentMeasure {
+  int64_t start = 0;
+  int64_t duration = 0;
+  int64_t bytes = 0;
+  bool starts_with_keyframe = false;
+};
+
+// A track as written: what the manifests and the report say of it.
+struct TrackMeasure {
+  std::string name;  // the rendition's directory: "720p", "audio_1"
+  AVMediaType type = AVMEDIA_TYPE_VIDEO;
+  AVRational time_base{1, 1};
+  std::string codec;  // RFC 6381: "avc1.64001f", "mp4a.40.2"
+  int width = 0;
+  int height = 0;
+  AVRational frame_rate{0, 1};
+  std::string language;
+  int channels = 0;
+  int sample_rate = 0;
+  int64_t init_bytes = 0;
+  std::vector<SegmentMeasure> segments;
+  double seconds(int64_t t) const { return t * av_q2d(time_base); }
+  double duration_s() const;
+  int64_t peak_bitrate() const;     // the highest segment's bits / its seconds
+  int64_t average_bitrate() const;  // all segments' bits / their seconds
+};
+
+struct TrackSetup {
+  std::string name;
+  std::string segment_name;  // "seg_{n}"
+  int64_t interval_us = 0;   // segments start at multiples of this media time
+  std::string language;
+  AVRational frame_rate{0, 1};
+};
+
+class TrackSegmenter {
+ public:
+  // Writes the init segment of `stream` (its codec parameters, opened encoder's extradata).
+  static Result<std::unique_ptr<TrackSegmenter>> open(PackageDir& dir, const TrackSetup& setup,
+                                                      const AVStream& stream);
+  ~TrackSegmenter();
+  // A packet in `time_base`; starts a new segment file at a boundary.
+  Status write(AVPacket* packet, AVRational time_base);
+  // Flushes the last fragment; the track is complete.
+  Status finish();
+  const TrackMeasure& measure() const { return measure_; }
+
+ private:
+  explicit TrackSegmenter(PackageDir& dir) : dir_(dir) {}
+  static int write_bytes(void* opaque, av::AvioWriteBuffer data, int size);
+  Status start_segment(const AVPacket& packet);
+  Status end_segment(bool last);
+
+  PackageDir& dir_;
+  TrackSetup setup_;
+  int dir_fd_ = -1;  // the rendition's directory (the PackageDir's)
+  ScopedFd file_;    // the file being written: init, then each segment
+  int write_error_ = 0;
+  int64_t file_bytes_ = 0;
+  AVIOContext* io_ = nullptr;
+  av::OutputFormatPtr format_;
+  AVStream* stream_ = nullptr;
+  int64_t next_boundary_us_ = 0;
+  int64_t segment_end_ = 0;  // the latest pts + duration in the open segment
+  bool segment_open_ = false;
+  TrackMeasure measure_;
+};
+
+}  // namespace tc::package
