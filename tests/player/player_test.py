@@ -139,8 +139,8 @@ def _ffmpeg_dash(source, out_dir):
 
 
 def _transcode_package(source, out_dir):
-    """`transcode run --package cmaf` (both manifests over one set of CMAF segments), with the
-    CLI of the package branch's "package CLI:" commit; TC_TRANSCODE names the binary."""
+    """`transcode run --package cmaf` (both manifests over one set of CMAF segments);
+    TC_TRANSCODE names the binary (ctest sets it)."""
     transcode = os.environ.get("TC_TRANSCODE")
     if not transcode:
         raise RuntimeError("TC_TRANSCODE (the transcode binary) is not set; ctest sets it")
@@ -165,11 +165,10 @@ def make_package(source, out_dir):
     """The package under test: {'hls': master playlist path, 'dash': MPD path}, under out_dir,
     with one H.264 video rendition per LADDER rung plus AAC audio, segments of SEGMENT_SECONDS.
 
-    Made by the ffmpeg CLI (hls muxer with -var_stream_map, dash muxer) while `transcode run
-    --package` is not on main; TC_PLAYER_PRODUCER=transcode plays our packager's instead. Once
-    the packager is merged, the default below becomes "transcode"; nothing else in this file
-    depends on who made the package."""
-    producer = os.environ.get("TC_PLAYER_PRODUCER", "ffmpeg")
+    Made by our packager (`transcode run --package cmaf`); TC_PLAYER_PRODUCER=ffmpeg plays the
+    ffmpeg CLI's (hls muxer with -var_stream_map, dash muxer) instead, to tell a fault of the
+    package from one of the player. Nothing else in this file depends on who made it."""
+    producer = os.environ.get("TC_PLAYER_PRODUCER", "transcode")
     if producer not in PRODUCERS:
         raise RuntimeError(f"TC_PLAYER_PRODUCER={producer}: ffmpeg or transcode")
     return PRODUCERS[producer](source, out_dir)
