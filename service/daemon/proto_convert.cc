@@ -1,5 +1,6 @@
 #include "service/daemon/proto_convert.h"
 
+#include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/time_util.h>
 
 #include <algorithm>
@@ -172,6 +173,7 @@ void job_to_proto(const JobRecord& job, pb::Job* out) {
   out->set_priority(job.priority);
   out->set_device(job.device);
   out->set_request_id(job.request_id);
+  out->set_webhook_url(job.webhook_url);
 }
 
 void capabilities_to_proto(const HwInventory& inventory, const std::vector<SchedDevice>& devices,
@@ -215,6 +217,15 @@ void capabilities_to_proto(const HwInventory& inventory, const std::vector<Sched
   }
   for (const std::string& name : backends) out->add_backends(name);
   for (const std::string& note : inventory.notes) out->add_notes(note);
+}
+
+std::string job_json(const JobRecord& job) {
+  pb::Job message;
+  job_to_proto(job, &message);
+  std::string json;
+  // A Job always converts: every field is set from typed values.
+  (void)google::protobuf::util::MessageToJsonString(message, &json);
+  return json;
 }
 
 }  // namespace tc::daemon
