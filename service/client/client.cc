@@ -81,6 +81,9 @@ void add_submit(CLI::App& root, cli::CommandActions& actions) {
   command->add_option("--request-id", args->request_id, "retries with the same id make one job")
       ->type_name("ID")
       ->group(group);
+  command->add_option("--webhook", args->webhook_url, "POST every state change of the job there")
+      ->type_name("URL")
+      ->group(group);
   add_action(actions, command, [command, job, args, labels](const Connection& c) {
     Result<cli::JobArgs> parsed = job->job_args();
     if (!parsed.is_ok()) return usage(*command, parsed.status().message());

@@ -32,6 +32,7 @@ struct SubmitArgs {
   int priority = 0;
   std::map<std::string, std::string> labels;
   std::string request_id;
+  std::string webhook_url;
 };
 
 int submit_command(const SubmitArgs& args, const Connection& connection);

@@ -66,6 +66,7 @@ int submit_command(const SubmitArgs& args, const Connection& connection) {
   request.set_priority(args.priority);
   for (const auto& [k, v] : args.labels) (*request.mutable_labels())[k] = v;
   request.set_request_id(args.request_id.empty() ? random_request_id() : args.request_id);
+  request.set_webhook_url(args.webhook_url);
 
   auto stub = pb::Transcoder::NewStub(make_channel(connection));
   pb::Job job;

@@ -133,6 +133,8 @@ const std::vector<Setting>& settings() {
       string_setting("tls_key", &C::tls_key, "server private key (PEM)"),
       string_setting("tls_client_ca", &C::tls_client_ca, "CA of client certificates (mTLS)"),
       string_setting("auth_token_file", &C::auth_token_file, "file holding the bearer token"),
+      string_setting("webhook_secret_file", &C::webhook_secret_file,
+                     "file holding the key that signs webhooks; unset = no webhooks"),
       bool_setting("allow_insecure_remote", &C::allow_insecure_remote,
                    "listen beyond loopback without TLS"),
       string_setting("log_level", &C::log_level, "trace, debug, info, warn, error"),
@@ -364,6 +366,19 @@ Status validate_config(const DaemonConfig& c) {
   return {};
 }
 
+// The first line of webhook_secret_file, like the token's: an editor's newline is no part of it.
+Status read_webhook_secret(DaemonConfig& config) {
+  if (config.webhook_secret_file.empty()) return {};
+  Result<std::string> text = read_file(config.webhook_secret_file);
+  if (!text.is_ok())
+    return {Code::kInvalidArgument, "webhook_secret_file: " + text.status().message()};
+  config.webhook_secret = text->substr(0, text->find_first_of("\r\n"));
+  if (config.webhook_secret.empty())
+    return {Code::kInvalidArgument,
+            "webhook_secret_file: " + config.webhook_secret_file + " is empty"};
+  return {};
+}
+
 Status finish_config(DaemonConfig& config) {
   if (!config.auth_token_file.empty()) {
     Result<std::string> text = read_file(config.auth_token_file);
@@ -373,6 +388,7 @@ Status finish_config(DaemonConfig& config) {
     if (config.auth_token.empty())
       return {Code::kInvalidArgument, "auth_token_file: " + config.auth_token_file + " is empty"};
   }
+  TC_RETURN_IF_ERROR(read_webhook_secret(config));
   // Fail at start-up, naming the setting, rather than at the first TLS handshake.
   const std::pair<const char*, const std::string*> files[] = {
       {"tls_cert", &config.tls_cert},

@@ -55,6 +55,10 @@ struct DaemonConfig {
 
   // The token itself, read from auth_token_file by load().
   std::string auth_token;
+
+  // Webhooks (README, Webhooks): the HMAC key's file, and the key read from it at start-up.
+  std::string webhook_secret_file;
+  std::string webhook_secret;
 };
 
 // What the command line asks for: the settings to serve with, or (--help, --version) a text to

@@ -17,8 +17,10 @@
 #include "service/daemon/metrics_endpoint.h"
 #include "service/daemon/node_heartbeat.h"
 #include "service/daemon/pg_connection.h"
+#include "service/daemon/proto_convert.h"
 #include "service/daemon/server.h"
 #include "service/daemon/transcoder_service.h"
+#include "service/daemon/webhook_delivery.h"
 #include "service/doctor/doctor.h"
 
 namespace tc::daemon {
@@ -113,6 +115,7 @@ ManagerOptions manager_options(const DaemonConfig& config) {
   options.retention_hours = config.retention_hours;
   options.proc_root = config.proc_root;
   options.sample_interval_s = config.sample_interval_s;
+  if (!config.webhook_secret.empty()) options.job_json = job_json;
   return options;
 }
 
@@ -175,6 +178,7 @@ int serve(const DaemonConfig& config) {
       config.max_queue);
   log_devices(scheduler.devices(), inventory);
   log_landlock(config);
+  JobStore& outbox = **store;
   JobManager manager(manager_options(config), std::move(*store), std::move(scheduler));
   if (Status started = manager.start(); !started.is_ok()) {
     spdlog::error("{}", started.message());
@@ -186,6 +190,9 @@ int serve(const DaemonConfig& config) {
     spdlog::error("{}", heartbeat.first_beat().message());
     return kExitUnavailable;
   }
+  std::unique_ptr<WebhookDelivery> webhooks;
+  if (!config.webhook_secret.empty())
+    webhooks = std::make_unique<WebhookDelivery>(outbox, DeliveryOptions{config.webhook_secret});
   std::unique_ptr<MetricsEndpoint> metrics;
   if (!config.metrics_listen.empty()) {
     Result<std::unique_ptr<MetricsEndpoint>> started = MetricsEndpoint::start(

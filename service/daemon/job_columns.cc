@@ -56,6 +56,7 @@ JobColumns to_columns(const JobRecord& job) {
   row.error_code = std::string(code_key(job.error.code()));
   row.error_message = job.error.message();
   row.error_retryable = job.error.retryable();
+  row.webhook_url = job.webhook_url;
   return row;
 }
 
@@ -76,6 +77,7 @@ Result<JobRecord> from_columns(const JobColumns& row) {
   job.end_ms = row.end_ms;
   job.attempt = static_cast<int>(row.attempt);
   job.device = row.device;
+  job.webhook_url = row.webhook_url;
   if (Status st = typed_from(row.progress, job.progress); !st.is_ok())
     return column_error(job.id, "progress", st);
   if (Status st = report_from(row.report, job.report); !st.is_ok())

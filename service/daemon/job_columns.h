@@ -14,7 +14,7 @@ namespace tc::daemon {
 // The columns in the order every SELECT names them.
 inline constexpr const char* kJobColumnList =
     "seq, id, request_id, state, priority, labels, spec, create_ms, start_ms, end_ms, attempt, "
-    "device, progress, report, error_code, error_message, error_retryable";
+    "device, progress, report, error_code, error_message, error_retryable, webhook_url";
 
 struct JobColumns {
   int64_t seq = 0;
@@ -34,6 +34,7 @@ struct JobColumns {
   std::string error_code;
   std::string error_message;
   int64_t error_retryable = 0;
+  std::string webhook_url;  // empty: none
 };
 
 JobColumns to_columns(const JobRecord& job);

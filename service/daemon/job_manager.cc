@@ -131,7 +131,7 @@ Status JobManager::recover() {
       job.state = JobState::kQueued;
       spdlog::info("job {}: interrupted in attempt {}: queued again", job.id, job.attempt);
     }
-    TC_RETURN_IF_ERROR(store_->update(job));
+    TC_RETURN_IF_ERROR(save(job));
   }
   TC_ASSIGN_OR_RETURN(std::vector<JobRecord> queued, store_->all_in_state(JobState::kQueued));
   std::lock_guard lock(mutex_);
@@ -146,6 +146,9 @@ ApiStatus JobManager::create(NewJob request, JobRecord& job) {
     if (!accepting_) return {ApiCode::kUnavailable, "the daemon is shutting down"};
   }
   TC_API_RETURN_IF_ERROR(apply_policy(request.spec, options_.policy));
+  if (!request.webhook_url.empty() && !options_.job_json)
+    return {ApiCode::kFailedPrecondition,
+            "webhook_url: this daemon has no webhook_secret_file, so it cannot sign webhooks"};
   std::lock_guard lock(mutex_);
   if (!request.request_id.empty()) {
     Result<std::optional<JobRecord>> existing = store_->find_by_request_id(request.request_id);
@@ -167,7 +170,11 @@ ApiStatus JobManager::create(NewJob request, JobRecord& job) {
   job.labels = std::move(request.labels);
   job.spec = std::move(request.spec);
   job.create_ms = now_ms();
-  Result<bool> inserted = store_->insert(job);
+  job.webhook_url = std::move(request.webhook_url);
+  Result<bool> inserted =
+      job.webhook_url.empty()
+          ? store_->insert(job)
+          : store_->insert_notifying(job, notice_of(job, options_.job_json(job)));
   if (!inserted.is_ok()) return store_failure(inserted.status());
   (void)scheduler_.enqueue(queued_job(job), /*force=*/true);
   spdlog::info("job {}: queued ({})", job.id, quote_value(job.spec.input));
@@ -234,7 +241,7 @@ ApiStatus JobManager::cancel(const std::string& id, JobRecord& job) {
   job.state = JobState::kCancelled;
   job.end_ms = now_ms();
   job.error = Status(Code::kCancelled, "cancelled by request before it started");
-  Status stored = store_->update(job);
+  Status stored = save(job);
   if (!stored.is_ok()) return store_failure(stored);
   spdlog::info("job {}: cancelled while queued", id);
   publish(EventKind::kState, job);
@@ -328,7 +335,7 @@ void JobManager::start_job(const Assignment& assignment) {
   job.engines = {};
   job.engines.unavailable_reason = "not available: not sampled yet";
   job.error = {};
-  log_store_error(store_->update(job));
+  log_store_error(save(job));
   running->device = assignment.device;
   running->backend = device.backend;
   running->device_path = device.path;
@@ -427,8 +434,13 @@ void JobManager::finish_job(Running& running, const WorkerOutcome& outcome,
   if (is_terminal(job.state)) job.end_ms = now_ms();
   job.engines = {};
   if (is_terminal(job.state)) count_finished(job);
-  log_store_error(store_->update(job));
+  log_store_error(save(job));
   publish(EventKind::kState, job);
+}
+
+Status JobManager::save(const JobRecord& job) {
+  if (job.webhook_url.empty() || !options_.job_json) return store_->update(job);
+  return store_->update_notifying(job, notice_of(job, options_.job_json(job)));
 }
 
 void JobManager::count_finished(const JobRecord& job) {

@@ -23,6 +23,7 @@
 #include "service/daemon/node_metrics.h"
 #include "service/daemon/request_policy.h"
 #include "service/daemon/scheduler.h"
+#include "service/daemon/webhook_notice.h"
 #include "service/daemon/worker_supervisor.h"
 
 namespace tc::daemon {
@@ -47,6 +48,9 @@ struct ManagerOptions {
   double retention_hours = 168;
   std::string proc_root = "/proc";  // workers' fdinfo and stat are read under it
   double sample_interval_s = 0.5;
+  // Webhooks (README, Webhooks): set when a secret is configured; jobs with a webhook_url are
+  // refused without it. Each state change of such a job is stored with its notice.
+  JobJson job_json;
 };
 
 struct NewJob {
@@ -54,6 +58,7 @@ struct NewJob {
   int priority = 0;
   std::map<std::string, std::string> labels;
   std::string request_id;
+  std::string webhook_url;  // checked by check_webhook_url
 };
 
 struct JobPage {
@@ -123,6 +128,8 @@ class JobManager {
   void overlay_progress(JobRecord& job);               // mutex_ held
   void reap_finished_threads();                        // mutex_ held
   void purge_expired();
+  // The store's update, with a notice when the job has a webhook.
+  Status save(const JobRecord& job);
 
   ManagerOptions options_;
   std::unique_ptr<JobStore> store_;

@@ -41,6 +41,7 @@ struct JobRecord {
   metrics::EngineUsage engines;
   std::optional<JobReport> report;  // a SUCCEEDED job's, with its average engines
   Status error;                     // why a FAILED or CANCELLED job ended; ok otherwise
+  std::string webhook_url;          // where its state changes are POSTed; empty = none
 };
 
 int64_t now_ms();

@@ -12,6 +12,7 @@
 #include "pipeline/core/status.h"
 #include "service/daemon/job_record.h"
 #include "service/daemon/node_record.h"
+#include "service/daemon/notification.h"
 
 namespace tc::daemon {
 
@@ -42,6 +43,21 @@ class JobStore {
   virtual Status heartbeat(const NodeRecord& node) = 0;
   // Every node sharing the store, by id: with SQLite, the one that last beat.
   virtual Result<std::vector<NodeRecord>> nodes() = 0;
+  // The notifications outbox (README, Webhooks). insert and update with a notice: the job and
+  // the notice in one transaction (no notice when insert finds the request_id's job).
+  virtual Result<bool> insert_notifying(JobRecord& job, const Notification& notice) = 0;
+  virtual Status update_notifying(const JobRecord& job, const Notification& notice) = 0;
+  // Up to `limit` notices due at `now_ms`, oldest first, each the oldest undelivered one of its
+  // job (so a job's changes go out in order). Each is held until `now_ms + hold_ms`: no other
+  // claim returns it before then, and after then it is due again (its claimer died).
+  virtual Result<std::vector<Notification>> claim_due_notifications(int64_t now_ms, int64_t hold_ms,
+                                                                    int limit) = 0;
+  virtual Status mark_notification_delivered(int64_t id) = 0;
+  // Tried `attempts` times so far; due again at `due_ms`. `error` is kept for the operator.
+  virtual Status reschedule_notification(int64_t id, int attempts, int64_t due_ms,
+                                         const std::string& error) = 0;
+  // No more tries: kept with `error`, never claimed again.
+  virtual Status abandon_notification(int64_t id, const std::string& error) = 0;
 };
 
 // Where the jobs live, as the settings say: `url` empty = SQLite in `state_dir`; a

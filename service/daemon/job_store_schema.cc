@@ -113,9 +113,32 @@ Status split_stage_devices(sqlite3* db) {
   return {};
 }
 
+// Version 3: webhooks. A job's URL, and the outbox of its state changes (notification.h):
+// status 0 = to send, 1 = delivered, 2 = given up.
+Status add_notifications(sqlite3* db) {
+  return exec(db, R"sql(
+ALTER TABLE jobs ADD COLUMN webhook_url TEXT NOT NULL DEFAULT '';
+CREATE TABLE notifications (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  delivery_id TEXT NOT NULL UNIQUE,
+  job_id TEXT NOT NULL,
+  url TEXT NOT NULL,
+  event TEXT NOT NULL,
+  body TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  create_ms INTEGER NOT NULL,
+  due_ms INTEGER NOT NULL,
+  status INTEGER NOT NULL,
+  last_error TEXT NOT NULL
+);
+CREATE INDEX notifications_pending ON notifications(status, job_id, id);
+)sql",
+              "add webhooks");
+}
+
 // Step i takes the database from version i to i + 1. Append; never edit a released step.
 using Step = Status (*)(sqlite3*);
-constexpr Step kSteps[] = {create_jobs_table, split_stage_devices};
+constexpr Step kSteps[] = {create_jobs_table, split_stage_devices, add_notifications};
 
 Result<int> user_version(sqlite3* db) {
   Statement statement(db, "PRAGMA user_version");

@@ -30,7 +30,8 @@ PgParams job_params(const JobRecord& job) {
           row.report,
           row.error_code,
           row.error_message,
-          text_of(row.error_retryable)};
+          text_of(row.error_retryable),
+          row.webhook_url};
 }
 
 Result<JobRecord> row_to_job(const PgRows& rows, int i) {
@@ -52,6 +53,7 @@ Result<JobRecord> row_to_job(const PgRows& rows, int i) {
   row.error_code = rows.text(i, 14);
   row.error_message = rows.text(i, 15);
   row.error_retryable = rows.integer(i, 16);
+  row.webhook_url = rows.text(i, 17);
   return from_columns(row);
 }
 
@@ -88,15 +90,20 @@ Result<std::optional<JobRecord>> PgJobStore::find_one(const char* column,
 
 Result<bool> PgJobStore::insert(JobRecord& job) {
   std::lock_guard lock(mutex_);
+  return insert_locked(job);
+}
+
+Result<bool> PgJobStore::insert_locked(JobRecord& job) {
   // ON CONFLICT: two daemons given the same request_id at once insert one job between them.
   TC_ASSIGN_OR_RETURN(
       PgRows rows,
-      db_->query("INSERT INTO jobs (id, request_id, state, priority, labels, spec, create_ms, "
-                 "start_ms, end_ms, attempt, device, progress, report, error_code, "
-                 "error_message, error_retryable) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-                 "$10, $11, $12, $13, $14, $15, $16) ON CONFLICT (request_id) DO NOTHING "
-                 "RETURNING seq",
-                 job_params(job), "insert job " + job.id));
+      db_->query(
+          "INSERT INTO jobs (id, request_id, state, priority, labels, spec, create_ms, "
+          "start_ms, end_ms, attempt, device, progress, report, error_code, "
+          "error_message, error_retryable, webhook_url) VALUES ($1, $2, $3, $4, $5, $6, $7, "
+          "$8, $9, $10, $11, $12, $13, $14, $15, $16, $17) ON CONFLICT (request_id) DO NOTHING "
+          "RETURNING seq",
+          job_params(job), "insert job " + job.id));
   if (rows.size() == 1) {
     job.seq = rows.integer(0, 0);
     return true;
@@ -120,12 +127,16 @@ Result<std::optional<JobRecord>> PgJobStore::find_by_request_id(const std::strin
 
 Status PgJobStore::update(const JobRecord& job) {
   std::lock_guard lock(mutex_);
+  return update_locked(job);
+}
+
+Status PgJobStore::update_locked(const JobRecord& job) {
   return db_
       ->query(
           "UPDATE jobs SET request_id = $2, state = $3, priority = $4, labels = $5, "
           "spec = $6, create_ms = $7, start_ms = $8, end_ms = $9, attempt = $10, "
           "device = $11, progress = $12, report = $13, error_code = $14, "
-          "error_message = $15, error_retryable = $16 WHERE id = $1",
+          "error_message = $15, error_retryable = $16, webhook_url = $17 WHERE id = $1",
           job_params(job), "update job " + job.id)
       .status();
 }

@@ -28,11 +28,26 @@ class PgJobStore final : public JobStore {
   Status heartbeat(const NodeRecord& node) override;
   Result<std::vector<NodeRecord>> nodes() override;
 
+  // The outbox: pg_outbox.cc.
+  Result<bool> insert_notifying(JobRecord& job, const Notification& notice) override;
+  Status update_notifying(const JobRecord& job, const Notification& notice) override;
+  Result<std::vector<Notification>> claim_due_notifications(int64_t now_ms, int64_t hold_ms,
+                                                            int limit) override;
+  Status mark_notification_delivered(int64_t id) override;
+  Status reschedule_notification(int64_t id, int attempts, int64_t due_ms,
+                                 const std::string& error) override;
+  Status abandon_notification(int64_t id, const std::string& error) override;
+
  private:
   explicit PgJobStore(std::unique_ptr<PgConnection> db) : db_(std::move(db)) {}
   Result<std::optional<JobRecord>> find_one(const char* column, const std::string& value);
   Result<std::vector<JobRecord>> select(const std::string& where, const PgParams& params,
                                         const std::string& what);
+  // The bodies of insert and update, mutex_ held.
+  Result<bool> insert_locked(JobRecord& job);
+  Status update_locked(const JobRecord& job);
+  Status enqueue_locked(const Notification& notice);  // pg_outbox.cc
+  Status update_notice(const char* sql, const PgParams& params);
 
   std::mutex mutex_;
   std::unique_ptr<PgConnection> db_;

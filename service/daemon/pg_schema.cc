@@ -39,8 +39,28 @@ CREATE TABLE nodes (
 );
 )sql";
 
+// Version 3: webhooks. A job's URL, and the outbox of its state changes (notification.h):
+// status 0 = to send, 1 = delivered, 2 = given up.
+constexpr const char* kAddNotifications = R"sql(
+ALTER TABLE jobs ADD COLUMN webhook_url TEXT NOT NULL DEFAULT '';
+CREATE TABLE notifications (
+  id BIGSERIAL PRIMARY KEY,
+  delivery_id TEXT NOT NULL UNIQUE,
+  job_id TEXT NOT NULL,
+  url TEXT NOT NULL,
+  event TEXT NOT NULL,
+  body TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  create_ms BIGINT NOT NULL,
+  due_ms BIGINT NOT NULL,
+  status INTEGER NOT NULL,
+  last_error TEXT NOT NULL
+);
+CREATE INDEX notifications_pending ON notifications (status, job_id, id);
+)sql";
+
 // Step i takes the database from version i to i + 1. Append; never edit a released step.
-constexpr const char* kSteps[] = {kCreateJobs, kCreateNodes};
+constexpr const char* kSteps[] = {kCreateJobs, kCreateNodes, kAddNotifications};
 
 // Any constant both daemons agree on: "tcschema".
 constexpr const char* kMigrationLock = "SELECT pg_advisory_xact_lock(8386385893716369773)";

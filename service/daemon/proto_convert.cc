@@ -1,5 +1,6 @@
 #include "service/daemon/proto_convert.h"
 
+#include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/time_util.h>
 
 #include <algorithm>
@@ -203,6 +204,7 @@ void job_to_proto(const JobRecord& job, pb::Job* out) {
   out->set_priority(job.priority);
   out->set_device(job.device);
   out->set_request_id(job.request_id);
+  out->set_webhook_url(job.webhook_url);
 }
 
 void capabilities_to_proto(const HwInventory& inventory, const std::vector<SchedDevice>& devices,
@@ -262,6 +264,15 @@ void node_to_proto(const NodeRecord& node, pb::Node* out) {
   for (const std::string& id : node.running_jobs) out->add_running_jobs(id);
   set_time(node.started_ms, out->mutable_start_time());
   set_time(node.heartbeat_ms, out->mutable_heartbeat_time());
+}
+
+std::string job_json(const JobRecord& job) {
+  pb::Job message;
+  job_to_proto(job, &message);
+  std::string json;
+  // A Job always converts: every field is set from typed values.
+  (void)google::protobuf::util::MessageToJsonString(message, &json);
+  return json;
 }
 
 }  // namespace tc::daemon

@@ -19,6 +19,8 @@ namespace tc::daemon {
 namespace pb = ::transcode::v1;
 
 void job_to_proto(const JobRecord& job, pb::Job* out);
+// The same Job in protobuf's JSON mapping: the body of a webhook (README, Webhooks).
+std::string job_json(const JobRecord& job);
 pb::JobState state_to_proto(JobState state);
 std::optional<JobState> state_from_proto(pb::JobState state);
 void capabilities_to_proto(const HwInventory& inventory, const std::vector<SchedDevice>& devices,

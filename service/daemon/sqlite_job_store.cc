@@ -36,6 +36,7 @@ Result<JobRecord> row_to_job(Statement& s) {
   row.error_code = s.text_at(14);
   row.error_message = s.text_at(15);
   row.error_retryable = s.int_at(16);
+  row.webhook_url = s.text_at(17);
   return from_columns(row);
 }
 
@@ -60,6 +61,7 @@ void bind_fields(Statement& s, int first, const JobRecord& job) {
   s.bind(first + 12, row.error_code);
   s.bind(first + 13, row.error_message);
   s.bind(first + 14, row.error_retryable);
+  s.bind(first + 15, row.webhook_url);
 }
 
 Result<std::vector<JobRecord>> collect(sqlite3* db, Statement& s) {
@@ -140,6 +142,10 @@ Status SqliteJobStore::exec(const char* sql) {
 
 Result<bool> SqliteJobStore::insert(JobRecord& job) {
   std::lock_guard lock(mutex_);
+  return insert_locked(job);
+}
+
+Result<bool> SqliteJobStore::insert_locked(JobRecord& job) {
   if (!job.request_id.empty()) {
     Statement find(db_, std::string("SELECT ") + kColumns + " FROM jobs WHERE request_id = ?");
     find.bind(1, job.request_id);
@@ -149,7 +155,7 @@ Result<bool> SqliteJobStore::insert(JobRecord& job) {
     }
   }
   Statement s(db_, std::string("INSERT INTO jobs (") + kColumns +
-                       ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                       ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   if (!s.ok()) return db_error(db_, "prepare insert");
   s.bind(1, job.id);
   bind_fields(s, 2, job);
@@ -181,13 +187,18 @@ Result<std::optional<JobRecord>> SqliteJobStore::find_by_request_id(const std::s
 
 Status SqliteJobStore::update(const JobRecord& job) {
   std::lock_guard lock(mutex_);
+  return update_locked(job);
+}
+
+Status SqliteJobStore::update_locked(const JobRecord& job) {
   Statement s(db_,
               "UPDATE jobs SET request_id = ?, state = ?, priority = ?, labels = ?, spec = ?, "
               "create_ms = ?, start_ms = ?, end_ms = ?, attempt = ?, device = ?, progress = ?, "
-              "report = ?, error_code = ?, error_message = ?, error_retryable = ? WHERE id = ?");
+              "report = ?, error_code = ?, error_message = ?, error_retryable = ?, webhook_url = ? "
+              "WHERE id = ?");
   if (!s.ok()) return db_error(db_, "prepare update");
   bind_fields(s, 1, job);
-  s.bind(16, job.id);
+  s.bind(17, job.id);
   if (s.step() != SQLITE_DONE) return db_error(db_, "update job " + job.id);
   return {};
 }

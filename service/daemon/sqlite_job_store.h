@@ -2,6 +2,7 @@
 // serialised by a mutex: the daemon writes a few rows a second.
 #pragma once
 
+#include <functional>
 #include <mutex>
 
 #include "service/daemon/job_store.h"
@@ -9,6 +10,8 @@
 struct sqlite3;
 
 namespace tc::daemon {
+
+class Statement;
 
 class SqliteJobStore final : public JobStore {
  public:
@@ -30,10 +33,27 @@ class SqliteJobStore final : public JobStore {
   Status heartbeat(const NodeRecord& node) override;
   Result<std::vector<NodeRecord>> nodes() override;
 
+  // The outbox: sqlite_outbox.cc.
+  Result<bool> insert_notifying(JobRecord& job, const Notification& notice) override;
+  Status update_notifying(const JobRecord& job, const Notification& notice) override;
+  Result<std::vector<Notification>> claim_due_notifications(int64_t now_ms, int64_t hold_ms,
+                                                            int limit) override;
+  Status mark_notification_delivered(int64_t id) override;
+  Status reschedule_notification(int64_t id, int attempts, int64_t due_ms,
+                                 const std::string& error) override;
+  Status abandon_notification(int64_t id, const std::string& error) override;
+
  private:
   explicit SqliteJobStore(sqlite3* db) : db_(db) {}
   Status exec(const char* sql);
   Result<std::optional<JobRecord>> find_one(const char* column, const std::string& value);
+  // The bodies of insert and update, mutex_ held.
+  Result<bool> insert_locked(JobRecord& job);
+  Status update_locked(const JobRecord& job);
+  // The outbox's statements, mutex_ held (sqlite_outbox.cc).
+  Status in_transaction(const std::function<Status()>& body);
+  Status enqueue_locked(const Notification& notice);
+  Status step_notice(Statement& update, int64_t id);
 
   std::mutex mutex_;
   sqlite3* db_;

@@ -4,6 +4,7 @@
 #include "service/daemon/grpc_status.h"
 #include "service/daemon/proto_convert.h"
 #include "service/daemon/watch_reactor.h"
+#include "service/daemon/webhook_url.h"
 
 namespace tc::daemon {
 namespace {
@@ -24,13 +25,19 @@ ApiStatus TranscoderService::authorize(const grpc::CallbackServerContext& contex
 ApiStatus TranscoderService::create(const pb::CreateJobRequest& request, pb::Job& response) {
   TC_API_RETURN_IF_ERROR(check_length(request.request_id(), kMaxIdBytes, "request_id"));
   TC_API_RETURN_IF_ERROR(check_labels({request.labels().begin(), request.labels().end()}));
+  if (!request.webhook_url().empty()) {
+    Status url = check_webhook_url(request.webhook_url());
+    if (!url.is_ok())
+      return {ApiCode::kInvalidArgument, ApiReason::kInvalidField, "webhook_url", url.message()};
+  }
   Result<JobSpec> spec = spec_from_config(request.config());
   // The spec's field names are the JobConfig's; the request holds it as "config".
   if (!spec.is_ok()) return ApiStatus::from_spec(spec.status()).within("config");
   NewJob job{std::move(*spec),
              request.priority(),
              {request.labels().begin(), request.labels().end()},
-             request.request_id()};
+             request.request_id(),
+             request.webhook_url()};
   JobRecord record;
   // The fields create() names are the spec's (apply_policy): under "config" too.
   TC_API_RETURN_IF_ERROR(manager_.create(std::move(job), record).within("config"));

@@ -55,6 +55,12 @@ class RealDaemon:
         assert line.startswith("listening "), line
         self.address = line.split(" ", 1)[1]
 
+    def restart(self, metrics=False):
+        """Stops the daemon (SIGTERM) and starts it again on the same state and media."""
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(timeout=60)
+        self._start(metrics)
+
     def stop(self):
         self.process.send_signal(signal.SIGTERM)
         try:

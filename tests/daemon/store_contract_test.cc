@@ -171,6 +171,7 @@ JobRecord finished(const std::string& id) {
   job.progress.frames_encoded = 300;
   job.progress.media_time_s = 10;
   job.error = Status(Code::kInput, "moov atom not found", true);
+  job.webhook_url = "https://hooks.example/transcoded?team=video";
   return job;
 }
 
@@ -203,6 +204,7 @@ TYPED_TEST(StoreContract, InsertThenGetReadsBackEveryField) {
   EXPECT_EQ(back.error.message(), "moov atom not found");
   EXPECT_TRUE(back.error.retryable());
   EXPECT_FALSE(back.report.has_value());
+  EXPECT_EQ(back.webhook_url, "https://hooks.example/transcoded?team=video");
   Result<std::optional<JobRecord>> missing = store->get("nope");
   ASSERT_TRUE(missing.is_ok());
   EXPECT_FALSE(missing->has_value());
@@ -321,6 +323,105 @@ TYPED_TEST(StoreContract, PurgeDeletesOnlyFinishedJobsThatEndedBefore) {
   EXPECT_FALSE(store->get("old")->has_value());
   EXPECT_TRUE(store->get("new")->has_value());
   EXPECT_TRUE(store->get("w")->has_value());
+}
+
+// The notifications outbox (webhooks): a notice per stored change, claimed oldest first, one
+// at a time per job, held while it is being sent, then delivered, rescheduled or given up.
+Notification notice(const JobRecord& job, const std::string& delivery_id, int64_t at_ms) {
+  Notification n;
+  n.delivery_id = delivery_id;
+  n.job_id = job.id;
+  n.url = "http://127.0.0.1:9/hook";
+  n.event = std::string(state_name(job.state));
+  n.body = "{\"id\":\"" + job.id + "\",\"state\":\"" + n.event + "\"}";
+  n.create_ms = at_ms;
+  return n;
+}
+
+std::vector<std::string> delivery_ids(const Result<std::vector<Notification>>& claimed) {
+  std::vector<std::string> ids;
+  EXPECT_TRUE(claimed.is_ok()) << claimed.status().message();
+  if (claimed.is_ok())
+    for (const Notification& n : *claimed) ids.push_back(n.delivery_id);
+  return ids;
+}
+
+TYPED_TEST(StoreContract, NoticesAreClaimedInOrderOneAtATimePerJob) {
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  JobRecord a = queued("a", 100), b = queued("b", 100);
+  ASSERT_TRUE(*store->insert_notifying(a, notice(a, "a-queued", 100)));
+  a.state = JobState::kRunning;
+  ASSERT_TRUE(store->update_notifying(a, notice(a, "a-running", 110)).is_ok());
+  ASSERT_TRUE(*store->insert_notifying(b, notice(b, "b-queued", 120)));
+  EXPECT_EQ(store->get("a")->value().state, JobState::kRunning);  // the change itself is stored
+
+  Result<std::vector<Notification>> first = store->claim_due_notifications(200, 1000, 10);
+  EXPECT_EQ(delivery_ids(first), (std::vector<std::string>{"a-queued", "b-queued"}));
+  ASSERT_TRUE(first.is_ok() && first->size() == 2);
+  const Notification& claimed = first->front();
+  EXPECT_EQ(claimed.job_id, "a");
+  EXPECT_EQ(claimed.event, "queued");
+  EXPECT_EQ(claimed.body, R"({"id":"a","state":"queued"})");
+  EXPECT_EQ(claimed.url, "http://127.0.0.1:9/hook");
+  EXPECT_EQ(claimed.attempts, 0);
+  EXPECT_EQ(claimed.create_ms, 100);
+  // Held: a second claimer (another node) gets neither, and a-running waits behind a-queued.
+  EXPECT_TRUE(delivery_ids(store->claim_due_notifications(300, 1000, 10)).empty());
+  ASSERT_TRUE(store->mark_notification_delivered(claimed.id).is_ok());
+  EXPECT_EQ(delivery_ids(store->claim_due_notifications(300, 1000, 10)),
+            std::vector<std::string>{"a-running"});
+  // b's claimer died: after the hold it is due again.
+  EXPECT_EQ(delivery_ids(store->claim_due_notifications(1200, 1000, 10)),
+            std::vector<std::string>{"b-queued"});
+}
+
+TYPED_TEST(StoreContract, ARescheduledNoticeIsDueAtItsTimeAndAnAbandonedOneNever) {
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  JobRecord job = queued("r", 100);
+  ASSERT_TRUE(*store->insert_notifying(job, notice(job, "r-queued", 100)));
+  job.state = JobState::kCancelled;
+  ASSERT_TRUE(store->update_notifying(job, notice(job, "r-cancelled", 101)).is_ok());
+  Result<std::vector<Notification>> claimed = store->claim_due_notifications(100, 60000, 10);
+  ASSERT_EQ(delivery_ids(claimed), std::vector<std::string>{"r-queued"});
+  ASSERT_TRUE(store->reschedule_notification(claimed->front().id, 1, 5000, "HTTP 500").is_ok());
+  EXPECT_TRUE(delivery_ids(store->claim_due_notifications(4999, 60000, 10)).empty());
+  Result<std::vector<Notification>> again = store->claim_due_notifications(5000, 60000, 10);
+  ASSERT_EQ(delivery_ids(again), std::vector<std::string>{"r-queued"});
+  EXPECT_EQ(again->front().attempts, 1);
+  // Given up: never claimed again, and the job's next change goes out.
+  ASSERT_TRUE(store->abandon_notification(again->front().id, "HTTP 500").is_ok());
+  EXPECT_EQ(delivery_ids(store->claim_due_notifications(99999999, 60000, 10)),
+            std::vector<std::string>{"r-cancelled"});
+}
+
+TYPED_TEST(StoreContract, NoNoticeForAnInsertThatFoundItsRequestId) {
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  JobRecord first = queued("first", 1);
+  first.request_id = "req-n";
+  ASSERT_TRUE(*store->insert_notifying(first, notice(first, "first-queued", 1)));
+  JobRecord again = queued("again", 2);
+  again.request_id = "req-n";
+  Result<bool> inserted = store->insert_notifying(again, notice(again, "again-queued", 2));
+  ASSERT_TRUE(inserted.is_ok()) << inserted.status().message();
+  EXPECT_FALSE(*inserted);
+  EXPECT_EQ(delivery_ids(store->claim_due_notifications(10, 1000, 10)),
+            std::vector<std::string>{"first-queued"});
+}
+
+TYPED_TEST(StoreContract, UndeliveredNoticesSurviveReopening) {
+  {
+    std::unique_ptr<JobStore> store = this->open();
+    ASSERT_TRUE(store);
+    JobRecord job = queued("d", 1);
+    ASSERT_TRUE(*store->insert_notifying(job, notice(job, "d-queued", 1)));
+  }
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(delivery_ids(store->claim_due_notifications(10, 1000, 10)),
+            std::vector<std::string>{"d-queued"});
 }
 
 TYPED_TEST(StoreContract, AFreshDatabaseIsAtTheNewestSchemaVersion) {

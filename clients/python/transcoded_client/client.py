@@ -71,13 +71,16 @@ class Client:
         """An OutputConfig: output("/media/out.mp4", codec="hevc", width=1280, height=720)."""
         return self.pb.job_pb2.OutputConfig(path=path, **fields)
 
-    def submit(self, input, outputs, priority=0, labels=None, request_id="", **config):
+    def submit(self, input, outputs, priority=0, labels=None, request_id="", webhook_url="",
+               **config):
         """Creates a job: `outputs` are OutputConfigs or paths; `config` the other JobConfig
-        fields (backend, start_s, duration_s, device). Returns the Job."""
+        fields (backend, start_s, duration_s, device); `webhook_url` gets each state change.
+        Returns the Job."""
         outputs = [self.output(o) if isinstance(o, str) else o for o in outputs]
         request = self.pb.transcoder_pb2.CreateJobRequest(
             config=self.pb.job_pb2.JobConfig(input=input, outputs=outputs, **config),
-            priority=priority, labels=labels or {}, request_id=request_id)
+            priority=priority, labels=labels or {}, request_id=request_id,
+            webhook_url=webhook_url)
         return self._call(self._stub.CreateJob, request)
 
     def get(self, job_id):

@@ -1,0 +1,38 @@
+// The notifications outbox's SQL, one text for both engines (the SQLite engine turns $N into its
+// own ?N): what a claim takes, the columns it returns in Notification's order, the updates.
+#pragma once
+
+#include <string>
+
+namespace tc::daemon {
+
+inline constexpr const char* kNotificationColumns =
+    "id, delivery_id, job_id, url, event, body, attempts, create_ms, due_ms";
+
+inline constexpr const char* kInsertNotification =
+    "INSERT INTO notifications (delivery_id, job_id, url, event, body, attempts, create_ms, "
+    "due_ms, status, last_error) VALUES ($1, $2, $3, $4, $5, 0, $6, $6, 0, '')";
+
+// $1 = now, $2 = held until, $3 = limit. Only the oldest pending notice of each job is
+// claimable, so a job's changes go out in order; `lock` is PostgreSQL's FOR UPDATE SKIP
+// LOCKED (several nodes claim at once, each row goes to one), empty for SQLite (one writer).
+inline std::string claim_notifications_sql(const char* lock) {
+  return std::string(
+             "UPDATE notifications SET due_ms = $2 WHERE id IN (SELECT id FROM "
+             "notifications n WHERE status = 0 AND due_ms <= $1 AND NOT EXISTS "
+             "(SELECT 1 FROM notifications e WHERE e.job_id = n.job_id AND "
+             "e.status = 0 AND e.id < n.id) ORDER BY id LIMIT $3 ") +
+         lock + ") RETURNING " + kNotificationColumns;
+}
+
+// $1 = id.
+inline constexpr const char* kMarkNotificationDelivered =
+    "UPDATE notifications SET status = 1, attempts = attempts + 1, last_error = '' WHERE id = $1";
+// $1 = id, $2 = attempts, $3 = due, $4 = error.
+inline constexpr const char* kRescheduleNotification =
+    "UPDATE notifications SET attempts = $2, due_ms = $3, last_error = $4 WHERE id = $1";
+// $1 = id, $2 = error.
+inline constexpr const char* kAbandonNotification =
+    "UPDATE notifications SET status = 2, attempts = attempts + 1, last_error = $2 WHERE id = $1";
+
+}  // namespace tc::daemon

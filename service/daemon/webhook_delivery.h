@@ -1,0 +1,50 @@
+// The delivery thread of webhooks: claims due notices from the store's outbox (with several
+// daemons on one database, each notice goes to one), POSTs them, marks them delivered on 2xx,
+// and otherwise reschedules them by WebhookBackoff or gives up (logged). Never an RPC thread:
+// a slow receiver delays only other notices. What was not delivered when the daemon stopped
+// is still in the outbox and goes out after the next start.
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "service/daemon/job_store.h"
+#include "service/daemon/webhook_backoff.h"
+#include "service/daemon/webhook_sender.h"
+
+namespace tc::daemon {
+
+struct DeliveryOptions {
+  std::string secret;  // the HMAC key
+  WebhookBackoff backoff;
+  WebhookTimeouts timeouts;
+  double poll_interval_s = 0.5;  // how often the outbox is looked at
+  int batch = 16;                // notices claimed at once
+};
+
+class WebhookDelivery {
+ public:
+  // `store` must outlive this.
+  WebhookDelivery(JobStore& store, DeliveryOptions options);
+  ~WebhookDelivery();  // stops the thread
+  WebhookDelivery(const WebhookDelivery&) = delete;
+  WebhookDelivery& operator=(const WebhookDelivery&) = delete;
+
+  // Delivers what is due now, once; returns how many notices were claimed.
+  int deliver_due();
+
+ private:
+  void loop();
+  void deliver(const Notification& notice);
+
+  JobStore& store_;
+  DeliveryOptions options_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace tc::daemon

@@ -1,0 +1,16 @@
+// Which webhook URLs a job may carry: http:// or https:// with a host, as libcurl parses it (the
+// parser that will send to it), at most kMaxWebhookUrlBytes.
+#pragma once
+
+#include <string>
+
+#include "pipeline/core/status.h"
+
+namespace tc::daemon {
+
+inline constexpr size_t kMaxWebhookUrlBytes = 2048;
+
+// kInvalidArgument saying what is wrong with `url` (the caller names the field).
+Status check_webhook_url(const std::string& url);
+
+}  // namespace tc::daemon
