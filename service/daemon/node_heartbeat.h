@@ -4,12 +4,11 @@
 // stop the daemon.
 #pragma once
 
-#include <condition_variable>
-#include <mutex>
+#include <optional>
 #include <string>
-#include <thread>
 
 #include "service/daemon/job_manager.h"
+#include "service/daemon/periodic_thread.h"
 
 namespace tc::daemon {
 
@@ -17,7 +16,6 @@ class NodeHeartbeat {
  public:
   // Beats once now (the error, if any, is returned by first_beat()), then every interval_s.
   NodeHeartbeat(JobManager& manager, std::string node_id, double interval_s);
-  ~NodeHeartbeat();
   NodeHeartbeat(const NodeHeartbeat&) = delete;
   NodeHeartbeat& operator=(const NodeHeartbeat&) = delete;
 
@@ -25,16 +23,13 @@ class NodeHeartbeat {
 
  private:
   Status beat();
-  void loop(double interval_s);
+  void beat_or_log();
 
   JobManager& manager_;
   const std::string node_id_;
   const int64_t started_ms_;
   Status first_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  std::thread thread_;
+  std::optional<PeriodicThread> beats_;  // last: stops before the rest goes
 };
 
 }  // namespace tc::daemon

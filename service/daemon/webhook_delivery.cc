@@ -2,8 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <chrono>
-
 namespace tc::daemon {
 namespace {
 
@@ -15,28 +13,12 @@ void log_outbox_error(const Status& status) {
 
 WebhookDelivery::WebhookDelivery(JobStore& store, DeliveryOptions options)
     : store_(store), options_(std::move(options)) {
-  thread_ = std::thread([this] { loop(); });
+  polls_.emplace(options_.poll_interval_s, [this] { deliver_all_due(); });
 }
 
-WebhookDelivery::~WebhookDelivery() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  thread_.join();
-}
-
-void WebhookDelivery::loop() {
-  auto interval = std::chrono::duration<double>(options_.poll_interval_s);
-  std::unique_lock lock(mutex_);
-  while (!stopping_) {
-    lock.unlock();
-    // A full batch: more may be due at once.
-    while (deliver_due() == options_.batch) {
-    }
-    lock.lock();
-    wake_.wait_for(lock, interval, [this] { return stopping_; });
+void WebhookDelivery::deliver_all_due() {
+  // A full batch: more may be due at once.
+  while (deliver_due() == options_.batch) {
   }
 }
 

@@ -5,12 +5,11 @@
 // is still in the outbox and goes out after the next start.
 #pragma once
 
-#include <condition_variable>
-#include <mutex>
+#include <optional>
 #include <string>
-#include <thread>
 
 #include "service/daemon/job_store.h"
+#include "service/daemon/periodic_thread.h"
 #include "service/daemon/webhook_backoff.h"
 #include "service/daemon/webhook_sender.h"
 
@@ -28,7 +27,6 @@ class WebhookDelivery {
  public:
   // `store` must outlive this.
   WebhookDelivery(JobStore& store, DeliveryOptions options);
-  ~WebhookDelivery();  // stops the thread
   WebhookDelivery(const WebhookDelivery&) = delete;
   WebhookDelivery& operator=(const WebhookDelivery&) = delete;
 
@@ -36,15 +34,12 @@ class WebhookDelivery {
   int deliver_due();
 
  private:
-  void loop();
+  void deliver_all_due();
   void deliver(const Notification& notice);
 
   JobStore& store_;
   DeliveryOptions options_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  std::thread thread_;
+  std::optional<PeriodicThread> polls_;  // last: stops before the rest goes
 };
 
 }  // namespace tc::daemon
