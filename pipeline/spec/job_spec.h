@@ -70,7 +70,7 @@ struct JobSpec {
   std::vector<OutputSpec> outputs;
   Deinterlace deinterlace = Deinterlace::kAuto;
   QualityMetrics quality_metrics;  // none by default: measuring decodes every output again
-  PackageSpec package;  // kind kNone: the outputs are files
+  PackageSpec package;             // kind kNone: the outputs are files
   bool operator==(const JobSpec&) const = default;
 };
 

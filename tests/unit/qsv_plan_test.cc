@@ -33,9 +33,9 @@ bool qsv_built() {
 
 TEST(QsvPlan, LadderDecodesScalesAndEncodesInQsvSurfaces) {
   if (!qsv_built()) GTEST_SKIP() << "this FFmpeg has no h264_qsv";
-  Result<Plan> plan = make_plan(
-      job({output("a.mp4", 1280, 720), output("b.mp4", 640, 360)}, BackendKind::kQsv), media(),
-      inventory({qsv_gpu()}));
+  Result<Plan> plan =
+      make_plan(job({output("a.mp4", 1280, 720), output("b.mp4", 640, 360)}, BackendKind::kQsv),
+                media(), inventory({qsv_gpu()}));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   EXPECT_EQ(plan->crossings(), 0) << plan->video_graph.text;
   EXPECT_TRUE(plan->decode.hw) << plan->decode.note;
@@ -92,8 +92,8 @@ TEST(QsvPlan, BitrateWithoutHucIsRefusedNamingTheFirmware) {
   if (!qsv_built()) GTEST_SKIP() << "this FFmpeg has no h264_qsv";
   HwDevice device = qsv_gpu();
   // Low-power only, CQP only: a VDEnc encoder without HuC.
-  device.encode[AV_CODEC_ID_H264] = {.full = false, .low_power = true,
-                                     .low_power_rate_control = va_rc::kCqp};
+  device.encode[AV_CODEC_ID_H264] = {
+      .full = false, .low_power = true, .low_power_rate_control = va_rc::kCqp};
   OutputSpec cbr = output("a.mp4", 1280, 720);
   cbr.rate_control = RateControl::kCbr;
   cbr.bitrate = 3'000'000;
@@ -112,11 +112,12 @@ TEST(QsvPlan, AutoKeepsVaapiWhenQsvIsAlsoThere) {
 
 TEST(QsvPlan, NoQsvDeviceIsADeviceErrorNamingTheRuntime) {
   HwInventory devices = inventory({testing::intel_gpu()});
-  devices.notes.push_back("qsv /dev/dri/renderD128: opening qsv device: Function not implemented "
-                          "(QSV needs the Media SDK runtime libmfx1 up to Gen12, or oneVPL's "
-                          "libmfx-gen1.2 on Gen12 and newer)");
-  Result<Plan> plan = make_plan(job({output("a.mp4", 1280, 720)}, BackendKind::kQsv), media(),
-                                devices);
+  devices.notes.push_back(
+      "qsv /dev/dri/renderD128: opening qsv device: Function not implemented "
+      "(QSV needs the Media SDK runtime libmfx1 up to Gen12, or oneVPL's "
+      "libmfx-gen1.2 on Gen12 and newer)");
+  Result<Plan> plan =
+      make_plan(job({output("a.mp4", 1280, 720)}, BackendKind::kQsv), media(), devices);
   ASSERT_FALSE(plan.is_ok());
   EXPECT_EQ(plan.status().code(), Code::kDevice);
   EXPECT_NE(plan.status().message().find("--backend qsv"), std::string::npos);
