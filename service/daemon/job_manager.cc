@@ -40,7 +40,8 @@ ApiStatus not_found(const std::string& id) {
 // client to retry; anything else is a failure of the store itself.
 ApiStatus store_failure(const Status& status) {
   if (status.retryable())
-    return {ApiCode::kUnavailable, "the job store cannot be reached now: " + status.message()};
+    return {ApiCode::kUnavailable, ApiReason::kStoreUnavailable, "",
+            "the job store cannot be reached now: " + status.message()};
   return {ApiCode::kInternal, status.message()};
 }
 
@@ -284,7 +285,8 @@ ApiStatus JobManager::cancel(const std::string& id, JobRecord& job) {
     if (!cancelled.is_ok()) return store_failure(cancelled.status());
     if (*cancelled) return {};
   }
-  return {ApiCode::kUnavailable, "job '" + id + "' is changing state: try again"};
+  return {ApiCode::kUnavailable, ApiReason::kUnspecified, "",
+          "job '" + id + "' is changing state: try again"};
 }
 
 // False when the job left the queue meanwhile (a node claimed it).
@@ -389,9 +391,13 @@ bool JobManager::claim_one() {
       store_->claim(request, [&](JobRecord& job, std::optional<Notification>& notice) {
         return take_job(job, notice, device);
       });
+  // Said once per outage, not at every poll: the beat reports the store's health.
+  if (claimed.is_ok() == claim_failing_) {
+    claim_failing_ = !claimed.is_ok();
+    if (claim_failing_) spdlog::warn("cannot claim jobs: {}", claimed.status().message());
+  }
   if (!claimed.is_ok() || !*claimed) {
     if (device >= 0) scheduler_.release(device);  // placed, but the write did not happen
-    if (!claimed.is_ok()) spdlog::warn("cannot claim jobs: {}", claimed.status().message());
     return false;
   }
   start_job(std::move(**claimed), device);

@@ -173,10 +173,11 @@ class JobManager {
   std::map<std::string, PsnrHistogram> output_psnr_;        // --quality outputs, by backend
   std::map<std::string, SsimHistogram> output_ssim_;
 
-  bool accepting_ = true;  // false once shutdown began
-  bool stopping_ = false;  // the dispatcher ends
-  bool changed_ = false;   // a slot or a job appeared since the dispatcher last looked
-  void wake_dispatcher();  // mutex_ held
+  bool accepting_ = true;       // false once shutdown began
+  bool stopping_ = false;       // the dispatcher ends
+  bool changed_ = false;        // a slot or a job appeared since the dispatcher last looked
+  bool claim_failing_ = false;  // the last claim could not reach the store
+  void wake_dispatcher();       // mutex_ held
   std::thread dispatcher_;
   std::unique_ptr<StoreEvents> events_;  // null with a store no other node shares
   std::thread listener_;
