@@ -460,7 +460,8 @@ void JobManager::run_job_thread(JobSpec spec, Running* running) {
     };
     outcome = supervise(
         **worker, options_.supervise, running->stop,
-        [this, &id](const Progress& p) { on_progress(id, p); }, tick);
+        [this, &id](const Progress& p) { on_progress(id, p); }, tick,
+        [this, running] { return may_publish(*running); });
   }
   metrics::EngineUsage engines = sampler ? sampler->average() : metrics::EngineUsage{};
   if (running->stop.load() == kStopLost) {
