@@ -25,6 +25,8 @@ class PackageWriter {
   Result<TrackSegmenter*> add_audio(int input_stream, const AVStream& stream);
   // Every track finished: writes the manifests, publishes the package, reports it.
   Result<PackageReport> finish();
+  // The partial directory, for the files a job adds to the package (thumbnails).
+  PackageDir& dir() { return *dir_; }
 
  private:
   PackageWriter(const PackagePlan& plan, std::unique_ptr<PackageDir> dir)

@@ -7,6 +7,7 @@
 
 #include "pipeline/core/file.h"
 #include "pipeline/spec/package_spec.h"
+#include "pipeline/spec/thumbnail_spec.h"
 #include "service/common/command_line.h"
 
 namespace tc::cli {
@@ -172,6 +173,14 @@ JobOptions::JobOptions(CLI::App& app) : app_(app) {
   segment_ = job_option("--segment", "S", "package segment duration in seconds (default 4)");
   segment_name_ =
       job_option("--segment-name", "TEMPLATE", "media segment names, {n} the number (seg_{n})");
+  thumbnails_ = job_option("--thumbnails", "INTERVAL[:WxH]",
+                           "thumbnail sprite sheets (JPEG) and a WebVTT index: a tile every "
+                           "INTERVAL seconds (e.g. 10, or 10:160x0)");
+  thumbnail_size_ = job_option("--thumbnail-size", "WxH",
+                               "thumbnail tile size (default 160x0: 160 wide, the height by the "
+                               "aspect ratio)");
+  thumbnail_grid_ = job_option("--thumbnail-grid", "CxR",
+                               "thumbnail tiles per sheet, across x down (default 5x5)");
   job_file_ = job_option("--job", "FILE", "the whole job as JSON (the daemon's job config shape)");
   json_ = job_flag("--json", "print the final report as JSON");
   dry_run_ = job_flag("--dry-run", "print the plan and the equivalent ffmpeg command; run nothing");
@@ -202,7 +211,35 @@ Status JobOptions::read_job_options(JobArgs& parsed) const {
   if (quality_->count())
     TC_RETURN_IF_ERROR(named(
         "--quality", assign(spec.quality_metrics, parse_quality_metrics(last_value(quality_)))));
+  TC_RETURN_IF_ERROR(read_thumbnail_options(spec.thumbnails));
   return read_package_options(spec.package);
+}
+
+Status JobOptions::read_thumbnail_options(ThumbnailSpec& thumbnails) const {
+  if (thumbnails_->count()) {
+    TC_RETURN_IF_ERROR(
+        named("--thumbnails", parse_thumbnails(last_value(thumbnails_), thumbnails)));
+    if (thumbnails.interval_s <= 0)
+      return usage("--thumbnails: the interval must be more than 0 seconds");
+  }
+  if (thumbnail_size_->count())
+    TC_RETURN_IF_ERROR(named("--thumbnail-size", parse_size(last_value(thumbnail_size_),
+                                                            thumbnails.width, thumbnails.height)));
+  if (thumbnail_grid_->count())
+    TC_RETURN_IF_ERROR(named("--thumbnail-grid", parse_size(last_value(thumbnail_grid_),
+                                                            thumbnails.columns, thumbnails.rows)));
+  if ((thumbnail_size_->count() || thumbnail_grid_->count()) && !thumbnails.on)
+    return usage("--thumbnail-size and --thumbnail-grid need --thumbnails INTERVAL");
+  JobSpec alone;
+  alone.thumbnails = thumbnails;
+  Status valid = validate_thumbnails(alone);
+  if (valid.is_ok()) return {};
+  // The spec's field, as the option that sets it.
+  std::string_view field = valid.field();
+  const char* flag = field == "thumbnails.interval_s" ? "--thumbnails"
+                     : field == "thumbnails.width"    ? "--thumbnail-size"
+                                                      : "--thumbnail-grid";
+  return named(flag, valid);
 }
 
 Status JobOptions::read_package_options(PackageSpec& package) const {
@@ -234,6 +271,7 @@ Result<JobSpec> JobOptions::spec_from_job_file(const JobArgs& parsed) const {
   if (device_->count()) spec.device = parsed.spec.device;
   if (deinterlace_->count()) spec.deinterlace = parsed.spec.deinterlace;
   if (quality_->count()) spec.quality_metrics = parsed.spec.quality_metrics;
+  if (thumbnails_->count()) spec.thumbnails = parsed.spec.thumbnails;
   return spec;
 }
 
