@@ -145,6 +145,27 @@ TEST_F(Thumbnails, BesideTheOutputSheetsAndAnIndexOfTheRightFrames) {
   EXPECT_EQ(report["index"], dir_ / "thumbnails.vtt");
 }
 
+// A device backend for real (Mesa's lavapipe in CI): the tiles are chosen and scaled on the
+// device, only they are downloaded, and they are the same frames.
+TEST_F(Thumbnails, OnAVulkanDeviceTheSameFrames) {
+  std::vector<std::string> args{
+      "run",          ramp(), dir_ / "out.mp4",   "--backend", "vulkan", "--size", "160x90",
+      "--thumbnails", "2",    "--thumbnail-size", "64x0"};
+  args.push_back("--dry-run");
+  ProcessResult plan = transcode(args);
+  if (plan.exit_code == kExitDevice) GTEST_SKIP() << "no Vulkan device here: " << plan.err;
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  args.back() = "--json";
+  ProcessResult run = transcode(args);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  expect_thumbnails(dir_.path(), 64, 36);
+  nlohmann::json report = nlohmann::json::parse(run.out);
+  std::string download_device;
+  for (const auto& stage : report["stages"])
+    if (stage["name"] == "download thumbnails") download_device = stage["device"];
+  EXPECT_EQ(download_device.rfind("vulkan", 0), 0u) << run.out;
+}
+
 TEST_F(Thumbnails, InsideThePackagePublishedWithIt) {
   ProcessResult run =
       transcode({"run", ramp(), "--package", "hls", "--package-dir", dir_ / "pkg", "--segment", "2",
