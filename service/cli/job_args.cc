@@ -121,6 +121,16 @@ const std::string& last_value(const CLI::Option* option) {
   return option->results().back();
 }
 
+// A thumbnails check of the spec, named by the option that sets its field.
+Status named_by_option(const Status& status) {
+  if (status.is_ok()) return status;
+  std::string_view field = status.field();
+  return named(field == "thumbnails.interval_s" ? "--thumbnails"
+               : field == "thumbnails.width"    ? "--thumbnail-size"
+                                                : "--thumbnail-grid",
+               status);
+}
+
 constexpr const char* kOutputGroup = "Output options (before the first -o: for every output)";
 constexpr const char* kJobGroup = "Job options";
 
@@ -216,12 +226,9 @@ Status JobOptions::read_job_options(JobArgs& parsed) const {
 }
 
 Status JobOptions::read_thumbnail_options(ThumbnailSpec& thumbnails) const {
-  if (thumbnails_->count()) {
+  if (thumbnails_->count())
     TC_RETURN_IF_ERROR(
         named("--thumbnails", parse_thumbnails(last_value(thumbnails_), thumbnails)));
-    if (thumbnails.interval_s <= 0)
-      return usage("--thumbnails: the interval must be more than 0 seconds");
-  }
   if (thumbnail_size_->count())
     TC_RETURN_IF_ERROR(named("--thumbnail-size", parse_size(last_value(thumbnail_size_),
                                                             thumbnails.width, thumbnails.height)));
@@ -232,14 +239,7 @@ Status JobOptions::read_thumbnail_options(ThumbnailSpec& thumbnails) const {
     return usage("--thumbnail-size and --thumbnail-grid need --thumbnails INTERVAL");
   JobSpec alone;
   alone.thumbnails = thumbnails;
-  Status valid = validate_thumbnails(alone);
-  if (valid.is_ok()) return {};
-  // The spec's field, as the option that sets it.
-  std::string_view field = valid.field();
-  const char* flag = field == "thumbnails.interval_s" ? "--thumbnails"
-                     : field == "thumbnails.width"    ? "--thumbnail-size"
-                                                      : "--thumbnail-grid";
-  return named(flag, valid);
+  return named_by_option(validate_thumbnails(alone));
 }
 
 Status JobOptions::read_package_options(PackageSpec& package) const {
