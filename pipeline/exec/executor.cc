@@ -10,12 +10,14 @@
 #include <optional>
 
 extern "C" {
+#include <libavfilter/buffersink.h>
 #include <libavutil/hwcontext.h>
 }
 
 #include "pipeline/exec/hdr_metadata.h"
 #include "pipeline/exec/quality_meter.h"
 #include "pipeline/exec/stages.h"
+#include "pipeline/exec/thumbnail_writer.h"
 #include "pipeline/hw/device_cache.h"
 #include "pipeline/package/package_writer.h"
 
@@ -125,6 +127,12 @@ class Transcode {
                                   options_.attempt);
       TC_RETURN_IF_ERROR(stage.status());
       outputs_.push_back(std::move(stage).value());
+    }
+    if (plan_.thumbnails.on) {
+      TC_ASSIGN_OR_RETURN(
+          thumbnails_,
+          ThumbnailWriter::create(plan_.thumbnails, *options_.access.roots,
+                                  package_ ? &package_->dir() : nullptr, options_.attempt));
     }
     duration_s_ = std::max(0.0, media_.duration_s - spec_.start_s);
     if (spec_.duration_s > 0) duration_s_ = std::min(duration_s_, spec_.duration_s);
@@ -346,6 +354,10 @@ class Transcode {
   Status drain_video_sinks() {
     AVRational rate = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
     for (size_t i = 0; i < video_graph_->sink_count(); ++i) {
+      if (plan_.video_graph.sinks[i].thumbnails) {
+        TC_RETURN_IF_ERROR(drain_thumbnails(i));
+        continue;
+      }
       OutputStage& output = outputs_[plan_.video_graph.sinks[i].output];
       for (;;) {
         int err = video_graph_->pull(i, filtered_.get());
@@ -362,6 +374,24 @@ class Transcode {
       }
     }
     return Status::ok();
+  }
+
+  Status drain_thumbnails(size_t sink) {
+    AVRational time_base = av_buffersink_get_time_base(video_graph_->sink(sink));
+    for (;;) {
+      int err = video_graph_->pull(sink, filtered_.get());
+      if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) return Status::ok();
+      if (err < 0) return av_status(err, Code::kInternal, "filtering thumbnails");
+      Status status = thumbnails_->add(*filtered_, time_base);
+      av_frame_unref(filtered_.get());
+      TC_RETURN_IF_ERROR(status);
+    }
+  }
+
+  // The end of the media transcoded: the last frame's time plus its duration.
+  double media_end_s() const {
+    AVRational rate = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
+    return last_media_pts_s_ + (rate.num > 0 && rate.den > 0 ? 1 / av_q2d(rate) : 0);
   }
 
   Status decode_audio(AudioTrackState& track, const AVPacket* packet) {
@@ -420,6 +450,7 @@ class Transcode {
     for (OutputStage& output : outputs_) TC_RETURN_IF_ERROR(output.finish(spec_.input));
     for (auto& meter : meters_)
       if (meter) TC_RETURN_IF_ERROR(meter->finish());
+    if (thumbnails_) TC_RETURN_IF_ERROR(thumbnails_->finish(media_end_s()));
     if (package_) {
       TC_ASSIGN_OR_RETURN(package_report_, package_->finish());
     }
@@ -428,6 +459,7 @@ class Transcode {
     // A refusal returns before any rename: the partials are removed as the stages are destroyed.
     if (options_.publish_gate) TC_RETURN_IF_ERROR(options_.publish_gate());
     for (OutputStage& output : outputs_) TC_RETURN_IF_ERROR(output.commit());
+    if (thumbnails_) TC_RETURN_IF_ERROR(thumbnails_->commit());
     if (package_) TC_RETURN_IF_ERROR(package_->publish());
     report_progress(true);
     return Status::ok();
@@ -473,6 +505,7 @@ class Transcode {
       if (k < meters_.size() && meters_[k]) report.outputs.back().quality = meters_[k]->score();
     }
     report.package = package_report_;
+    if (thumbnails_) report.thumbnails = thumbnails_->report();
     report.media_duration_s = last_media_pts_s_;
     for (const OutputReport& output : report.outputs)
       report.media_duration_s = std::max(report.media_duration_s, output.duration_s);
@@ -508,6 +541,7 @@ class Transcode {
   std::unique_ptr<package::PackageWriter> package_;  // a package job's; destroyed after outputs_
   std::optional<PackageReport> package_report_;
   std::vector<OutputStage> outputs_;
+  std::unique_ptr<ThumbnailWriter> thumbnails_;        // writes into package_'s directory, if any
   std::vector<std::unique_ptr<QualityMeter>> meters_;  // per output; empty without --quality
   std::vector<AudioTrackState> audio_;
   std::vector<SubtitleTrackState> subtitles_;

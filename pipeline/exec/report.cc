@@ -88,6 +88,7 @@ void fields(Self& r, Visit&& visit) {
   visit("streams", r.streams);
   visit("engines", r.engines);
   visit("package", r.package);
+  visit("thumbnails", r.thumbnails);
 }
 
 template <Is<RenditionReport> Self, typename Visit>
@@ -113,6 +114,18 @@ void fields(Self& p, Visit&& visit) {
   visit("manifests", p.manifests);
   visit("renditions", p.renditions);
   visit("keyframes_aligned", p.keyframes_aligned);
+}
+
+template <Is<ThumbnailReport> Self, typename Visit>
+void fields(Self& t, Visit&& visit) {
+  visit("index", t.index);
+  visit("sheets", t.sheets);
+  visit("tiles", t.tiles);
+  visit("interval_s", t.interval_s);
+  visit("width", t.width);
+  visit("height", t.height);
+  visit("columns", t.columns);
+  visit("rows", t.rows);
 }
 
 // ---- writing
@@ -238,6 +251,9 @@ void to_json(json& j, const RenditionReport& rendition) {
 void to_json(json& j, const PackageReport& package) {
   j = write_fields(package);
 }
+void to_json(json& j, const ThumbnailReport& thumbnails) {
+  j = write_fields(thumbnails);
+}
 
 Status from_json(const json& j, Progress& progress) {
   return read_fields(j, progress, "");
@@ -262,6 +278,9 @@ Status from_json(const json& j, RenditionReport& rendition) {
 }
 Status from_json(const json& j, PackageReport& package) {
   return read_fields(j, package, "");
+}
+Status from_json(const json& j, ThumbnailReport& thumbnails) {
+  return read_fields(j, thumbnails, "");
 }
 
 std::string quality_text(const QualityScore& quality) {

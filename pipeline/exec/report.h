@@ -82,6 +82,19 @@ struct PackageReport {
   bool operator==(const PackageReport&) const = default;
 };
 
+// The thumbnails as written: sheets of tiles and the WebVTT index that points into them.
+struct ThumbnailReport {
+  std::string index;                // the index's path: "/srv/media/show/thumbnails.vtt"
+  std::vector<std::string> sheets;  // beside it, in order: "sheet_1.jpg", ...
+  int64_t tiles = 0;                // one per cue of the index
+  double interval_s = 0;
+  int width = 0;  // a tile's
+  int height = 0;
+  int columns = 0;  // tiles a full sheet holds
+  int rows = 0;
+  bool operator==(const ThumbnailReport&) const = default;
+};
+
 struct JobReport {
   std::string input;
   std::string backend;
@@ -101,6 +114,7 @@ struct JobReport {
   // The job's average engine use: the daemon's sampler adds it; `transcode run` has none.
   std::optional<metrics::EngineUsage> engines;
   std::optional<PackageReport> package;  // a package job's renditions
+  std::optional<ThumbnailReport> thumbnails;
 };
 
 // "PSNR 41.23 dB (y 40.10), SSIM 0.9812, 240 frames": the metrics measured.
@@ -117,6 +131,7 @@ void to_json(nlohmann::json& j, const StreamOutcome& stream);
 void to_json(nlohmann::json& j, const JobReport& report);
 void to_json(nlohmann::json& j, const RenditionReport& rendition);
 void to_json(nlohmann::json& j, const PackageReport& package);
+void to_json(nlohmann::json& j, const ThumbnailReport& thumbnails);
 
 // The readers: keys a writer did not know stay at their defaults; a key of the wrong type is a
 // kInvalidArgument naming it ("outputs[1].frames: ..."). Never throws.
@@ -128,6 +143,7 @@ Status from_json(const nlohmann::json& j, StreamOutcome& stream);
 Status from_json(const nlohmann::json& j, JobReport& report);
 Status from_json(const nlohmann::json& j, RenditionReport& rendition);
 Status from_json(const nlohmann::json& j, PackageReport& package);
+Status from_json(const nlohmann::json& j, ThumbnailReport& thumbnails);
 
 // `transcode run --json`: the report as indented text.
 std::string report_to_json(const JobReport& report, int indent = 2);

@@ -28,6 +28,8 @@ class PackageWriter {
   Result<PackageReport> finish();
   // After finish(): renames the complete package into place.
   Status publish() { return dir_->publish(); }
+  // The partial directory, for the files a job adds to the package (thumbnails).
+  PackageDir& dir() { return *dir_; }
 
  private:
   PackageWriter(const PackagePlan& plan, std::unique_ptr<PackageDir> dir)

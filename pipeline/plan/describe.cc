@@ -129,6 +129,14 @@ std::string format_line(const VideoEncodePlan& video) {
   return line;
 }
 
+// The ffmpeg CLI has no sprite sheets with an index: the nearest is a JPEG per chosen tile.
+void add_thumbnail_args(const Plan& plan, std::vector<std::string>& args) {
+  const ThumbnailPlan& thumbnails = plan.thumbnails;
+  if (!thumbnails.on) return;
+  args.insert(args.end(), {"-map", "[thumbs]", "-fps_mode", "vfr", "-c:v", thumbnails.encoder,
+                           "-q:v", "3", thumbnails.dir + "/thumb_%05d.jpg"});
+}
+
 }  // namespace
 
 std::string describe_streams(const std::vector<StreamOutcome>& streams,
@@ -169,6 +177,7 @@ std::string describe(const Plan& plan) {
        << (plan.crossings() ? std::to_string(plan.crossings()) + " transfer filter(s)" : "none")
        << "\n";
   text << describe_package(plan);
+  text << describe_thumbnails(plan);
   std::vector<std::string> paths;
   for (const OutputPlan& output : plan.outputs) paths.push_back(output.path);
   text << describe_streams(plan.streams, paths);
@@ -213,6 +222,7 @@ std::string ffmpeg_command(const Plan& plan, const JobSpec& spec) {
     for (const auto& [key, value] : output.mux_options) args.insert(args.end(), {"-" + key, value});
     args.insert(args.end(), {"-f", output.format, output.path});
   }
+  add_thumbnail_args(plan, args);
   std::string line;
   for (const std::string& arg : args) line += (line.empty() ? "" : " ") + shell_quote(arg);
   return line;

@@ -78,7 +78,7 @@ std::vector<FrameSize> scale_steps(FrameSize from, FrameSize to, int max_ratio) 
 // branch its own pool), in memory only when the size changes.
 std::string scale_filter(const BackendDesc& backend, const VideoSource& source,
                          const VideoBranch& branch, FrameSize from, FilterGraphPlan& plan) {
-  if (!source.on_device && branch.size == from) return {};
+  if (!source.on_device && branch.size == from) return branch.select;
   std::string chain;
   std::vector<FrameSize> steps = scale_steps(from, branch.size, backend.scale_max_ratio);
   for (const FrameSize& step : steps) {
@@ -87,7 +87,8 @@ std::string scale_filter(const BackendDesc& backend, const VideoSource& source,
                                                  branch.device_format));
   }
   if (branch.held_frames > 0) chain += ":extra_hw_frames=" + std::to_string(branch.held_frames);
-  return join(branch.device_filters, chain);
+  // Frames a branch does not take are dropped before they cost a scale.
+  return join(branch.select, join(branch.device_filters, chain));
 }
 
 // After scaling: down to memory for a software encoder, the software filters, then the
@@ -129,9 +130,9 @@ FilterGraphPlan build_video_graph(const BackendDesc& backend, const VideoSource&
     taps[i + 1] = graph.fan_out(in, scale_filter(backend, source, branch, from, plan),
                                 1 + children_of(int(i)));
     next_tap[i + 1] = 1;  // tap 0 is this branch's own; the rest feed its children
-    std::string sink = label("out", branch.output);
+    std::string sink = branch.thumbnails ? "thumbs" : label("out", branch.output);
     graph.terminate(taps[i + 1][0], tail_filters(backend, branch, plan), sink);
-    plan.sinks.push_back({sink, branch.output});
+    plan.sinks.push_back({sink, branch.output, branch.thumbnails});
   }
   plan.text = graph.text();
   sort_sinks(plan);

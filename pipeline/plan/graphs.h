@@ -34,6 +34,9 @@ struct VideoBranch {
   std::string software_filters;  // in memory, after any download, before convert_to (tone-map)
   // Uploaded again after the software filters, for a device encoder ("" = not).
   std::string reupload_format;
+  // Before anything else: which frames the branch takes ("select=..."; "" = every frame).
+  std::string select;
+  bool thumbnails = false;  // the thumbnail branch: its sink is "thumbs"
 };
 
 struct VideoSource {

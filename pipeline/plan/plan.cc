@@ -21,6 +21,7 @@ extern "C" {
 #include "pipeline/plan/hdr_plan.h"
 #include "pipeline/plan/quality_plan.h"
 #include "pipeline/plan/streams.h"
+#include "pipeline/plan/thumbnail_plan.h"
 #include "pipeline/plan/video_format.h"
 
 namespace tc {
@@ -257,6 +258,9 @@ FilterGraphPlan plan_video_graph(const PlanContext& context, const Plan& plan,
   for (size_t k = 0; k < plan.outputs.size(); ++k)
     if (!plan.outputs[k].video_copy)
       branches.push_back(branch_of(context, k, plan.outputs[k], spec.outputs[k]));
+  if (plan.thumbnails.on)
+    branches.push_back(thumbnail_branch(context.backend, plan.thumbnails, context.on_device(),
+                                        source_depth(context.video)));
   if (branches.empty()) return {};
   VideoSource source{
       {context.video.width, context.video.height}, context.on_device(), plan.decode.upload, 0};
@@ -367,6 +371,9 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   }
   int branches = int(std::count_if(plan.outputs.begin(), plan.outputs.end(),
                                    [](const OutputPlan& o) { return !o.video_copy; }));
+  TC_ASSIGN_OR_RETURN(plan.thumbnails,
+                      plan_thumbnails(spec, *media.video, context.on_device(), context.gpu));
+  branches += plan.thumbnails.on;  // a branch of the one decode, like an output's
   plan.decode = plan_decode(context, branches);
   plan.deinterlace = plan_deinterlace(context, spec, branches);
   for (OutputPlan& output : plan.outputs) output.video.progressive = plan.deinterlace.on;
@@ -378,6 +385,7 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   }
   plan.audio_graphs = plan_audio_graphs(plan);
   plan.stages = plan_stages(plan, media, backend);
+  add_thumbnail_stages(plan.device, plan);
   add_quality_stages(spec, plan);
   if (spec.package.on()) plan_package(spec, *media.video, plan);
   return plan;

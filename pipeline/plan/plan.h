@@ -140,6 +140,7 @@ struct OutputPlan {
 struct GraphSink {
   std::string label;  // "out2", "aout2"
   size_t output = 0;
+  bool thumbnails = false;  // feeds the thumbnail sheets, not an output
 };
 
 // A libavfilter graph as the planner wrote it, with what it recorded while writing it.
@@ -165,6 +166,27 @@ struct PackagePlan {
   bool on() const { return kind != PackageKind::kNone; }
 };
 
+// Thumbnails: a branch of the one video graph that keeps the first frame of every interval (by
+// its pts) and scales it to the tile size where the other branches scale (on the device for a
+// GPU backend: only the kept tiles are downloaded); the sheets are laid out in memory and
+// encoded with mjpeg. Made by plan_thumbnails (thumbnail_plan.cc).
+struct ThumbnailPlan {
+  bool on = false;
+  double interval_s = 0;
+  int width = 0;  // a tile's size: even sides
+  int height = 0;
+  int columns = 0;  // tiles per sheet
+  int rows = 0;
+  // Where the sheets and thumbnails.vtt go: the package's directory (then inside its partial
+  // directory, published with it), else the first output's directory.
+  std::string dir;
+  bool in_package = false;
+  std::string encoder = "mjpeg";
+  AVPixelFormat pix_fmt = AV_PIX_FMT_YUVJ420P;  // full-range 4:2:0, what a baseline JPEG holds
+  bool download = false;                        // the kept tiles come down from the device
+  StageDevice scale_device;                     // where tiles are chosen and scaled
+};
+
 struct Plan {
   BackendKind backend = BackendKind::kSoftware;
   std::string backend_reason;  // why this backend ("auto: no Intel render node; software")
@@ -187,6 +209,7 @@ struct Plan {
   std::vector<OutputPlan> outputs;
   std::vector<Stage> stages;  // demux, decode, upload, filter, then per output; in order
   PackagePlan package;        // kind kNone: the outputs are files
+  ThumbnailPlan thumbnails;   // on = false: none
   // Places where frames cross between device and host memory (an upload or a download
   // filter); 0 for a pure hardware plan.
   int crossings() const { return video_graph.uploads + video_graph.downloads; }
@@ -201,6 +224,8 @@ std::string describe_streams(const std::vector<StreamOutcome>& streams,
                              const std::vector<std::string>& paths);
 // The package's segment and GOP plan, a line each; empty without a package.
 std::string describe_package(const Plan& plan);
+// The thumbnails' plan, a line; empty without thumbnails.
+std::string describe_thumbnails(const Plan& plan);
 // The ffmpeg command line that runs the same pipeline (for --dry-run and the benchmarks).
 std::string ffmpeg_command(const Plan& plan, const JobSpec& spec);
 

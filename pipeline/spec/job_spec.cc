@@ -10,6 +10,7 @@
 
 #include "pipeline/core/user_text.h"
 #include "pipeline/spec/package_spec.h"
+#include "pipeline/spec/thumbnail_spec.h"
 
 namespace tc {
 namespace {
@@ -256,6 +257,7 @@ Status validate(const JobSpec& spec, const SpecLimits& limits) {
     if (spec.outputs[i].path == spec.input)
       return invalid("outputs[" + std::to_string(i) + "].path", "would overwrite the input");
   }
+  TC_RETURN_IF_ERROR(validate_thumbnails(spec));
   return validate_package(spec);
 }
 
@@ -333,6 +335,19 @@ Status package_from_json(const json& root, PackageSpec& package) {
   return read_field(*it, "segment_name", package.segment_name, "package.");
 }
 
+// Present (even as {}) turns thumbnails on; the keys left out keep their defaults.
+Status thumbnails_from_json(const json& root, ThumbnailSpec& thumbnails) {
+  auto it = root.find("thumbnails");
+  if (it == root.end() || it->is_null()) return Status::ok();
+  if (!it->is_object()) return invalid("thumbnails", "must be an object");
+  thumbnails.on = true;
+  TC_RETURN_IF_ERROR(read_field(*it, "interval_s", thumbnails.interval_s, "thumbnails."));
+  TC_RETURN_IF_ERROR(read_field(*it, "width", thumbnails.width, "thumbnails."));
+  TC_RETURN_IF_ERROR(read_field(*it, "height", thumbnails.height, "thumbnails."));
+  TC_RETURN_IF_ERROR(read_field(*it, "columns", thumbnails.columns, "thumbnails."));
+  return read_field(*it, "rows", thumbnails.rows, "thumbnails.");
+}
+
 }  // namespace
 
 Result<JobSpec> job_spec_from_json(std::string_view text) {
@@ -349,6 +364,7 @@ Result<JobSpec> job_spec_from_json(std::string_view text) {
   TC_RETURN_IF_ERROR(
       read_enum(root, "quality_metrics", spec.quality_metrics, "", parse_quality_metrics));
   TC_RETURN_IF_ERROR(package_from_json(root, spec.package));
+  TC_RETURN_IF_ERROR(thumbnails_from_json(root, spec.thumbnails));
   auto outputs = root.find("outputs");
   if (outputs != root.end() && !outputs->is_array()) return invalid("outputs", "must be an array");
   if (outputs != root.end())
@@ -391,6 +407,12 @@ std::string job_spec_to_json(const JobSpec& spec) {
                        {"dir", spec.package.dir},
                        {"segment_s", spec.package.segment_s},
                        {"segment_name", spec.package.segment_name}};
+  if (spec.thumbnails.on)
+    root["thumbnails"] = {{"interval_s", spec.thumbnails.interval_s},
+                          {"width", spec.thumbnails.width},
+                          {"height", spec.thumbnails.height},
+                          {"columns", spec.thumbnails.columns},
+                          {"rows", spec.thumbnails.rows}};
   // One line (newlines in strings are escaped): the worker reads the spec as its stdin's first.
   return root.dump();
 }

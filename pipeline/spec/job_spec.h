@@ -61,6 +61,18 @@ struct PackageSpec {
   bool operator==(const PackageSpec&) const = default;
 };
 
+// Thumbnails: one frame per interval, scaled to a tile, laid out on JPEG sprite sheets with a
+// WebVTT index (thumbnail_spec.h). Written into the package, or beside the first output.
+struct ThumbnailSpec {
+  bool on = false;
+  double interval_s = 10;  // a tile per this much media time
+  int width = 160;         // the tile's; 0 = from the other side by the source's aspect ratio
+  int height = 0;
+  int columns = 5;  // tiles per sheet, across and down
+  int rows = 5;
+  bool operator==(const ThumbnailSpec&) const = default;
+};
+
 struct JobSpec {
   std::string input;
   double start_s = 0;     // trim: start of the part to transcode
@@ -71,6 +83,7 @@ struct JobSpec {
   Deinterlace deinterlace = Deinterlace::kAuto;
   QualityMetrics quality_metrics;  // none by default: measuring decodes every output again
   PackageSpec package;             // kind kNone: the outputs are files
+  ThumbnailSpec thumbnails;        // off by default
   bool operator==(const JobSpec&) const = default;
 };
 

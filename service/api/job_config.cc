@@ -71,6 +71,17 @@ Status package_from_config(const pb::JobConfig& config, PackageSpec& package) {
   return Status::ok();
 }
 
+void thumbnails_from_config(const pb::JobConfig& config, ThumbnailSpec& thumbnails) {
+  if (!config.has_thumbnails()) return;
+  const pb::ThumbnailsConfig& c = config.thumbnails();
+  thumbnails.on = true;
+  if (c.has_interval_s()) thumbnails.interval_s = c.interval_s();
+  if (c.has_width()) thumbnails.width = c.width();
+  if (c.has_height()) thumbnails.height = c.height();
+  if (c.has_columns()) thumbnails.columns = c.columns();
+  if (c.has_rows()) thumbnails.rows = c.rows();
+}
+
 }  // namespace
 
 Result<JobSpec> spec_from_config(const pb::JobConfig& config) {
@@ -91,6 +102,7 @@ Result<JobSpec> spec_from_config(const pb::JobConfig& config) {
     spec.outputs.push_back(std::move(output));
   }
   TC_RETURN_IF_ERROR(package_from_config(config, spec.package));
+  thumbnails_from_config(config, spec.thumbnails);
   normalize(spec);
   return spec;
 }
@@ -104,6 +116,14 @@ void config_from_spec(const JobSpec& spec, pb::JobConfig* config) {
   config->set_deinterlace(std::string(name_of(spec.deinterlace)));
   config->set_quality_metrics(name_of(spec.quality_metrics));
   for (const OutputSpec& output : spec.outputs) output_to_config(output, config->add_outputs());
+  if (spec.thumbnails.on) {
+    pb::ThumbnailsConfig* thumbnails = config->mutable_thumbnails();
+    thumbnails->set_interval_s(spec.thumbnails.interval_s);
+    thumbnails->set_width(spec.thumbnails.width);
+    thumbnails->set_height(spec.thumbnails.height);
+    thumbnails->set_columns(spec.thumbnails.columns);
+    thumbnails->set_rows(spec.thumbnails.rows);
+  }
   if (!spec.package.on()) return;
   pb::PackageConfig* package = config->mutable_package();
   package->set_kind(std::string(name_of(spec.package.kind)));

@@ -7,6 +7,7 @@
 
 #include "pipeline/core/file.h"
 #include "pipeline/spec/package_spec.h"
+#include "pipeline/spec/thumbnail_spec.h"
 #include "service/common/command_line.h"
 
 namespace tc::cli {
@@ -120,6 +121,16 @@ const std::string& last_value(const CLI::Option* option) {
   return option->results().back();
 }
 
+// A thumbnails check of the spec, named by the option that sets its field.
+Status named_by_option(const Status& status) {
+  if (status.is_ok()) return status;
+  std::string_view field = status.field();
+  return named(field == "thumbnails.interval_s" ? "--thumbnails"
+               : field == "thumbnails.width"    ? "--thumbnail-size"
+                                                : "--thumbnail-grid",
+               status);
+}
+
 constexpr const char* kOutputGroup = "Output options (before the first -o: for every output)";
 constexpr const char* kJobGroup = "Job options";
 
@@ -172,6 +183,14 @@ JobOptions::JobOptions(CLI::App& app) : app_(app) {
   segment_ = job_option("--segment", "S", "package segment duration in seconds (default 4)");
   segment_name_ =
       job_option("--segment-name", "TEMPLATE", "media segment names, {n} the number (seg_{n})");
+  thumbnails_ = job_option("--thumbnails", "INTERVAL[:WxH]",
+                           "thumbnail sprite sheets (JPEG) and a WebVTT index: a tile every "
+                           "INTERVAL seconds (e.g. 10, or 10:160x0)");
+  thumbnail_size_ = job_option("--thumbnail-size", "WxH",
+                               "thumbnail tile size (default 160x0: 160 wide, the height by the "
+                               "aspect ratio)");
+  thumbnail_grid_ = job_option("--thumbnail-grid", "CxR",
+                               "thumbnail tiles per sheet, across x down (default 5x5)");
   job_file_ = job_option("--job", "FILE", "the whole job as JSON (the daemon's job config shape)");
   json_ = job_flag("--json", "print the final report as JSON");
   dry_run_ = job_flag("--dry-run", "print the plan and the equivalent ffmpeg command; run nothing");
@@ -202,7 +221,25 @@ Status JobOptions::read_job_options(JobArgs& parsed) const {
   if (quality_->count())
     TC_RETURN_IF_ERROR(named(
         "--quality", assign(spec.quality_metrics, parse_quality_metrics(last_value(quality_)))));
+  TC_RETURN_IF_ERROR(read_thumbnail_options(spec.thumbnails));
   return read_package_options(spec.package);
+}
+
+Status JobOptions::read_thumbnail_options(ThumbnailSpec& thumbnails) const {
+  if (thumbnails_->count())
+    TC_RETURN_IF_ERROR(
+        named("--thumbnails", parse_thumbnails(last_value(thumbnails_), thumbnails)));
+  if (thumbnail_size_->count())
+    TC_RETURN_IF_ERROR(named("--thumbnail-size", parse_size(last_value(thumbnail_size_),
+                                                            thumbnails.width, thumbnails.height)));
+  if (thumbnail_grid_->count())
+    TC_RETURN_IF_ERROR(named("--thumbnail-grid", parse_size(last_value(thumbnail_grid_),
+                                                            thumbnails.columns, thumbnails.rows)));
+  if ((thumbnail_size_->count() || thumbnail_grid_->count()) && !thumbnails.on)
+    return usage("--thumbnail-size and --thumbnail-grid need --thumbnails INTERVAL");
+  JobSpec alone;
+  alone.thumbnails = thumbnails;
+  return named_by_option(validate_thumbnails(alone));
 }
 
 Status JobOptions::read_package_options(PackageSpec& package) const {
@@ -234,6 +271,7 @@ Result<JobSpec> JobOptions::spec_from_job_file(const JobArgs& parsed) const {
   if (device_->count()) spec.device = parsed.spec.device;
   if (deinterlace_->count()) spec.deinterlace = parsed.spec.deinterlace;
   if (quality_->count()) spec.quality_metrics = parsed.spec.quality_metrics;
+  if (thumbnails_->count()) spec.thumbnails = parsed.spec.thumbnails;
   return spec;
 }
 

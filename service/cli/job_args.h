@@ -40,6 +40,7 @@ class JobOptions {
   Result<JobSpec> spec_from_job_file(const JobArgs& parsed) const;
   Status add_outputs(JobSpec& spec) const;
   Status read_package_options(PackageSpec& package) const;
+  Status read_thumbnail_options(ThumbnailSpec& thumbnails) const;
 
   CLI::App& app_;
   CLI::Option* input_;
@@ -56,6 +57,9 @@ class JobOptions {
   CLI::Option* package_dir_;
   CLI::Option* segment_;
   CLI::Option* segment_name_;
+  CLI::Option* thumbnails_;
+  CLI::Option* thumbnail_size_;
+  CLI::Option* thumbnail_grid_;
   CLI::Option* job_file_;
   CLI::Option* json_;
   CLI::Option* dry_run_;

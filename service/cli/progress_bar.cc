@@ -1,5 +1,6 @@
 #include "service/cli/progress_bar.h"
 
+#include "pipeline/exec/thumbnail_writer.h"
 #include "pipeline/package/package_writer.h"
 
 #include <unistd.h>
@@ -69,6 +70,7 @@ std::string format_report(const JobReport& report) {
     if (output.quality) text << "    quality: " << quality_text(*output.quality) << "\n";
   }
   if (report.package) text << package::describe_package_report(*report.package);
+  if (report.thumbnails) text << describe_thumbnail_report(*report.thumbnails);
   text << "stages:\n";
   for (const Stage& stage : report.stages)
     text << "  " << stage.name << ": " << stage.what << " [" << stage.device.to_string() << "]\n";

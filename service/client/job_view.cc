@@ -83,6 +83,13 @@ PackageReport package_from_proto(const pb::PackageResult& p) {
   return package;
 }
 
+ThumbnailReport thumbnails_from_proto(const pb::ThumbnailsResult& t) {
+  ThumbnailReport thumbnails{t.index(), {},         t.tiles(),   t.interval_s(),
+                             t.width(), t.height(), t.columns(), t.rows()};
+  for (const std::string& sheet : t.sheets()) thumbnails.sheets.push_back(sheet);
+  return thumbnails;
+}
+
 }  // namespace
 
 JobReport report_from_proto(const pb::JobResult& r) {
@@ -115,6 +122,7 @@ JobReport report_from_proto(const pb::JobResult& r) {
   report.speed = r.speed();
   report.first_frame_s = r.first_frame_s();
   if (r.has_package()) report.package = package_from_proto(r.package());
+  if (r.has_thumbnails()) report.thumbnails = thumbnails_from_proto(r.thumbnails());
   return report;
 }
 

@@ -12,6 +12,7 @@
 #include "pipeline/io/confined_path.h"
 #include "pipeline/io/temp_file.h"
 #include "pipeline/package/package_dir.h"
+#include "pipeline/spec/thumbnail_spec.h"
 #include "service/daemon/worker_process.h"
 
 namespace tc::daemon {
@@ -63,6 +64,19 @@ RowState row_of(const JobRecord& job) {
   return {job.state, job.attempt, false};
 }
 
+// Unlinks the temp file of `name` in `dir`; false when there was none.
+bool remove_partial(const io::DirEntry& dir, const std::string& name, int attempt) {
+  std::string partial = io::partial_name(name, attempt);
+  if (::unlinkat(dir.dir.get(), partial.c_str(), 0) == 0) {
+    spdlog::info("removed partial output {}/{}", dir.dir_path, partial);
+    return true;
+  }
+  if (errno != ENOENT)
+    spdlog::warn("cannot remove partial output {}/{}: {}", dir.dir_path, partial,
+                 std::strerror(errno));
+  return false;
+}
+
 }  // namespace
 
 QueuedJob queued_job(const JobRecord& job) {
@@ -91,12 +105,14 @@ void remove_partial_outputs(const JobSpec& spec, int attempt,
   for (const OutputSpec& output : spec.outputs) {
     Result<io::DirEntry> dir = roots->open_output_dir(output.path);
     if (!dir.is_ok()) continue;  // no directory, or not one we may touch: nothing of ours there
-    std::string partial = io::partial_name(dir->name, attempt);
-    if (::unlinkat(dir->dir.get(), partial.c_str(), 0) == 0)
-      spdlog::info("removed partial output {}/{}", dir->dir_path, partial);
-    else if (errno != ENOENT)
-      spdlog::warn("cannot remove partial output {}/{}: {}", dir->dir_path, partial,
-                   std::strerror(errno));
+    remove_partial(*dir, dir->name, attempt);
+  }
+  // Thumbnails beside the outputs: the index, and sheets numbered from 1 until one is missing.
+  if (!spec.thumbnails.on || spec.outputs.empty()) return;
+  Result<io::DirEntry> dir = roots->open_output_dir(spec.outputs.front().path);
+  if (!dir.is_ok()) return;
+  remove_partial(*dir, std::string(kThumbnailIndex), attempt);
+  for (int sheet = 1; remove_partial(*dir, sheet_file_name(sheet), attempt); ++sheet) {
   }
 }
 

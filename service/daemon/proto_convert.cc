@@ -95,6 +95,17 @@ void package_to_proto(const PackageReport& report, pb::PackageResult* out) {
   }
 }
 
+void thumbnails_to_proto(const ThumbnailReport& report, pb::ThumbnailsResult* out) {
+  out->set_index(report.index);
+  for (const std::string& sheet : report.sheets) out->add_sheets(sheet);
+  out->set_tiles(report.tiles);
+  out->set_interval_s(report.interval_s);
+  out->set_width(report.width);
+  out->set_height(report.height);
+  out->set_columns(report.columns);
+  out->set_rows(report.rows);
+}
+
 void result_to_proto(const JobReport& report, pb::JobResult* out) {
   out->set_input(report.input);
   out->set_backend(report.backend);
@@ -143,6 +154,7 @@ void result_to_proto(const JobReport& report, pb::JobResult* out) {
   out->set_first_frame_s(report.first_frame_s);
   if (report.engines) engines_to_proto(*report.engines, out->mutable_engines());
   if (report.package) package_to_proto(*report.package, out->mutable_package());
+  if (report.thumbnails) thumbnails_to_proto(*report.thumbnails, out->mutable_thumbnails());
   // The API's one JSON copy of the report: written here, from the typed report.
   out->set_report_json(nlohmann::json(report).dump());
 }

@@ -121,4 +121,43 @@ TEST(ProtoConvert, SucceededJobCarriesItsTypedReport) {
   EXPECT_EQ(out.config().outputs(1).path(), "/media/second.mkv");
 }
 
+TEST(ProtoConvert, ThumbnailsRoundTripAndAnExplicitZeroIntervalIsRefused) {
+  JobSpec spec = every_field_set();
+  spec.thumbnails = {true, 2.5, 0, 120, 4, 3};
+  pb::JobConfig config;
+  config_from_spec(spec, &config);
+  Result<JobSpec> back = spec_from_config(config);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_EQ(back->thumbnails, spec.thumbnails);
+  // Set but empty: on, with the defaults; an interval of 0 reaches the checks.
+  config.mutable_thumbnails()->Clear();
+  back = spec_from_config(config);
+  ASSERT_TRUE(back.is_ok());
+  EXPECT_EQ(back->thumbnails, (ThumbnailSpec{.on = true}));
+  config.mutable_thumbnails()->set_interval_s(0);
+  back = spec_from_config(config);
+  ASSERT_TRUE(back.is_ok());
+  EXPECT_EQ(validate(*back).field(), "thumbnails.interval_s");
+}
+
+TEST(ProtoConvert, ThumbnailsReportBecomesItsResult) {
+  JobRecord job;
+  job.id = "j-2";
+  job.state = JobState::kSucceeded;
+  job.spec = every_field_set();
+  JobReport report;
+  report.thumbnails =
+      ThumbnailReport{"/media/thumbnails.vtt", {"sheet_1.jpg"}, 5, 2, 160, 90, 5, 5};
+  job.report = report;
+  pb::Job out;
+  job_to_proto(job, &out);
+  const pb::ThumbnailsResult& thumbnails = out.result().thumbnails();
+  EXPECT_EQ(thumbnails.index(), "/media/thumbnails.vtt");
+  ASSERT_EQ(thumbnails.sheets_size(), 1);
+  EXPECT_EQ(thumbnails.sheets(0), "sheet_1.jpg");
+  EXPECT_EQ(thumbnails.tiles(), 5);
+  EXPECT_EQ(thumbnails.width(), 160);
+  EXPECT_EQ(nlohmann::json::parse(out.result().report_json())["thumbnails"]["tiles"], 5);
+}
+
 }  // namespace

@@ -108,6 +108,25 @@ TEST_F(CudaBackend, PackageRenditionsAlignOnTheGpu) {
         << rendition;
 }
 
+// Thumbnails on the GPU (issue 12): chosen and scaled by scale_cuda, only the tiles downloaded;
+// the sheet is the software backend's, tile for tile.
+TEST_F(CudaBackend, ThumbnailsScaledOnTheGpuOnlyTheTilesDownloaded) {
+  TempDir software;
+  auto run_on = [&](const std::string& backend, const std::string& output) {
+    return transcode({"run", input(), output, "--backend", backend, "--json", "--size", "640x360",
+                      "--thumbnails", "0.5", "--thumbnail-size", "320x0"});
+  };
+  ProcessResult run = run_on("cuda", dir_ / "cuda.mp4");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  nlohmann::json report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(device_of(report, "download thumbnails").rfind("cuda", 0), 0u)
+      << report["stages"].dump();
+  EXPECT_EQ(report["thumbnails"]["tiles"], 4);  // 2 s, a tile every 0.5 s
+  ASSERT_EQ(run_on("software", software / "cpu.mp4").exit_code, 0);
+  EXPECT_EQ(read_file(dir_ / "thumbnails.vtt"), read_file(software / "thumbnails.vtt"));
+  EXPECT_GE(psnr(dir_ / "sheet_1.jpg", software / "sheet_1.jpg"), 25.0);
+}
+
 // Sources the GPU cannot take as they are (issue 11): 10-bit HEVC scaled to an 8-bit H.264
 // ladder (scale_cuda converts p010 to nv12 before the download), HDR10 kept in 10 bits, and
 // H.264 4:4:4, which NVDEC cannot decode (software decode + upload). Each output's PSNR against
