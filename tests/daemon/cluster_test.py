@@ -15,6 +15,7 @@ Outputs are checked with ffprobe against the source. Waits are deadlines on what
 (a job's state, a node's heartbeat, a health answer), never assertions on time.
 """
 import collections
+import datetime
 import hashlib
 import hmac
 import json
@@ -86,6 +87,11 @@ def probe_video(path):
     stream = json.loads(done.stdout)["streams"][0]
     return (stream["codec_name"], stream["width"], stream["height"],
             int(stream["nb_read_frames"]))
+
+
+def heartbeat(node):
+    """A node's last heartbeat (as `transcode nodes --json` prints it) as a datetime."""
+    return datetime.datetime.fromisoformat(node["heartbeat_time"].replace("Z", "+00:00"))
 
 
 def file_identity(path):
@@ -274,7 +280,7 @@ class ClusterTest(unittest.TestCase):
         b = cluster.start("node-b")
         cluster.start("node-c")
         paused = cluster.daemons["node-a"].process
-        silent_since = cluster.nodes("node-b")["node-a"]["heartbeat_time"]
+        silent_since = heartbeat(cluster.nodes("node-b")["node-a"])
         paused.send_signal(signal.SIGSTOP)
         try:
             done = self.final(b, job.id)
@@ -287,9 +293,8 @@ class ClusterTest(unittest.TestCase):
         # Resumed: node-a heartbeats again and no longer holds the job; its worker of attempt 1
         # (which ran on while the daemon was stopped) has been refused the publish.
         def resumed():
-            mine = cluster.nodes("node-b").get("node-a", {})
-            return (mine.get("heartbeat_time", silent_since) > silent_since
-                    and job.id not in mine.get("running_jobs", []))
+            mine = cluster.nodes("node-b")["node-a"]
+            return heartbeat(mine) > silent_since and job.id not in mine.get("running_jobs", [])
 
         wait_until(resumed, "node-a to heartbeat again without the job")
         self.assertEqual(cluster.health("node-a"), "SERVING")

@@ -105,7 +105,8 @@ def check_disruption_budget(problems, by_kind, daemons):
 def check_stateful_sets(problems, by_kind):
     """Selector and labels agree; the governing Service is headless and selects the pods;
     every mount is a volume or a claim template."""
-    services = {d["metadata"]["name"]: d.get("spec") or {} for d in documents_of(by_kind, "Service")}
+    services = {d["metadata"]["name"]: d.get("spec") or {}
+                for d in documents_of(by_kind, "Service")}
     for where, doc in by_kind.get("StatefulSet", []):
         spec = doc.get("spec") or {}
         labels = pod_labels(doc)

@@ -38,7 +38,8 @@ KNOWN_KINDS = {("v1", "Namespace"), ("v1", "ConfigMap"), ("v1", "Service"),
                ("v1", "PersistentVolumeClaim"), ("apps/v1", "StatefulSet"),
                ("policy/v1", "PodDisruptionBudget")}
 # The manifest directories: one SQLite queue per node; the cluster on one PostgreSQL.
-DIRECTORIES = (os.path.join("deploy", "kubernetes"), os.path.join("deploy", "kubernetes", "cluster"))
+DIRECTORIES = (os.path.join("deploy", "kubernetes"),
+               os.path.join("deploy", "kubernetes", "cluster"))
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 # The daemon's settings (service/daemon/config.cc); `transcoded --help` replaces this when
 # TRANSCODED is set, so a renamed setting fails here rather than at a pod's start.
@@ -201,7 +202,8 @@ def check_probes(problems, where, container):
     if check_cluster.is_cluster_daemon(container):
         tcp = (container.get("livenessProbe") or {}).get("tcpSocket") or {}
         problems.check(tcp.get("port") in ports, where,
-                       f"livenessProbe is not a tcpSocket probe on a container port {sorted(ports)}")
+                       f"livenessProbe is not a tcpSocket probe on a container port "
+                       f"{sorted(ports)}")
     else:
         grpc_probes.append("livenessProbe")
     for probe in grpc_probes:
