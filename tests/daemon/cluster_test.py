@@ -28,6 +28,7 @@ import threading
 import time
 import unittest
 
+import cluster_flags
 from postgres_server import PostgresServer
 from real_daemon import CLIENT_PACKAGE, SOURCE, TRANSCODED, RealDaemon, make_clip
 from webhook_test import Receiver
@@ -50,9 +51,8 @@ def cluster_unavailable():
     reason = PostgresServer.unavailable()
     if reason:
         return reason
-    flags = subprocess.run([TRANSCODED, "--help"], capture_output=True, text=True).stdout
-    if "--lease-s" not in flags:
-        return "this transcoded has no --lease-s: claiming and leases (issue 13) are not built in"
+    if not cluster_flags.LEASE_FLAG:
+        return f"{TRANSCODED} has no lease flag: claiming and leases (issue 13) are not built in"
     return None
 
 
@@ -241,7 +241,7 @@ class ClusterTest(unittest.TestCase):
         print(f"cluster: 60 jobs ran on {dict(ran)}", file=sys.stderr)
 
     def test_a_killed_nodes_jobs_rerun_elsewhere_and_its_late_restart_publishes_nothing(self):
-        cluster = self.start_cluster(["--lease-s", str(SHORT_LEASE_S)])
+        cluster = self.start_cluster(cluster_flags.lease(SHORT_LEASE_S))
         a = cluster.start("node-a", ["--slots", "2"], env=SLOW)
         jobs = [self.submit(a, f"killed-{i}.mp4", clip="slow.mp4") for i in range(2)]
         for job in jobs:
@@ -273,7 +273,7 @@ class ClusterTest(unittest.TestCase):
         self.assertEqual(partial_files(self.media), [])
 
     def test_a_node_paused_past_its_lease_does_not_publish_when_resumed(self):
-        cluster = self.start_cluster(["--lease-s", str(SHORT_LEASE_S)])
+        cluster = self.start_cluster(cluster_flags.lease(SHORT_LEASE_S))
         a = cluster.start("node-a", env=SLOW)
         job = self.submit(a, "paused.mp4", clip="slow.mp4")
         self.running_on(a, job.id, "node-a")
@@ -353,9 +353,9 @@ class ClusterTest(unittest.TestCase):
         if reason:
             self.skipTest(reason)
         cluster = self.start_cluster()
-        a = cluster.start("node-a", ["--backends", "software"])
-        b = cluster.start("node-b", ["--backends", "software"])
-        c = cluster.start("node-c", ["--backends", "software,vulkan"])
+        a = cluster.start("node-a", cluster_flags.backends("software"))
+        b = cluster.start("node-b", cluster_flags.backends("software"))
+        c = cluster.start("node-c", cluster_flags.backends("software", "vulkan"))
         caps = c.capabilities()
         self.assertIn("vulkan", caps.backends, f"node-c offers no vulkan: {list(caps.notes)}")
         jobs = [self.submit((a, b)[i % 2], f"vulkan-{i}.mp4", backend="vulkan") for i in range(4)]
