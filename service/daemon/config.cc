@@ -126,6 +126,12 @@ const std::vector<Setting>& settings() {
                      "file holding the store's password"),
       string_setting("node_id", &C::node_id,
                      "this daemon's name in the cluster; unset = host name"),
+      double_setting("lease", &C::lease_s,
+                     "seconds a node holds a running job without renewing it (cluster)"),
+      double_setting("claim_poll", &C::claim_poll_s,
+                     "seconds between looks at the queue besides wake-ups (cluster)"),
+      list_setting("backend", &C::backends,
+                   "a backend this node offers (repeatable); unset = every one it has"),
       int_setting("worker_memory_mb", &C::worker_memory_mb, "address space of a worker; 0 = any"),
       bool_setting("worker_landlock", &C::worker_landlock,
                    "Landlock workers to the media roots where the kernel has it"),
@@ -338,6 +344,13 @@ Status validate_config(const DaemonConfig& c) {
   TC_RETURN_IF_ERROR(require(c.shutdown_grace_s >= 0, "shutdown_grace", "must not be negative"));
   TC_RETURN_IF_ERROR(require(c.max_attempts >= 1, "max_attempts", "must be at least 1"));
   TC_RETURN_IF_ERROR(require(c.retention_hours > 0, "retention_hours", "must be positive"));
+  TC_RETURN_IF_ERROR(require(c.lease_s >= 1 && c.lease_s <= 3600, "lease", "must be 1..3600 s"));
+  TC_RETURN_IF_ERROR(
+      require(c.claim_poll_s >= 0.05 && c.claim_poll_s <= 60, "claim_poll", "must be 0.05..60 s"));
+  for (const std::string& b : c.backends)
+    TC_RETURN_IF_ERROR(
+        require(b == "software" || b == "vaapi" || b == "qsv" || b == "vulkan" || b == "cuda",
+                "backend", "'" + b + "' is not software, vaapi, qsv, vulkan or cuda"));
   TC_RETURN_IF_ERROR(require(c.worker_memory_mb == 0 || c.worker_memory_mb >= 256,
                              "worker_memory_mb", "must be 0 (no limit) or at least 256"));
   TC_RETURN_IF_ERROR(require(c.tls_cert.empty() == c.tls_key.empty(), "tls_key",

@@ -103,6 +103,10 @@ Result<DaemonCommand> configure(const std::vector<std::string>& args) {
   return command;
 }
 
+std::string node_id(const DaemonConfig& config) {
+  return config.node_id.empty() ? default_node_id() : config.node_id;
+}
+
 ManagerOptions manager_options(const DaemonConfig& config) {
   ManagerOptions options;
   options.worker_executable = own_executable();
@@ -112,6 +116,10 @@ ManagerOptions manager_options(const DaemonConfig& config) {
   options.worker_memory_mb = config.worker_memory_mb;
   options.worker_landlock = config.worker_landlock;
   options.max_attempts = config.max_attempts;
+  options.node_id = node_id(config);
+  options.max_queue = config.max_queue;
+  options.lease_s = config.lease_s;
+  options.claim_poll_s = config.claim_poll_s;
   options.retention_hours = config.retention_hours;
   options.proc_root = config.proc_root;
   options.sample_interval_s = config.sample_interval_s;
@@ -157,9 +165,6 @@ void log_landlock(const DaemonConfig& config) {
   spdlog::warn("workers without Landlock: {}", why);
 }
 
-// How often a node rewrites its row: ListNodes is this fresh.
-constexpr double kHeartbeatInterval_s = 5;
-
 void log_store(const DaemonConfig& config) {
   if (config.store.empty()) return spdlog::info("job store: SQLite in {}", config.state_dir);
   spdlog::info("job store: {}", redact_store_url(config.store));
@@ -172,10 +177,10 @@ int serve(const DaemonConfig& config) {
   log_store(config);
   HwInventory inventory = discover_devices();
   flag_doctor_findings(config, inventory);
-  Scheduler scheduler(
-      inventory,
-      devices_from_inventory(inventory, config.slots, std::thread::hardware_concurrency()),
-      config.max_queue);
+  std::vector<SchedDevice> devices =
+      devices_from_inventory(inventory, config.slots, std::thread::hardware_concurrency());
+  keep_backends(config.backends, inventory, devices);
+  Scheduler scheduler(inventory, std::move(devices));
   log_devices(scheduler.devices(), inventory);
   log_landlock(config);
   JobStore& outbox = **store;
@@ -184,8 +189,7 @@ int serve(const DaemonConfig& config) {
     spdlog::error("{}", started.message());
     return kExitInternal;
   }
-  NodeHeartbeat heartbeat(manager, config.node_id.empty() ? default_node_id() : config.node_id,
-                          kHeartbeatInterval_s);
+  NodeHeartbeat heartbeat(manager, node_id(config), beat_interval_s(config.lease_s));
   if (!heartbeat.first_beat().is_ok()) {
     spdlog::error("{}", heartbeat.first_beat().message());
     return kExitUnavailable;
@@ -212,7 +216,8 @@ int serve(const DaemonConfig& config) {
     spdlog::error("{}", server.status().message());
     return kExitUnavailable;
   }
-  set_serving(*server->server, true);
+  // SERVING while the store answers the node's beats (README, Cluster: a store outage).
+  heartbeat.set_health_sink([&server](bool reachable) { set_serving(*server->server, reachable); });
   std::string roots;
   for (const std::string& root : config.media_roots) roots += (roots.empty() ? "" : ", ") + root;
   spdlog::info("listening on {} (media roots: {})", server->address, roots);
@@ -224,6 +229,7 @@ int serve(const DaemonConfig& config) {
   int signal_number = 0;
   sigwait(&signals, &signal_number);
   spdlog::info("{}: shutting down", sigabbrev_np(signal_number));
+  heartbeat.set_health_sink({});
   set_serving(*server->server, false);
   manager.shutdown(config.shutdown_grace_s);
   server->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));

@@ -57,7 +57,21 @@ JobColumns to_columns(const JobRecord& job) {
   row.error_message = job.error.message();
   row.error_retryable = job.error.retryable();
   row.webhook_url = job.webhook_url;
+  row.node = job.node;
+  row.backend = std::string(name_of(job.spec.backend));
+  row.device_path = job.spec.device;
   return row;
+}
+
+std::string update_job_sql(bool expected, bool lease_expired, const char* now) {
+  std::string sql =
+      "UPDATE jobs SET request_id = $2, state = $3, priority = $4, labels = $5, spec = $6, "
+      "create_ms = $7, start_ms = $8, end_ms = $9, attempt = $10, device = $11, progress = $12, "
+      "report = $13, error_code = $14, error_message = $15, error_retryable = $16, "
+      "webhook_url = $17, node = $18, backend = $19, device_path = $20 WHERE id = $1";
+  if (expected) sql += " AND state = $21 AND attempt = $22";
+  if (expected && lease_expired) sql += std::string(" AND lease_ms < ") + now;
+  return sql;
 }
 
 Result<JobRecord> from_columns(const JobColumns& row) {
@@ -78,6 +92,7 @@ Result<JobRecord> from_columns(const JobColumns& row) {
   job.attempt = static_cast<int>(row.attempt);
   job.device = row.device;
   job.webhook_url = row.webhook_url;
+  job.node = row.node;
   if (Status st = typed_from(row.progress, job.progress); !st.is_ok())
     return column_error(job.id, "progress", st);
   if (Status st = report_from(row.report, job.report); !st.is_ok())

@@ -14,7 +14,8 @@ namespace tc::daemon {
 // The columns in the order every SELECT names them.
 inline constexpr const char* kJobColumnList =
     "seq, id, request_id, state, priority, labels, spec, create_ms, start_ms, end_ms, attempt, "
-    "device, progress, report, error_code, error_message, error_retryable, webhook_url";
+    "device, progress, report, error_code, error_message, error_retryable, webhook_url, node, "
+    "backend, device_path";
 
 struct JobColumns {
   int64_t seq = 0;
@@ -35,9 +36,19 @@ struct JobColumns {
   std::string error_message;
   int64_t error_retryable = 0;
   std::string webhook_url;  // empty: none
+  std::string node;
+  // The spec's backend and device, for claiming (lease_sql.h): written, never read back.
+  std::string backend;
+  std::string device_path;
 };
 
 JobColumns to_columns(const JobRecord& job);
+
+// The UPDATE of every column but seq, for both engines: $1 = id, $2 to $20 the other columns in
+// kJobColumnList order. With `expected`, only while the row still holds that state ($21) and
+// attempt ($22), and with `lease_expired` only once its lease ran out on the store's clock
+// (`now`, an SQL expression: lease_sql.h).
+std::string update_job_sql(bool expected, bool lease_expired, const char* now);
 // kInternal naming the job and the column that does not read back.
 Result<JobRecord> from_columns(const JobColumns& row);
 

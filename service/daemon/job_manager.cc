@@ -36,15 +36,16 @@ ApiStatus not_found(const std::string& id) {
   return {ApiCode::kNotFound, "job " + quote_value(id) + " not found"};
 }
 
+// A store that cannot be reached now (a lost connection: retryable) is UNAVAILABLE, for the
+// client to retry; anything else is a failure of the store itself.
 ApiStatus store_failure(const Status& status) {
+  if (status.retryable())
+    return {ApiCode::kUnavailable, "the job store cannot be reached now: " + status.message()};
   return {ApiCode::kInternal, status.message()};
 }
 
-QueuedJob queued_job(const JobRecord& job) {
-  QueuedJob queued{job.id, job.priority, job.seq};
-  queued.backend = job.spec.backend;
-  queued.device_path = job.spec.device;
-  return queued;
+int64_t lease_ms(double lease_s) {
+  return static_cast<int64_t>(lease_s * 1000);
 }
 
 // The spec the worker gets: the stored one, pinned to the device the scheduler chose.
@@ -57,7 +58,18 @@ void log_store_error(const Status& status) {
   if (!status.is_ok()) spdlog::error("{}", status.message());
 }
 
+RowState row_of(const JobRecord& job) {
+  return {job.state, job.attempt, false};
+}
+
 }  // namespace
+
+QueuedJob queued_job(const JobRecord& job) {
+  QueuedJob queued{job.id, job.priority, job.seq};
+  queued.backend = job.spec.backend;
+  queued.device_path = job.spec.device;
+  return queued;
+}
 
 void remove_partial_outputs(const JobSpec& spec, const std::vector<std::string>& media_roots) {
   // Through the roots' directory fds, as the worker wrote them: an output directory swapped for
@@ -102,41 +114,61 @@ JobManager::~JobManager() {
     wake_dispatcher();
   }
   if (dispatcher_.joinable()) dispatcher_.join();
+  if (listener_.joinable()) listener_.join();
   for (auto& [id, running] : running_)
     if (running->thread.joinable()) running->thread.join();
 }
 
 Status JobManager::start() {
-  TC_RETURN_IF_ERROR(recover());
+  TC_RETURN_IF_ERROR(take_orphans(options_.node_id));
+  {
+    std::lock_guard lock(mutex_);
+    offered_anywhere_ = scheduler_.offered();
+  }
+  events_ = store_->events();
   dispatcher_ = std::thread([this] { dispatch_loop(); });
+  if (events_) listener_ = std::thread([this] { listen_loop(); });
   return {};
 }
 
-// A job left RUNNING was cut off by a daemon that died: its worker died with it (the worker's
-// parent-death signal), so its partial outputs are garbage. Run it again, unless it has had
-// its attempts.
-Status JobManager::recover() {
-  TC_ASSIGN_OR_RETURN(std::vector<JobRecord> interrupted, store_->all_in_state(JobState::kRunning));
-  for (JobRecord& job : interrupted) {
-    remove_partial_outputs(job.spec, options_.policy.roots);
-    job.progress = {};
-    if (job.attempt >= options_.max_attempts) {
-      job.state = JobState::kFailed;
-      job.end_ms = now_ms();
-      job.error =
-          Status(Code::kInternal, "the daemon stopped during each of " +
-                                      std::to_string(job.attempt) + " attempts (max_attempts)");
-      spdlog::warn("job {}: failed after {} interrupted attempts", job.id, job.attempt);
-    } else {
-      job.state = JobState::kQueued;
-      spdlog::info("job {}: interrupted in attempt {}: queued again", job.id, job.attempt);
-    }
-    TC_RETURN_IF_ERROR(save(job));
+// Jobs left RUNNING by a node that died (its worker died with it: the parent-death signal), so
+// their partial outputs are garbage: run them again, unless they have had their attempts. At
+// start-up `own_node` is this node, whose previous process is gone whatever its leases say.
+Status JobManager::take_orphans(const std::string& own_node) {
+  TC_ASSIGN_OR_RETURN(std::vector<JobRecord> orphans, store_->orphans(own_node));
+  for (JobRecord& job : orphans) {
+    bool expired = own_node.empty() || job.node != own_node;
+    TC_RETURN_IF_ERROR(requeue_orphan(std::move(job), expired));
   }
-  TC_ASSIGN_OR_RETURN(std::vector<JobRecord> queued, store_->all_in_state(JobState::kQueued));
+  return {};
+}
+
+Status JobManager::requeue_orphan(JobRecord job, bool lease_expired) {
+  RowState expected{JobState::kRunning, job.attempt, lease_expired};
+  std::string from = job.node;
+  job.progress = {};
+  job.node.clear();
+  if (job.attempt >= options_.max_attempts) {
+    job.state = JobState::kFailed;
+    job.end_ms = now_ms();
+    job.error =
+        Status(Code::kInternal, "the node running it stopped during each of " +
+                                    std::to_string(job.attempt) + " attempts (max_attempts)");
+  } else {
+    job.state = JobState::kQueued;
+  }
+  TC_ASSIGN_OR_RETURN(bool written, save(job, expected));
+  if (!written) return {};  // another node took it over first, or its owner renewed
+  remove_partial_outputs(job.spec, options_.policy.roots);
+  if (job.state == JobState::kFailed)
+    spdlog::warn("job {}: failed after {} interrupted attempts", job.id, job.attempt);
+  else
+    spdlog::info("job {}: attempt {} on node {} was cut off: queued again", job.id, job.attempt,
+                 from.empty() ? "?" : from);
   std::lock_guard lock(mutex_);
-  for (const JobRecord& job : queued) (void)scheduler_.enqueue(queued_job(job), /*force=*/true);
-  if (!queued.empty()) spdlog::info("{} queued jobs from the store", queued.size());
+  if (job.state == JobState::kFailed) count_finished(job);
+  publish(EventKind::kState, job);
+  wake_dispatcher();
   return {};
 }
 
@@ -159,10 +191,11 @@ ApiStatus JobManager::create(NewJob request, JobRecord& job) {
       return {};
     }
   }
-  if (static_cast<int>(scheduler_.queued()) >= scheduler_.max_queue())
-    return {
-        ApiCode::kResourceExhausted,
-        "the queue is full: " + std::to_string(scheduler_.queued()) + " jobs waiting (max_queue)"};
+  Result<int> queued = store_->count_in_state(JobState::kQueued);
+  if (!queued.is_ok()) return store_failure(queued.status());
+  if (*queued >= options_.max_queue)
+    return {ApiCode::kResourceExhausted,
+            "the queue is full: " + std::to_string(*queued) + " jobs waiting (max_queue)"};
   job = JobRecord{};
   job.id = new_job_id();
   job.request_id = request.request_id;
@@ -176,7 +209,6 @@ ApiStatus JobManager::create(NewJob request, JobRecord& job) {
           ? store_->insert(job)
           : store_->insert_notifying(job, notice_of(job, options_.job_json(job)));
   if (!inserted.is_ok()) return store_failure(inserted.status());
-  (void)scheduler_.enqueue(queued_job(job), /*force=*/true);
   spdlog::info("job {}: queued ({})", job.id, quote_value(job.spec.input));
   wake_dispatcher();
   return {};
@@ -223,29 +255,56 @@ void JobPage::cut(size_t count) {
 
 ApiStatus JobManager::cancel(const std::string& id, JobRecord& job) {
   std::lock_guard lock(mutex_);
-  Result<std::optional<JobRecord>> found = store_->get(id);
-  if (!found.is_ok()) return store_failure(found.status());
-  if (!*found) return not_found(id);
-  job = std::move(**found);
-  if (is_terminal(job.state))
-    return {ApiCode::kFailedPrecondition,
-            "job '" + id + "' has already ended (" + std::string(state_name(job.state)) + ")"};
-  if (auto it = running_.find(id); it != running_.end() && !it->second->done) {
-    // The job thread sees the request, stops the worker and writes CANCELLED.
-    it->second->stop = kStopCancel;
-    spdlog::info("job {}: cancel requested", id);
-    overlay_progress(job);
-    return {};
+  // Twice at most: a queued job claimed meanwhile is cancelled as a running one.
+  for (int look = 0; look < 2; ++look) {
+    Result<std::optional<JobRecord>> found = store_->get(id);
+    if (!found.is_ok()) return store_failure(found.status());
+    if (!*found) return not_found(id);
+    job = std::move(**found);
+    if (is_terminal(job.state))
+      return {ApiCode::kFailedPrecondition,
+              "job '" + id + "' has already ended (" + std::string(state_name(job.state)) + ")"};
+    if (auto it = running_.find(id); it != running_.end() && !it->second->done) {
+      // The job thread sees the request, stops the worker and writes CANCELLED.
+      stop_running(id, kStopCancel, "cancel requested");
+      overlay_progress(job);
+      return {};
+    }
+    if (job.state == JobState::kRunning) {
+      // Another node runs it: the store tells that node (StoreEvents), which stops its worker.
+      Result<bool> asked = store_->request_cancel(id);
+      if (!asked.is_ok()) return store_failure(asked.status());
+      if (*asked) {
+        spdlog::info("job {}: cancel asked of node {}", id, job.node);
+        return {};
+      }
+      continue;  // it ended or was re-queued meanwhile
+    }
+    Result<bool> cancelled = cancel_queued(job);
+    if (!cancelled.is_ok()) return store_failure(cancelled.status());
+    if (*cancelled) return {};
   }
-  scheduler_.remove(id);
+  return {ApiCode::kUnavailable, "job '" + id + "' is changing state: try again"};
+}
+
+// False when the job left the queue meanwhile (a node claimed it).
+Result<bool> JobManager::cancel_queued(JobRecord& job) {
+  RowState expected = row_of(job);
   job.state = JobState::kCancelled;
   job.end_ms = now_ms();
   job.error = Status(Code::kCancelled, "cancelled by request before it started");
-  Status stored = save(job);
-  if (!stored.is_ok()) return store_failure(stored);
-  spdlog::info("job {}: cancelled while queued", id);
+  TC_ASSIGN_OR_RETURN(bool stored, save(job, expected));
+  if (!stored) return false;
+  spdlog::info("job {}: cancelled while queued", job.id);
   publish(EventKind::kState, job);
-  return {};
+  return true;
+}
+
+void JobManager::stop_running(const std::string& id, int reason, const char* why) {
+  auto it = running_.find(id);
+  if (it == running_.end() || it->second->done) return;
+  int none = kStopNone;
+  if (it->second->stop.compare_exchange_strong(none, reason)) spdlog::info("job {}: {}", id, why);
 }
 
 ApiStatus JobManager::watch(const std::string& id, std::shared_ptr<JobWatcher> watcher) {
@@ -258,6 +317,8 @@ ApiStatus JobManager::watch(const std::string& id, std::shared_ptr<JobWatcher> w
   // Under the lock: no event can slip in before the snapshot.
   watcher->on_event(EventKind::kSnapshot, job);
   watchers_.emplace(id, std::move(watcher));
+  // Run by another node, or not yet claimed: the store's events bring its changes.
+  if (!running_.count(id) && !is_terminal(job.state)) remote_watched_.emplace(id, job.state);
   return {};
 }
 
@@ -267,8 +328,9 @@ void JobManager::unwatch(const std::string& id, const JobWatcher* watcher) {
   for (auto it = first; it != last; ++it)
     if (it->second.get() == watcher) {
       watchers_.erase(it);
-      return;
+      break;
     }
+  if (!watchers_.count(id)) remote_watched_.erase(id);
 }
 
 std::vector<SchedDevice> JobManager::devices() {
@@ -297,13 +359,12 @@ void JobManager::wake_dispatcher() {
 void JobManager::dispatch_loop() {
   std::unique_lock lock(mutex_);
   auto next_purge = Clock::now();
+  auto poll = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(options_.claim_poll_s));
   while (!stopping_) {
     changed_ = false;
     reap_finished_threads();
-    while (accepting_) {
-      std::optional<Assignment> assignment = scheduler_.next();
-      if (!assignment) break;
-      start_job(*assignment);
+    while (accepting_ && claim_one()) {
     }
     if (Clock::now() >= next_purge) {
       lock.unlock();
@@ -311,40 +372,67 @@ void JobManager::dispatch_loop() {
       lock.lock();
       next_purge = Clock::now() + std::chrono::minutes(1);
     }
-    // changed_ catches a wake-up that came while the lock was released for the purge.
-    wake_.wait_until(lock, next_purge, [this] { return changed_ || stopping_; });
+    // changed_ catches a wake-up that came while the lock was released for the purge. The
+    // poll is the safety net for a wake-up from another node that never came.
+    wake_.wait_until(lock, std::min(next_purge, Clock::now() + poll),
+                     [this] { return changed_ || stopping_; });
   }
 }
 
-void JobManager::start_job(const Assignment& assignment) {
-  const SchedDevice& device = scheduler_.devices()[assignment.device];
-  Result<std::optional<JobRecord>> found = store_->get(assignment.job.id);
-  if (!found.is_ok() || !*found || (*found)->state != JobState::kQueued) {
-    scheduler_.release(assignment.device);
-    return;
+// Claims the best job a free slot can run, and starts it; false when there is none.
+bool JobManager::claim_one() {
+  std::vector<std::string> backends = scheduler_.claimable(offered_anywhere_);
+  if (backends.empty()) return false;
+  int device = -1;
+  ClaimRequest request{options_.node_id, std::move(backends), lease_ms(options_.lease_s)};
+  Result<std::optional<JobRecord>> claimed =
+      store_->claim(request, [&](JobRecord& job, std::optional<Notification>& notice) {
+        return take_job(job, notice, device);
+      });
+  if (!claimed.is_ok() || !*claimed) {
+    if (device >= 0) scheduler_.release(device);  // placed, but the write did not happen
+    if (!claimed.is_ok()) spdlog::warn("cannot claim jobs: {}", claimed.status().message());
+    return false;
   }
-  auto running = std::make_unique<Running>();
-  JobRecord& job = running->job;
-  job = std::move(**found);
+  start_job(std::move(**claimed), device);
+  return true;
+}
+
+// The claim's choice: a job goes to the device the scheduler places it on, in its running form.
+bool JobManager::take_job(JobRecord& job, std::optional<Notification>& notice, int& device) {
+  std::optional<int> placed = scheduler_.place(queued_job(job));
+  if (!placed) return false;
+  device = *placed;
   job.state = JobState::kRunning;
   job.attempt += 1;
   job.start_ms = now_ms();
   job.end_ms = 0;
-  job.device = device.name;
+  job.device = scheduler_.devices()[device].name;
+  job.node = options_.node_id;
   job.progress = {};
-  job.engines = {};
-  job.engines.unavailable_reason = "not available: not sampled yet";
   job.error = {};
-  log_store_error(save(job));
-  running->device = assignment.device;
+  if (!job.webhook_url.empty() && options_.job_json)
+    notice = notice_of(job, options_.job_json(job));
+  return true;
+}
+
+void JobManager::start_job(JobRecord job, int device_index) {
+  const SchedDevice& device = scheduler_.devices()[device_index];
+  auto running = std::make_unique<Running>();
+  running->job = std::move(job);
+  running->row = row_of(running->job);
+  running->job.engines.unavailable_reason = "not available: not sampled yet";
+  running->device = device_index;
   running->backend = device.backend;
   running->device_path = device.path;
-  spdlog::info("job {}: running on {} (attempt {})", job.id, device.name, job.attempt);
-  publish(EventKind::kState, job);
+  const JobRecord& started = running->job;
+  spdlog::info("job {}: running on {} (attempt {})", started.id, device.name, started.attempt);
+  remote_watched_.erase(started.id);
+  publish(EventKind::kState, started);
   Running* raw = running.get();
   running->thread = std::thread(
-      [this, spec = spec_for_device(job.spec, device), raw] { run_job_thread(spec, raw); });
-  running_[job.id] = std::move(running);
+      [this, spec = spec_for_device(started.spec, device), raw] { run_job_thread(spec, raw); });
+  running_[started.id] = std::move(running);
 }
 
 void JobManager::run_job_thread(JobSpec spec, Running* running) {
@@ -373,11 +461,33 @@ void JobManager::run_job_thread(JobSpec spec, Running* running) {
         [this, &id](const Progress& p) { on_progress(id, p); }, tick);
   }
   metrics::EngineUsage engines = sampler ? sampler->average() : metrics::EngineUsage{};
+  if (running->stop.load() == kStopLost) {
+    // Another node runs it now: nothing of this attempt is written, its partials go.
+    remove_partial_outputs(running->job.spec, options_.policy.roots);
+  } else {
+    store_final(*running, finished_record(*running, outcome, engines));
+  }
   std::lock_guard lock(mutex_);
-  finish_job(*running, outcome, engines);
   running->done = true;
   scheduler_.release(running->device);
   wake_dispatcher();
+}
+
+// Retried while the store is unreachable, for as long as the lease could still be ours.
+Status JobManager::may_publish(const Running& running) {
+  auto give_up = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(options_.lease_s));
+  const JobRecord& job = running.job;
+  while (true) {
+    Result<bool> held =
+        store_->hold_lease(job.id, job.attempt, options_.node_id, lease_ms(options_.lease_s));
+    if (held.is_ok() && *held) return {};
+    if (held.is_ok() || Clock::now() >= give_up)
+      return {Code::kInternal, "attempt " + std::to_string(job.attempt) +
+                                   " no longer holds the job (another node took it over): its "
+                                   "outputs are not published"};
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
 }
 
 // fdinfo for every job (an "auto" job on the software device may still open a GPU); NVML too
@@ -405,10 +515,15 @@ void JobManager::on_sample(Running& running, const metrics::JobSampler& sampler)
     totals.engine_busy_s[e.engine] += e.busy_percent / 100 * live.interval_s * e.capacity;
 }
 
-void JobManager::finish_job(Running& running, const WorkerOutcome& outcome,
-                            const metrics::EngineUsage& engines) {
-  JobRecord& job = running.job;
+// The job's record once its worker ended. Its partial outputs are removed on failure.
+JobRecord JobManager::finished_record(const Running& running, const WorkerOutcome& outcome,
+                                      const metrics::EngineUsage& engines) {
+  JobRecord job;
   int stop = running.stop.load();
+  {
+    std::lock_guard lock(mutex_);
+    job = running.job;
+  }
   if (!outcome.status.is_ok()) remove_partial_outputs(job.spec, options_.policy.roots);
   if (stop == kStopShutdown && !outcome.status.is_ok()) {
     // Not the job's fault: the next start runs it again without using up an attempt.
@@ -416,6 +531,7 @@ void JobManager::finish_job(Running& running, const WorkerOutcome& outcome,
     job.attempt -= 1;
     job.start_ms = 0;
     job.device.clear();
+    job.node.clear();
     job.progress = {};
     spdlog::info("job {}: stopped by shutdown, left queued", job.id);
   } else if (outcome.status.is_ok()) {
@@ -433,14 +549,46 @@ void JobManager::finish_job(Running& running, const WorkerOutcome& outcome,
   }
   if (is_terminal(job.state)) job.end_ms = now_ms();
   job.engines = {};
-  if (is_terminal(job.state)) count_finished(job);
-  log_store_error(save(job));
-  publish(EventKind::kState, job);
+  return job;
 }
 
-Status JobManager::save(const JobRecord& job) {
-  if (job.webhook_url.empty() || !options_.job_json) return store_->update(job);
-  return store_->update_notifying(job, notice_of(job, options_.job_json(job)));
+// Written however long the store is away: a state change is never lost. Not written when
+// another node took the job over (its attempt's row moved on): that node's outcome stands.
+void JobManager::store_final(Running& running, const JobRecord& job) {
+  bool warned = false;
+  while (true) {
+    Result<bool> written = save(job, running.row);
+    std::unique_lock lock(mutex_);
+    if (written.is_ok()) {
+      if (!*written) {
+        spdlog::warn(
+            "job {}: attempt {} was taken over by another node: its end ({}) is not "
+            "recorded",
+            job.id, job.attempt, state_name(job.state));
+        return;
+      }
+      running.job = job;
+      if (is_terminal(job.state)) count_finished(job);
+      publish(EventKind::kState, job);
+      return;
+    }
+    // A daemon shutting down cannot wait for the store: the lease runs out, another node
+    // (or this one, restarted) runs the job again.
+    if (!accepting_)
+      return spdlog::error("job {}: its end is lost ({}): it will run again", job.id,
+                           written.status().message());
+    if (!warned)
+      spdlog::warn("job {}: its end is not stored yet ({}): trying until the store is back", job.id,
+                   written.status().message());
+    warned = true;
+    wake_.wait_for(lock, std::chrono::seconds(1));
+  }
+}
+
+Result<bool> JobManager::save(const JobRecord& job, const std::optional<RowState>& expected) {
+  if (job.webhook_url.empty() || !options_.job_json) return store_->write(job, expected, nullptr);
+  Notification notice = notice_of(job, options_.job_json(job));
+  return store_->write(job, expected, &notice);
 }
 
 void JobManager::count_finished(const JobRecord& job) {
@@ -471,7 +619,7 @@ NodeSnapshot JobManager::node_snapshot() {
     Result<int> count = store_->count_in_state(state);
     snapshot.jobs_by_state[std::string(state_name(state))] = count.is_ok() ? *count : 0;
   }
-  snapshot.queue_depth = static_cast<int64_t>(scheduler_.queued());
+  snapshot.queue_depth = snapshot.jobs_by_state["queued"];
   for (const SchedDevice& d : scheduler_.devices()) {
     NodeSnapshot::Device device;
     device.name = d.name;
@@ -508,6 +656,18 @@ void JobManager::on_progress(const std::string& id, const Progress& progress) {
   if (Clock::now() - running.last_published < std::chrono::milliseconds(950)) return;
   running.last_published = Clock::now();
   publish(EventKind::kProgress, running.job);
+  store_progress(running);
+}
+
+// With a shared store, watchers on other nodes read progress from it: written about once a
+// second. A write the row refuses means the job was taken over: this attempt stops.
+void JobManager::store_progress(Running& running) {
+  if (!store_->shared() || running.done) return;
+  if (Clock::now() - running.last_stored < std::chrono::milliseconds(950)) return;
+  running.last_stored = Clock::now();
+  Result<bool> written = store_->write(running.job, running.row, nullptr);
+  if (written.is_ok() && !*written)
+    stop_running(running.job.id, kStopLost, "taken over by another node: stopping");
 }
 
 void JobManager::reap_finished_threads() {
@@ -547,8 +707,91 @@ void JobManager::shutdown(double grace_s) {
   wake_dispatcher();
   lock.unlock();
   if (dispatcher_.joinable()) dispatcher_.join();
+  if (listener_.joinable()) listener_.join();
   lock.lock();
   reap_finished_threads();
+}
+
+Status JobManager::beat(const NodeRecord& node) {
+  TC_RETURN_IF_ERROR(store_->heartbeat(node));
+  renew_leases();
+  TC_RETURN_IF_ERROR(take_orphans(""));
+  TC_ASSIGN_OR_RETURN(std::vector<NodeRecord> nodes, store_->nodes());
+  // A node silent for a few leases (a minute at least) is gone: its backends are no longer
+  // waited for.
+  int64_t live_since = now_ms() - 3 * lease_ms(std::max(options_.lease_s, 20.0));
+  std::lock_guard lock(mutex_);
+  offered_anywhere_ = scheduler_.offered();
+  for (const NodeRecord& other : nodes)
+    if (other.heartbeat_ms >= live_since)
+      offered_anywhere_.insert(other.backends.begin(), other.backends.end());
+  wake_dispatcher();
+  return {};
+}
+
+// A job whose lease did not renew was taken over (this node was away too long): its worker
+// stops and writes nothing. A cancel asked through another node is heard here too, should its
+// notification have been missed.
+void JobManager::renew_leases() {
+  Result<std::vector<HeldJob>> held =
+      store_->renew_leases(options_.node_id, lease_ms(options_.lease_s));
+  if (!held.is_ok()) return log_store_error(held.status());
+  std::map<std::string, HeldJob> by_id;
+  for (HeldJob& job : *held) by_id[job.id] = job;
+  std::lock_guard lock(mutex_);
+  for (auto& [id, running] : running_) {
+    if (running->done) continue;
+    auto it = by_id.find(id);
+    if (it == by_id.end() || it->second.attempt != running->job.attempt)
+      stop_running(id, kStopLost, "its lease was taken over by another node: stopping");
+    else if (it->second.cancel_requested)
+      stop_running(id, kStopCancel, "cancel requested through another node");
+  }
+}
+
+void JobManager::listen_loop() {
+  while (true) {
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) return;
+    }
+    std::vector<StoreEvent> events = events_->wait(options_.claim_poll_s);
+    std::lock_guard lock(mutex_);
+    if (events.empty()) events.push_back({StoreEvent::Kind::kMissed, ""});  // the poll
+    for (const StoreEvent& event : events) on_store_event(event);
+  }
+}
+
+void JobManager::on_store_event(const StoreEvent& event) {
+  switch (event.kind) {
+    case StoreEvent::Kind::kQueued:
+      return wake_dispatcher();
+    case StoreEvent::Kind::kCancel:
+      return stop_running(event.job_id, kStopCancel, "cancel requested through another node");
+    case StoreEvent::Kind::kChanged:
+      if (remote_watched_.count(event.job_id)) refresh_remote_watch(event.job_id);
+      return;
+    case StoreEvent::Kind::kMissed: {
+      wake_dispatcher();
+      std::vector<std::string> ids;
+      for (const auto& [id, state] : remote_watched_) ids.push_back(id);
+      for (const std::string& id : ids) refresh_remote_watch(id);
+      return;
+    }
+  }
+}
+
+// A job watched here and run elsewhere: its row as the owner last wrote it, to the watchers.
+void JobManager::refresh_remote_watch(const std::string& id) {
+  Result<std::optional<JobRecord>> found = store_->get(id);
+  if (!found.is_ok() || !*found) return;
+  const JobRecord& job = **found;
+  auto it = remote_watched_.find(id);
+  if (it == remote_watched_.end()) return;
+  EventKind kind = job.state == it->second ? EventKind::kProgress : EventKind::kState;
+  it->second = job.state;
+  publish(kind, job);
+  if (is_terminal(job.state)) remote_watched_.erase(it);
 }
 
 }  // namespace tc::daemon

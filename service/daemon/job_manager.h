@@ -1,7 +1,10 @@
 // The daemon's job logic, free of gRPC: admits jobs (policy, queue bound, idempotency), keeps
-// them in the store, starts a worker per job on a job thread when the scheduler gives it a
-// slot, publishes state and progress to watchers, cancels, recovers after a restart, and
-// drains on shutdown. RPC handlers call it and return at once; media work happens in workers.
+// them in the store, claims queued jobs from it while the scheduler has a free slot and starts
+// a worker per job on a job thread, publishes state and progress to watchers, cancels, and
+// drains on shutdown. The queue is the store's: with PostgreSQL several daemons (nodes) claim
+// from it, each running job under a lease its node renews; a dead node's jobs are taken over
+// with attempt + 1, and only the attempt holding the lease publishes (README, Cluster). RPC
+// handlers call it and return at once; media work happens in workers.
 #pragma once
 
 #include <atomic>
@@ -40,6 +43,10 @@ class JobWatcher {
 
 struct ManagerOptions {
   std::string worker_executable;
+  std::string node_id = "node";  // this daemon in the store (--node-id)
+  int max_queue = 100;           // queued jobs, in the whole store
+  double lease_s = 30;           // a running job's lease; renewed every lease_s / 3
+  double claim_poll_s = 2;       // the claim loop's safety net besides wake-ups
   RequestPolicy policy;
   SuperviseOptions supervise;
   long long worker_memory_mb = 0;
@@ -75,8 +82,8 @@ class JobManager {
   JobManager(const JobManager&) = delete;
   JobManager& operator=(const JobManager&) = delete;
 
-  // Recovers the store (re-queues or fails jobs a dead daemon left RUNNING) and starts
-  // dispatching.
+  // Takes back the jobs this node's previous process left RUNNING (re-queued, or failed after
+  // max_attempts), then starts claiming.
   Status start();
 
   ApiStatus create(NewJob request, JobRecord& job);
@@ -93,8 +100,10 @@ class JobManager {
   // Jobs by state, queue, devices, running jobs' engines, totals: what /metrics shows.
   NodeSnapshot node_snapshot();
 
-  // This daemon's node row, and every node's, through the store (node_heartbeat.h).
-  Status heartbeat(const NodeRecord& node) { return store_->heartbeat(node); }
+  // The node's beat (node_heartbeat.h): writes its row, renews its leases (stopping jobs it no
+  // longer holds, cancelling those cancelled through another node), takes over jobs whose lease
+  // ran out, and learns which backends the live nodes offer. An error: the store is unreachable.
+  Status beat(const NodeRecord& node);
   Result<std::vector<NodeRecord>> nodes() { return store_->nodes(); }
 
   // Refuses new jobs from now on; running jobs may finish for `grace_s`, then are stopped
@@ -104,32 +113,49 @@ class JobManager {
  private:
   struct Running {
     JobRecord job;  // as published; progress lives here while it runs
+    RowState row;   // what the store holds for it: every write expects it
     std::thread thread;
     std::atomic<int> stop{kStopNone};
     std::chrono::steady_clock::time_point last_published{};
+    std::chrono::steady_clock::time_point last_stored{};  // progress, in a shared store
     int device = 0;
     BackendKind backend = BackendKind::kSoftware;  // the device's
     std::string device_path;
     bool done = false;
   };
 
-  Status recover();
+  Status take_orphans(const std::string& own_node);
+  Status requeue_orphan(JobRecord job, bool lease_expired);
   void dispatch_loop();
-  void start_job(const Assignment& assignment);
+  bool claim_one();  // mutex_ held
+  bool take_job(JobRecord& job, std::optional<Notification>& notice, int& device);
+  void start_job(JobRecord job, int device);
   void run_job_thread(JobSpec spec, Running* running);
-  void finish_job(Running& running, const WorkerOutcome& outcome,
-                  const metrics::EngineUsage& engines);
+  // The fence (job_store.h hold_lease): may this attempt publish its outputs?
+  Status may_publish(const Running& running);
+  JobRecord finished_record(const Running& running, const WorkerOutcome& outcome,
+                            const metrics::EngineUsage& engines);
+  void store_final(Running& running, const JobRecord& job);
   std::unique_ptr<metrics::JobSampler> make_sampler(const Running& running, int pid) const;
   void on_sample(Running& running, const metrics::JobSampler& sampler);
   void count_finished(const JobRecord& job);    // mutex_ held
   void count_quality(const JobReport& report);  // mutex_ held
   void on_progress(const std::string& id, const Progress& progress);
+  void store_progress(Running& running);               // mutex_ held
   void publish(EventKind kind, const JobRecord& job);  // mutex_ held
   void overlay_progress(JobRecord& job);               // mutex_ held
   void reap_finished_threads();                        // mutex_ held
   void purge_expired();
-  // The store's update, with a notice when the job has a webhook.
-  Status save(const JobRecord& job);
+  void renew_leases();
+  void stop_running(const std::string& id, int reason, const char* why);  // mutex_ held
+  // Other nodes' doings (StoreEvents), on the listener thread.
+  void listen_loop();
+  void on_store_event(const StoreEvent& event);
+  void refresh_remote_watch(const std::string& id);  // mutex_ held
+  // The store's write, expecting the row as `expected` says, with a notice when the job has a
+  // webhook; false when another writer moved the row on.
+  Result<bool> save(const JobRecord& job, const std::optional<RowState>& expected);
+  Result<bool> cancel_queued(JobRecord& job);  // mutex_ held
 
   ManagerOptions options_;
   std::unique_ptr<JobStore> store_;
@@ -139,7 +165,10 @@ class JobManager {
   Scheduler scheduler_;
   std::map<std::string, std::unique_ptr<Running>> running_;
   std::multimap<std::string, std::shared_ptr<JobWatcher>> watchers_;
-  std::map<std::string, DeviceTotals> device_totals_;       // by device name
+  // Jobs watched here and run elsewhere: the state last published for each.
+  std::map<std::string, JobState> remote_watched_;
+  std::set<std::string> offered_anywhere_;             // backends the live nodes offer (beat())
+  std::map<std::string, DeviceTotals> device_totals_;  // by device name
   std::map<std::string, DurationHistogram> job_durations_;  // by final state
   std::map<std::string, PsnrHistogram> output_psnr_;        // --quality outputs, by backend
   std::map<std::string, SsimHistogram> output_ssim_;
@@ -149,7 +178,12 @@ class JobManager {
   bool changed_ = false;   // a slot or a job appeared since the dispatcher last looked
   void wake_dispatcher();  // mutex_ held
   std::thread dispatcher_;
+  std::unique_ptr<StoreEvents> events_;  // null with a store no other node shares
+  std::thread listener_;
 };
+
+// A spec's backend and device, as the scheduler places it.
+QueuedJob queued_job(const JobRecord& job);
 
 // Removes the partial outputs (`.NAME.partial`) a job may have left below the media roots.
 void remove_partial_outputs(const JobSpec& spec, const std::vector<std::string>& media_roots);

@@ -36,6 +36,7 @@ struct JobRecord {
   int64_t end_ms = 0;
   int attempt = 0;     // runs started, this one included
   std::string device;  // the scheduler's choice: "software", "vaapi /dev/dri/renderD128"
+  std::string node;    // the node running (or that ran) the latest attempt; empty while queued
   Progress progress;
   // Live while RUNNING: the last sampling interval of the worker. Not stored.
   metrics::EngineUsage engines;

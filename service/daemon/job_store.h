@@ -4,6 +4,7 @@
 // is announced, so a daemon killed at any point restarts from what clients were told.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,6 +16,43 @@
 #include "service/daemon/notification.h"
 
 namespace tc::daemon {
+
+// What a writer last read of a job's row, to write it only if it is still so.
+struct RowState {
+  JobState state = JobState::kQueued;
+  int attempt = 0;
+  bool lease_expired = false;  // and its lease has run out (taking over a dead node's job)
+};
+
+struct ClaimRequest {
+  std::string node;
+  std::vector<std::string> backends;  // the spec backends ("auto", "vaapi", ...) it can start now
+  int64_t lease_ms = 0;
+};
+
+// A job a node holds the lease of, as its renewal finds it.
+struct HeldJob {
+  std::string id;
+  int attempt = 0;
+  bool cancel_requested = false;  // through another node
+};
+
+struct StoreEvent {
+  enum class Kind {
+    kQueued,   // a job became claimable
+    kChanged,  // a job's state or progress changed
+    kCancel,   // a cancel was asked of a running job
+    kMissed,   // the connection was lost: anything may have changed meanwhile
+  } kind = Kind::kChanged;
+  std::string job_id;  // empty for kMissed
+};
+
+class StoreEvents {
+ public:
+  virtual ~StoreEvents() = default;
+  // The events that came, waiting up to timeout_s for the first; empty when none did.
+  virtual std::vector<StoreEvent> wait(double timeout_s) = 0;
+};
 
 class JobStore {
  public:
@@ -28,8 +66,13 @@ class JobStore {
   virtual Result<bool> insert(JobRecord& job) = 0;
   virtual Result<std::optional<JobRecord>> get(const std::string& id) = 0;
   virtual Result<std::optional<JobRecord>> find_by_request_id(const std::string& request_id) = 0;
-  // Writes every field of an existing job.
-  virtual Status update(const JobRecord& job) = 0;
+  // Writes every field of an existing job, whatever its row holds now.
+  Status update(const JobRecord& job) { return write(job, std::nullopt, nullptr).status(); }
+  // Writes every field of `job`, and `notice` when given, in one transaction, provided the row is
+  // still as `expected` says: false, with nothing written, when another writer (a node that took
+  // the job over, a cancel, a claim) moved it on first. No expectation: written whatever it holds.
+  virtual Result<bool> write(const JobRecord& job, const std::optional<RowState>& expected,
+                             const Notification* notice) = 0;
   // Newest first: jobs with seq < before_seq (0 = from the newest), of `state` when set.
   virtual Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq,
                                               int limit) = 0;
@@ -46,7 +89,9 @@ class JobStore {
   // The notifications outbox (README, Webhooks). insert and update with a notice: the job and
   // the notice in one transaction (no notice when insert finds the request_id's job).
   virtual Result<bool> insert_notifying(JobRecord& job, const Notification& notice) = 0;
-  virtual Status update_notifying(const JobRecord& job, const Notification& notice) = 0;
+  Status update_notifying(const JobRecord& job, const Notification& notice) {
+    return write(job, std::nullopt, &notice).status();
+  }
   // Up to `limit` notices due at `now_ms`, oldest first, each the oldest undelivered one of its
   // job (so a job's changes go out in order). Each is held until `now_ms + hold_ms`: no other
   // claim returns it before then, and after then it is due again (its claimer died).
@@ -58,6 +103,31 @@ class JobStore {
                                          const std::string& error) = 0;
   // No more tries: kept with `error`, never claimed again.
   virtual Status abandon_notification(int64_t id, const std::string& error) = 0;
+
+  // Cluster mode (README, Cluster; lease_sql.h). True when other daemons share this store.
+  virtual bool shared() const = 0;
+  // Claims the best queued job (priority, then age) whose backend is one of `claim.backends`:
+  // `take` sees the candidates in that order and turns the one this node starts into its
+  // running form (returning true, with the notice of the change when the job has a webhook), or
+  // passes it over. The job is written with a lease of `claim.lease_ms` for `claim.node`, in one
+  // transaction; with PostgreSQL, rows another node is claiming are skipped, not waited for.
+  using TakeJob = std::function<bool(JobRecord& job, std::optional<Notification>& notice)>;
+  virtual Result<std::optional<JobRecord>> claim(const ClaimRequest& claim,
+                                                 const TakeJob& take) = 0;
+  // Renews every lease `node` holds for `lease_ms` more: the jobs it still holds.
+  virtual Result<std::vector<HeldJob>> renew_leases(const std::string& node, int64_t lease_ms) = 0;
+  // The fence: true when `attempt` of job `id` is still `node`'s (running, never taken over),
+  // its lease then renewed for `lease_ms`. A node publishes outputs only after a true.
+  virtual Result<bool> hold_lease(const std::string& id, int attempt, const std::string& node,
+                                  int64_t lease_ms) = 0;
+  // Running jobs whose lease ran out, and those `own_node` held (a node starting again: they
+  // died with its previous process; "" for none).
+  virtual Result<std::vector<JobRecord>> orphans(const std::string& own_node) = 0;
+  // Asks the node running job `id` to cancel it (it hears at once through events(), or at its
+  // next lease renewal); false when the job is not running.
+  virtual Result<bool> request_cancel(const std::string& id) = 0;
+  // What other nodes do to jobs, as it happens; null when no other node can (SQLite).
+  virtual std::unique_ptr<StoreEvents> events() = 0;
 };
 
 // Where the jobs live, as the settings say: `url` empty = SQLite in `state_dir`; a

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pipeline/exec/report.h"
+#include "service/daemon/lease_sql.h"
 #include "service/daemon/sqlite_statement.h"
 
 namespace tc::daemon {
@@ -136,9 +137,18 @@ CREATE INDEX notifications_pending ON notifications(status, job_id, id);
               "add webhooks");
 }
 
+// Version 4: cluster mode (lease_sql.h), with the columns of the jobs already there filled in.
+Status add_leases(sqlite3* db) {
+  TC_RETURN_IF_ERROR(exec(db, kAddLeasesSql, "add leases"));
+  return exec(db,
+              "UPDATE jobs SET backend = COALESCE(json_extract(spec, '$.backend'), 'auto'), "
+              "device_path = COALESCE(json_extract(spec, '$.device'), '')",
+              "fill the backend and device columns");
+}
+
 // Step i takes the database from version i to i + 1. Append; never edit a released step.
 using Step = Status (*)(sqlite3*);
-constexpr Step kSteps[] = {create_jobs_table, split_stage_devices, add_notifications};
+constexpr Step kSteps[] = {create_jobs_table, split_stage_devices, add_notifications, add_leases};
 
 Result<int> user_version(sqlite3* db) {
   Statement statement(db, "PRAGMA user_version");

@@ -1,9 +1,12 @@
-// Keeps this daemon's node row fresh in the job store: written once before the daemon serves,
-// then every few seconds from the manager's snapshot (devices, slots, running jobs). A failed
-// write is logged and tried again at the next beat: a store that is down for a while must not
-// stop the daemon.
+// This daemon's beat in the job store: written once before the daemon serves, then every
+// interval: its node row (devices, slots, running jobs), its leases renewed, orphaned jobs taken
+// over (JobManager::beat). A failed beat is logged and tried again at the next: a store that is
+// down for a while must not stop the daemon, but the health sink hears of it (NOT_SERVING)
+// until a beat succeeds again.
 #pragma once
 
+#include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -20,6 +23,9 @@ class NodeHeartbeat {
   NodeHeartbeat& operator=(const NodeHeartbeat&) = delete;
 
   const Status& first_beat() const { return first_; }
+  // Told when a beat finds the store reachable or not, as it changes; called at once with the
+  // last answer. An empty sink stops the telling (shutdown).
+  void set_health_sink(std::function<void(bool store_reachable)> sink);
 
  private:
   Status beat();
@@ -29,7 +35,14 @@ class NodeHeartbeat {
   const std::string node_id_;
   const int64_t started_ms_;
   Status first_;
+  std::mutex sink_mutex_;
+  std::function<void(bool)> sink_;
+  bool reachable_ = true;
   std::optional<PeriodicThread> beats_;  // last: stops before the rest goes
 };
+
+// How often a node beats: a third of its lease (renewed twice before it could run out), at
+// most every 5 s (ListNodes is that fresh).
+double beat_interval_s(double lease_s);
 
 }  // namespace tc::daemon

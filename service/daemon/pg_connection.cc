@@ -2,6 +2,8 @@
 
 #include <libpq-fe.h>
 
+#include <poll.h>
+
 #include <charconv>
 #include <regex>
 
@@ -141,6 +143,25 @@ Result<PgRows> PgConnection::query_once(const std::string& sql, const PgParams& 
   // The server answered with an error: not a lost connection, so not worth retrying.
   return Status(Code::kInternal, "job store: " + what + ": " +
                                      scrub(one_line(PQresultErrorMessage(result)), password_));
+}
+
+Result<std::vector<PgConnection::Notice>> PgConnection::notices(double timeout_s) {
+  std::vector<Notice> heard;
+  auto collect = [&] {
+    while (pgNotify* n = PQnotifies(conn_)) {
+      heard.push_back({n->relname, n->extra});
+      PQfreemem(n);
+    }
+  };
+  if (PQconsumeInput(conn_) == 0) return failure("listen");
+  collect();
+  if (!heard.empty()) return heard;
+  pollfd socket{PQsocket(conn_), POLLIN, 0};
+  if (socket.fd < 0) return failure("listen");
+  if (::poll(&socket, 1, static_cast<int>(timeout_s * 1000)) < 0) return heard;  // EINTR
+  if (PQconsumeInput(conn_) == 0 || PQstatus(conn_) != CONNECTION_OK) return failure("listen");
+  collect();
+  return heard;
 }
 
 Status PgConnection::transaction(const std::function<Status()>& body, const std::string& what) {

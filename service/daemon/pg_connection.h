@@ -57,6 +57,15 @@ class PgConnection {
     return query(sql, {}, what).status();
   }
 
+  // A NOTIFY heard on a channel this connection LISTENs to.
+  struct Notice {
+    std::string channel;
+    std::string payload;
+  };
+  // The notices that arrived, waiting up to timeout_s for the first; an error when the
+  // connection broke (LISTENs do not survive a reconnection: the caller connects afresh).
+  Result<std::vector<Notice>> notices(double timeout_s);
+
  private:
   PgConnection(pg_conn* conn, std::string password) : conn_(conn), password_(std::move(password)) {}
   Status failure(const std::string& what) const;

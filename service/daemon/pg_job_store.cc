@@ -1,6 +1,8 @@
 #include "service/daemon/pg_job_store.h"
 
 #include "service/daemon/job_columns.h"
+#include "service/daemon/lease_sql.h"
+#include "service/daemon/pg_listener.h"
 #include "service/daemon/pg_schema.h"
 
 namespace tc::daemon {
@@ -31,7 +33,10 @@ PgParams job_params(const JobRecord& job) {
           row.error_code,
           row.error_message,
           text_of(row.error_retryable),
-          row.webhook_url};
+          row.webhook_url,
+          row.node,
+          row.backend,
+          row.device_path};
 }
 
 Result<JobRecord> row_to_job(const PgRows& rows, int i) {
@@ -54,6 +59,7 @@ Result<JobRecord> row_to_job(const PgRows& rows, int i) {
   row.error_message = rows.text(i, 15);
   row.error_retryable = rows.integer(i, 16);
   row.webhook_url = rows.text(i, 17);
+  row.node = rows.text(i, 18);
   return from_columns(row);
 }
 
@@ -63,14 +69,18 @@ Result<std::unique_ptr<PgJobStore>> PgJobStore::open(const std::string& url,
                                                      const std::string& password) {
   TC_ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> db, PgConnection::connect(url, password));
   TC_RETURN_IF_ERROR(migrate_pg_schema(*db, redact_store_url(url)));
-  return std::unique_ptr<PgJobStore>(new PgJobStore(std::move(db)));
+  return std::unique_ptr<PgJobStore>(new PgJobStore(std::move(db), url, password));
 }
 
 Result<std::vector<JobRecord>> PgJobStore::select(const std::string& where, const PgParams& params,
                                                   const std::string& what) {
-  TC_ASSIGN_OR_RETURN(
-      PgRows rows,
-      db_->query(std::string("SELECT ") + kJobColumnList + " FROM jobs " + where, params, what));
+  return select_sql(std::string("SELECT ") + kJobColumnList + " FROM jobs " + where, params, what);
+}
+
+Result<std::vector<JobRecord>> PgJobStore::select_sql(const std::string& sql,
+                                                      const PgParams& params,
+                                                      const std::string& what) {
+  TC_ASSIGN_OR_RETURN(PgRows rows, db_->query(sql, params, what));
   std::vector<JobRecord> jobs;
   for (int i = 0; i < rows.size(); ++i) {
     TC_ASSIGN_OR_RETURN(JobRecord job, row_to_job(rows, i));
@@ -100,8 +110,9 @@ Result<bool> PgJobStore::insert_locked(JobRecord& job) {
       db_->query(
           "INSERT INTO jobs (id, request_id, state, priority, labels, spec, create_ms, "
           "start_ms, end_ms, attempt, device, progress, report, error_code, "
-          "error_message, error_retryable, webhook_url) VALUES ($1, $2, $3, $4, $5, $6, $7, "
-          "$8, $9, $10, $11, $12, $13, $14, $15, $16, $17) ON CONFLICT (request_id) DO NOTHING "
+          "error_message, error_retryable, webhook_url, node, backend, device_path) VALUES ($1, "
+          "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, "
+          "$20) ON CONFLICT (request_id) DO NOTHING "
           "RETURNING seq",
           job_params(job), "insert job " + job.id));
   if (rows.size() == 1) {
@@ -125,20 +136,32 @@ Result<std::optional<JobRecord>> PgJobStore::find_by_request_id(const std::strin
   return find_one("request_id", request_id);
 }
 
-Status PgJobStore::update(const JobRecord& job) {
+Result<bool> PgJobStore::write(const JobRecord& job, const std::optional<RowState>& expected,
+                               const Notification* notice) {
   std::lock_guard lock(mutex_);
-  return update_locked(job);
+  if (!notice) return update_locked(job, expected);
+  bool written = false;
+  TC_RETURN_IF_ERROR(db_->transaction(
+      [&]() -> Status {
+        TC_ASSIGN_OR_RETURN(written, update_locked(job, expected));
+        return written ? enqueue_locked(*notice) : Status();
+      },
+      "update job " + job.id));
+  return written;
 }
 
-Status PgJobStore::update_locked(const JobRecord& job) {
-  return db_
-      ->query(
-          "UPDATE jobs SET request_id = $2, state = $3, priority = $4, labels = $5, "
-          "spec = $6, create_ms = $7, start_ms = $8, end_ms = $9, attempt = $10, "
-          "device = $11, progress = $12, report = $13, error_code = $14, "
-          "error_message = $15, error_retryable = $16, webhook_url = $17 WHERE id = $1",
-          job_params(job), "update job " + job.id)
-      .status();
+Result<bool> PgJobStore::update_locked(const JobRecord& job,
+                                       const std::optional<RowState>& expected) {
+  PgParams params = job_params(job);
+  if (expected) {
+    params.push_back(text_of(static_cast<int64_t>(expected->state)));
+    params.push_back(text_of(expected->attempt));
+  }
+  TC_ASSIGN_OR_RETURN(
+      PgRows rows,
+      db_->query(update_job_sql(expected.has_value(), expected && expected->lease_expired, kPgNow),
+                 params, "update job " + job.id));
+  return rows.affected() > 0;
 }
 
 Result<std::vector<JobRecord>> PgJobStore::list(std::optional<JobState> state, int64_t before_seq,
@@ -203,6 +226,78 @@ Result<std::vector<NodeRecord>> PgJobStore::nodes() {
     TC_RETURN_IF_ERROR(node_details_from_json(rows.text(i, 3), nodes[i]));
   }
   return nodes;
+}
+
+}  // namespace tc::daemon
+
+// Leases (job_store.h, lease_sql.h): several daemons claim from one table at once.
+namespace tc::daemon {
+namespace {
+constexpr int kClaimBatch = 16;  // candidates looked at per claim
+}  // namespace
+
+Result<std::optional<JobRecord>> PgJobStore::claim(const ClaimRequest& claim, const TakeJob& take) {
+  std::lock_guard lock(mutex_);
+  std::optional<JobRecord> taken;
+  if (claim.backends.empty()) return taken;
+  PgParams backends(claim.backends.begin(), claim.backends.end());
+  TC_RETURN_IF_ERROR(db_->transaction(
+      [&]() -> Status {
+        TC_ASSIGN_OR_RETURN(std::vector<JobRecord> candidates,
+                            select_sql(claim_candidates_sql(kJobColumnList, backends.size(),
+                                                            kClaimBatch, "FOR UPDATE SKIP LOCKED"),
+                                       backends, "claim a job"));
+        for (JobRecord& job : candidates) {
+          std::optional<Notification> notice;
+          if (!take(job, notice)) continue;
+          TC_RETURN_IF_ERROR(update_locked(job, std::nullopt).status());
+          TC_RETURN_IF_ERROR(db_->query(take_lease_sql(kPgNow),
+                                        {job.id, claim.node, text_of(claim.lease_ms)},
+                                        "lease job " + job.id)
+                                 .status());
+          if (notice) TC_RETURN_IF_ERROR(enqueue_locked(*notice));
+          taken = std::move(job);
+          return {};
+        }
+        return {};
+      },
+      "claim a job"));
+  return taken;
+}
+
+Result<std::vector<HeldJob>> PgJobStore::renew_leases(const std::string& node, int64_t lease_ms) {
+  std::lock_guard lock(mutex_);
+  TC_ASSIGN_OR_RETURN(PgRows rows, db_->query(renew_leases_sql(kPgNow), {node, text_of(lease_ms)},
+                                              "renew the leases of node " + node));
+  std::vector<HeldJob> held;
+  for (int i = 0; i < rows.size(); ++i)
+    held.push_back(
+        {rows.text(i, 0), static_cast<int>(rows.integer(i, 1)), rows.integer(i, 2) != 0});
+  return held;
+}
+
+Result<bool> PgJobStore::hold_lease(const std::string& id, int attempt, const std::string& node,
+                                    int64_t lease_ms) {
+  std::lock_guard lock(mutex_);
+  TC_ASSIGN_OR_RETURN(PgRows rows, db_->query(hold_lease_sql(kPgNow),
+                                              {id, text_of(attempt), node, text_of(lease_ms)},
+                                              "check the lease of job " + id));
+  return rows.affected() > 0;
+}
+
+Result<std::vector<JobRecord>> PgJobStore::orphans(const std::string& own_node) {
+  std::lock_guard lock(mutex_);
+  return select_sql(orphans_sql(kJobColumnList, kPgNow), {own_node}, "look for orphaned jobs");
+}
+
+Result<bool> PgJobStore::request_cancel(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  TC_ASSIGN_OR_RETURN(PgRows rows, db_->query(kRequestCancelSql, {id}, "cancel job " + id));
+  return rows.affected() > 0;
+}
+
+std::unique_ptr<StoreEvents> PgJobStore::events() {
+  return std::make_unique<PgListener>(url_, password_);
 }
 
 }  // namespace tc::daemon

@@ -29,16 +29,6 @@ Result<bool> PgJobStore::insert_notifying(JobRecord& job, const Notification& no
   return inserted;
 }
 
-Status PgJobStore::update_notifying(const JobRecord& job, const Notification& notice) {
-  std::lock_guard lock(mutex_);
-  return db_->transaction(
-      [&]() -> Status {
-        TC_RETURN_IF_ERROR(update_locked(job));
-        return enqueue_locked(notice);
-      },
-      "update job " + job.id);
-}
-
 Result<std::vector<Notification>> PgJobStore::claim_due_notifications(int64_t now_ms,
                                                                       int64_t hold_ms, int limit) {
   std::lock_guard lock(mutex_);

@@ -1,6 +1,9 @@
 #include "service/daemon/pg_schema.h"
 
 #include <iterator>
+#include <string>
+
+#include "service/daemon/lease_sql.h"
 
 namespace tc::daemon {
 namespace {
@@ -59,8 +62,35 @@ CREATE TABLE notifications (
 CREATE INDEX notifications_pending ON notifications (status, job_id, id);
 )sql";
 
+// Version 4: cluster mode (lease_sql.h), with the columns of the jobs already there filled in,
+// and the wake-ups: every node LISTENs (pg_listener.h). tc_queued when a job becomes claimable,
+// tc_job when a job's state or progress changes (watchers on other nodes), tc_cancel when a
+// cancel is asked of a running job's owner. The payload is the job id; a listener reads the row.
+constexpr const char* kNotifyJobChanges = R"sql(
+UPDATE jobs SET backend = COALESCE(spec::json->>'backend', 'auto'),
+                device_path = COALESCE(spec::json->>'device', '');
+CREATE FUNCTION tc_notify_job() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('tc_job', NEW.id);
+  IF NEW.state = 1 THEN PERFORM pg_notify('tc_queued', NEW.id); END IF;
+  IF NEW.cancel_requested = 1 AND (TG_OP = 'INSERT' OR OLD.cancel_requested = 0) THEN
+    PERFORM pg_notify('tc_cancel', NEW.id);
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER jobs_inserted AFTER INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION tc_notify_job();
+CREATE TRIGGER jobs_changed AFTER UPDATE ON jobs FOR EACH ROW
+  WHEN (OLD.state IS DISTINCT FROM NEW.state OR OLD.progress IS DISTINCT FROM NEW.progress
+        OR OLD.cancel_requested IS DISTINCT FROM NEW.cancel_requested)
+  EXECUTE FUNCTION tc_notify_job();
+)sql";
+
+std::string add_leases() {
+  return std::string(kAddLeasesSql) + kNotifyJobChanges;
+}
+
 // Step i takes the database from version i to i + 1. Append; never edit a released step.
-constexpr const char* kSteps[] = {kCreateJobs, kCreateNodes, kAddNotifications};
+const std::string kSteps[] = {kCreateJobs, kCreateNodes, kAddNotifications, add_leases()};
 
 // Any constant both daemons agree on: "tcschema".
 constexpr const char* kMigrationLock = "SELECT pg_advisory_xact_lock(8386385893716369773)";

@@ -25,20 +25,6 @@ std::vector<SchedDevice> devices_from_inventory(const HwInventory& inventory, in
   return devices;
 }
 
-bool Scheduler::enqueue(const QueuedJob& job, bool force) {
-  if (!force && static_cast<int>(queue_.size()) >= max_queue_) return false;
-  queue_.insert(job);
-  return true;
-}
-
-bool Scheduler::remove(const std::string& id) {
-  auto it =
-      std::find_if(queue_.begin(), queue_.end(), [&](const QueuedJob& j) { return j.id == id; });
-  if (it == queue_.end()) return false;
-  queue_.erase(it);
-  return true;
-}
-
 // A device can run a job when the planner, pointed at that device, would run the job there:
 // `auto` on a GPU that cannot scale plans software, so it takes a software slot. A job that
 // no device can run (a backend this node lacks) gets a software slot, and the worker fails it
@@ -66,16 +52,49 @@ std::optional<int> Scheduler::least_loaded_free(const QueuedJob& job) const {
   return best;
 }
 
-std::optional<Assignment> Scheduler::next() {
-  for (auto it = queue_.begin(); it != queue_.end(); ++it) {
-    std::optional<int> device = least_loaded_free(*it);
-    if (!device) continue;
-    Assignment assignment{*it, *device};
-    devices_[*device].running++;
-    queue_.erase(it);
-    return assignment;
+std::optional<int> Scheduler::place(const QueuedJob& job) {
+  std::optional<int> device = least_loaded_free(job);
+  if (device) devices_[*device].running++;
+  return device;
+}
+
+bool Scheduler::has_free_slot(BackendKind backend) const {
+  return std::any_of(devices_.begin(), devices_.end(), [&](const SchedDevice& d) {
+    return d.backend == backend && d.running < d.slots;
+  });
+}
+
+std::vector<std::string> Scheduler::claimable(const std::set<std::string>& offered_anywhere) const {
+  std::vector<std::string> backends;
+  bool any_free = std::any_of(devices_.begin(), devices_.end(),
+                              [](const SchedDevice& d) { return d.running < d.slots; });
+  if (!any_free) return backends;
+  backends.push_back(std::string(name_of(BackendKind::kAuto)));
+  std::set<std::string> here = offered();
+  for (BackendKind kind : {BackendKind::kSoftware, BackendKind::kVaapi, BackendKind::kQsv,
+                           BackendKind::kVulkan, BackendKind::kCuda}) {
+    std::string name(name_of(kind));
+    bool mine = here.count(name) > 0 && has_free_slot(kind);
+    bool nobodys = offered_anywhere.count(name) == 0 && has_free_slot(BackendKind::kSoftware);
+    if (mine || nobodys) backends.push_back(name);
   }
-  return std::nullopt;
+  return backends;
+}
+
+std::set<std::string> Scheduler::offered() const {
+  std::set<std::string> names;
+  for (const SchedDevice& d : devices_) names.insert(std::string(name_of(d.backend)));
+  return names;
+}
+
+void keep_backends(const std::vector<std::string>& backends, HwInventory& inventory,
+                   std::vector<SchedDevice>& devices) {
+  if (backends.empty()) return;
+  auto offered = [&](BackendKind kind) {
+    return std::find(backends.begin(), backends.end(), name_of(kind)) != backends.end();
+  };
+  std::erase_if(devices, [&](const SchedDevice& d) { return !offered(d.backend); });
+  std::erase_if(inventory.devices, [&](const HwDevice& d) { return !offered(d.backend); });
 }
 
 void Scheduler::release(int device) {

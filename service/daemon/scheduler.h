@@ -1,6 +1,6 @@
-// Which queued job runs next, and where. A priority queue (higher priority first, then oldest)
-// over devices with concurrency slots; a job goes to the least-loaded device that can run it.
-// Plain data, no threads: JobManager calls it under its own lock.
+// Where a job runs on this node: devices with concurrency slots; a job goes to the least-loaded
+// device that can run it. Which job runs next is the store's claim (job_store.h: priority, then
+// age). Plain data, no threads: JobManager calls it under its own lock.
 #pragma once
 
 #include <cstdint>
@@ -30,11 +30,6 @@ struct QueuedJob {
   std::string device_path;  // the spec's device; empty = any
 };
 
-struct Assignment {
-  QueuedJob job;
-  int device = 0;  // index into devices()
-};
-
 // Default slots: software runs libx264 & co., which use every core they get, so half the
 // cores (at least one); a GPU's fixed-function engines overlap several sessions well.
 int default_slots(BackendKind backend, unsigned cores);
@@ -47,36 +42,36 @@ class Scheduler {
  public:
   // `inventory` is what `devices` were made from: a job goes where the planner, given the same
   // inventory, will run it (tc::choose_backend, the one decision).
-  Scheduler(HwInventory inventory, std::vector<SchedDevice> devices, int max_queue)
-      : inventory_(std::move(inventory)), devices_(std::move(devices)), max_queue_(max_queue) {}
+  Scheduler(HwInventory inventory, std::vector<SchedDevice> devices)
+      : inventory_(std::move(inventory)), devices_(std::move(devices)) {}
 
-  // False when the queue is full; `force` ignores the bound (jobs recovered at start-up).
-  bool enqueue(const QueuedJob& job, bool force = false);
-  bool remove(const std::string& id);
-  // The best queued job that a device has a free slot for, taking the slot; none when no job
-  // can start now.
-  std::optional<Assignment> next();
+  // The spec backends ("auto", "vaapi", ...) of the jobs this node could start now: those of
+  // its devices with a free slot. `offered_anywhere` holds the backends some live node offers
+  // (this one's included): a job whose backend none offers takes a free software slot, and its
+  // worker fails it with the planner's own reason, rather than waiting for ever.
+  std::vector<std::string> claimable(const std::set<std::string>& offered_anywhere) const;
+  // The least-loaded device with a free slot that can run `job`, its slot taken; none when no
+  // such device has a free slot now.
+  std::optional<int> place(const QueuedJob& job);
   // Gives back the slot a job held.
   void release(int device);
+  // The backends of this node's devices, each once.
+  std::set<std::string> offered() const;
 
-  size_t queued() const { return queue_.size(); }
-  int max_queue() const { return max_queue_; }
   const std::vector<SchedDevice>& devices() const { return devices_; }
 
  private:
-  struct Order {
-    bool operator()(const QueuedJob& a, const QueuedJob& b) const {
-      if (a.priority != b.priority) return a.priority > b.priority;
-      return a.seq < b.seq;
-    }
-  };
   bool can_run(const QueuedJob& job, const SchedDevice& device) const;
   std::optional<int> least_loaded_free(const QueuedJob& job) const;
+  bool has_free_slot(BackendKind backend) const;
 
   HwInventory inventory_;
   std::vector<SchedDevice> devices_;
-  std::set<QueuedJob, Order> queue_;
-  int max_queue_;
 };
+
+// Keeps the devices whose backend is in `backends` (the --backends setting; empty = all), and
+// the inventory's devices likewise, so that `auto` jobs are planned on what the node offers.
+void keep_backends(const std::vector<std::string>& backends, HwInventory& inventory,
+                   std::vector<SchedDevice>& devices);
 
 }  // namespace tc::daemon

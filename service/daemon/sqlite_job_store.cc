@@ -6,6 +6,7 @@
 
 #include "service/daemon/job_columns.h"
 #include "service/daemon/job_store_schema.h"
+#include "service/daemon/lease_sql.h"
 #include "service/daemon/sqlite_statement.h"
 
 namespace tc::daemon {
@@ -37,6 +38,7 @@ Result<JobRecord> row_to_job(Statement& s) {
   row.error_message = s.text_at(15);
   row.error_retryable = s.int_at(16);
   row.webhook_url = s.text_at(17);
+  row.node = s.text_at(18);
   return from_columns(row);
 }
 
@@ -62,6 +64,9 @@ void bind_fields(Statement& s, int first, const JobRecord& job) {
   s.bind(first + 13, row.error_message);
   s.bind(first + 14, row.error_retryable);
   s.bind(first + 15, row.webhook_url);
+  s.bind(first + 16, row.node);
+  s.bind(first + 17, row.backend);
+  s.bind(first + 18, row.device_path);
 }
 
 Result<std::vector<JobRecord>> collect(sqlite3* db, Statement& s) {
@@ -154,8 +159,9 @@ Result<bool> SqliteJobStore::insert_locked(JobRecord& job) {
       return false;
     }
   }
-  Statement s(db_, std::string("INSERT INTO jobs (") + kColumns +
-                       ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  Statement s(db_,
+              std::string("INSERT INTO jobs (") + kColumns +
+                  ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   if (!s.ok()) return db_error(db_, "prepare insert");
   s.bind(1, job.id);
   bind_fields(s, 2, job);
@@ -185,22 +191,31 @@ Result<std::optional<JobRecord>> SqliteJobStore::find_by_request_id(const std::s
   return find_one("request_id", request_id);
 }
 
-Status SqliteJobStore::update(const JobRecord& job) {
+Result<bool> SqliteJobStore::write(const JobRecord& job, const std::optional<RowState>& expected,
+                                   const Notification* notice) {
   std::lock_guard lock(mutex_);
-  return update_locked(job);
+  if (!notice) return update_locked(job, expected);
+  bool written = false;
+  TC_RETURN_IF_ERROR(in_transaction([&]() -> Status {
+    TC_ASSIGN_OR_RETURN(written, update_locked(job, expected));
+    return written ? enqueue_locked(*notice) : Status();
+  }));
+  return written;
 }
 
-Status SqliteJobStore::update_locked(const JobRecord& job) {
-  Statement s(db_,
-              "UPDATE jobs SET request_id = ?, state = ?, priority = ?, labels = ?, spec = ?, "
-              "create_ms = ?, start_ms = ?, end_ms = ?, attempt = ?, device = ?, progress = ?, "
-              "report = ?, error_code = ?, error_message = ?, error_retryable = ?, webhook_url = ? "
-              "WHERE id = ?");
+Result<bool> SqliteJobStore::update_locked(const JobRecord& job,
+                                           const std::optional<RowState>& expected) {
+  Statement s(db_, sqlite_sql(update_job_sql(expected.has_value(),
+                                             expected && expected->lease_expired, kSqliteNow)));
   if (!s.ok()) return db_error(db_, "prepare update");
-  bind_fields(s, 1, job);
-  s.bind(17, job.id);
+  s.bind(1, job.id);
+  bind_fields(s, 2, job);
+  if (expected) {
+    s.bind(21, static_cast<int64_t>(expected->state));
+    s.bind(22, int64_t{expected->attempt});
+  }
   if (s.step() != SQLITE_DONE) return db_error(db_, "update job " + job.id);
-  return {};
+  return sqlite3_changes(db_) > 0;
 }
 
 Result<std::vector<JobRecord>> SqliteJobStore::list(std::optional<JobState> state,
@@ -256,6 +271,90 @@ Result<std::vector<NodeRecord>> SqliteJobStore::nodes() {
   std::lock_guard lock(node_mutex_);
   if (!node_) return std::vector<NodeRecord>();
   return std::vector<NodeRecord>{*node_};
+}
+
+}  // namespace tc::daemon
+
+// Leases (job_store.h, lease_sql.h). With one daemon on the file they matter only across its
+// restarts, but the manager runs one code path on both engines.
+namespace tc::daemon {
+namespace {
+constexpr int kClaimBatch = 16;  // candidates looked at per claim
+}  // namespace
+
+Result<std::optional<JobRecord>> SqliteJobStore::claim(const ClaimRequest& claim,
+                                                       const TakeJob& take) {
+  std::lock_guard lock(mutex_);
+  std::optional<JobRecord> taken;
+  if (claim.backends.empty()) return taken;
+  TC_RETURN_IF_ERROR(in_transaction([&]() -> Status {
+    Statement s(db_,
+                sqlite_sql(claim_candidates_sql(kColumns, claim.backends.size(), kClaimBatch, "")));
+    if (!s.ok()) return db_error(db_, "prepare claim");
+    for (size_t i = 0; i < claim.backends.size(); ++i)
+      s.bind(static_cast<int>(i) + 1, claim.backends[i]);
+    TC_ASSIGN_OR_RETURN(std::vector<JobRecord> candidates, collect(db_, s));
+    for (JobRecord& job : candidates) {
+      std::optional<Notification> notice;
+      if (!take(job, notice)) continue;
+      TC_RETURN_IF_ERROR(update_locked(job, std::nullopt).status());
+      Statement lease(db_, sqlite_sql(take_lease_sql(kSqliteNow)));
+      lease.bind(1, job.id);
+      lease.bind(2, claim.node);
+      lease.bind(3, claim.lease_ms);
+      if (lease.step() != SQLITE_DONE) return db_error(db_, "lease job " + job.id);
+      if (notice) TC_RETURN_IF_ERROR(enqueue_locked(*notice));
+      taken = std::move(job);
+      return {};
+    }
+    return {};
+  }));
+  return taken;
+}
+
+Result<std::vector<HeldJob>> SqliteJobStore::renew_leases(const std::string& node,
+                                                          int64_t lease_ms) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, sqlite_sql(renew_leases_sql(kSqliteNow)));
+  if (!s.ok()) return db_error(db_, "prepare lease renewal");
+  s.bind(1, node);
+  s.bind(2, lease_ms);
+  std::vector<HeldJob> held;
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW)
+    held.push_back({s.text_at(0), static_cast<int>(s.int_at(1)), s.int_at(2) != 0});
+  if (rc != SQLITE_DONE) return db_error(db_, "renew leases");
+  return held;
+}
+
+Result<bool> SqliteJobStore::hold_lease(const std::string& id, int attempt, const std::string& node,
+                                        int64_t lease_ms) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, sqlite_sql(hold_lease_sql(kSqliteNow)));
+  if (!s.ok()) return db_error(db_, "prepare the fence");
+  s.bind(1, id);
+  s.bind(2, int64_t{attempt});
+  s.bind(3, node);
+  s.bind(4, lease_ms);
+  if (s.step() != SQLITE_DONE) return db_error(db_, "check the lease of job " + id);
+  return sqlite3_changes(db_) > 0;
+}
+
+Result<std::vector<JobRecord>> SqliteJobStore::orphans(const std::string& own_node) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, sqlite_sql(orphans_sql(kColumns, kSqliteNow)));
+  if (!s.ok()) return db_error(db_, "prepare the orphan scan");
+  s.bind(1, own_node);
+  return collect(db_, s);
+}
+
+Result<bool> SqliteJobStore::request_cancel(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, sqlite_sql(kRequestCancelSql));
+  if (!s.ok()) return db_error(db_, "prepare cancel");
+  s.bind(1, id);
+  if (s.step() != SQLITE_DONE) return db_error(db_, "cancel job " + id);
+  return sqlite3_changes(db_) > 0;
 }
 
 }  // namespace tc::daemon

@@ -24,7 +24,8 @@ class SqliteJobStore final : public JobStore {
   Result<bool> insert(JobRecord& job) override;
   Result<std::optional<JobRecord>> get(const std::string& id) override;
   Result<std::optional<JobRecord>> find_by_request_id(const std::string& request_id) override;
-  Status update(const JobRecord& job) override;
+  Result<bool> write(const JobRecord& job, const std::optional<RowState>& expected,
+                     const Notification* notice) override;
   Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq,
                                       int limit) override;
   Result<std::vector<JobRecord>> all_in_state(JobState state) override;
@@ -35,7 +36,6 @@ class SqliteJobStore final : public JobStore {
 
   // The outbox: sqlite_outbox.cc.
   Result<bool> insert_notifying(JobRecord& job, const Notification& notice) override;
-  Status update_notifying(const JobRecord& job, const Notification& notice) override;
   Result<std::vector<Notification>> claim_due_notifications(int64_t now_ms, int64_t hold_ms,
                                                             int limit) override;
   Status mark_notification_delivered(int64_t id) override;
@@ -43,13 +43,24 @@ class SqliteJobStore final : public JobStore {
                                  const std::string& error) override;
   Status abandon_notification(int64_t id, const std::string& error) override;
 
+  // Leases: sqlite_leases.cc. One daemon owns an SQLite store, so claims need no locking beyond
+  // its transaction, and nothing happens that this daemon does not see itself.
+  bool shared() const override { return false; }
+  Result<std::optional<JobRecord>> claim(const ClaimRequest& claim, const TakeJob& take) override;
+  Result<std::vector<HeldJob>> renew_leases(const std::string& node, int64_t lease_ms) override;
+  Result<bool> hold_lease(const std::string& id, int attempt, const std::string& node,
+                          int64_t lease_ms) override;
+  Result<std::vector<JobRecord>> orphans(const std::string& own_node) override;
+  Result<bool> request_cancel(const std::string& id) override;
+  std::unique_ptr<StoreEvents> events() override { return nullptr; }
+
  private:
   explicit SqliteJobStore(sqlite3* db) : db_(db) {}
   Status exec(const char* sql);
   Result<std::optional<JobRecord>> find_one(const char* column, const std::string& value);
   // The bodies of insert and update, mutex_ held.
   Result<bool> insert_locked(JobRecord& job);
-  Status update_locked(const JobRecord& job);
+  Result<bool> update_locked(const JobRecord& job, const std::optional<RowState>& expected);
   // The outbox's statements, mutex_ held (sqlite_outbox.cc).
   Status in_transaction(const std::function<Status()>& body);
   Status enqueue_locked(const Notification& notice);

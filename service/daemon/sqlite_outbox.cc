@@ -2,8 +2,6 @@
 // IMMEDIATE transaction on the store's one connection.
 #include <sqlite3.h>
 
-#include <algorithm>
-
 #include "service/daemon/outbox_sql.h"
 #include "service/daemon/sqlite_job_store.h"
 #include "service/daemon/sqlite_statement.h"
@@ -13,12 +11,6 @@ namespace {
 
 Status outbox_error(sqlite3* db, const std::string& what) {
   return {Code::kInternal, "job store: notifications: " + what + ": " + sqlite3_errmsg(db), true};
-}
-
-// SQLite numbers "$1" by first appearance; "?1" is parameter 1 wherever it stands.
-std::string sqlite_sql(std::string sql) {
-  std::replace(sql.begin(), sql.end(), '$', '?');
-  return sql;
 }
 
 }  // namespace
@@ -54,14 +46,6 @@ Result<bool> SqliteJobStore::insert_notifying(JobRecord& job, const Notification
     return inserted ? enqueue_locked(notice) : Status();
   }));
   return inserted;
-}
-
-Status SqliteJobStore::update_notifying(const JobRecord& job, const Notification& notice) {
-  std::lock_guard lock(mutex_);
-  return in_transaction([&]() -> Status {
-    TC_RETURN_IF_ERROR(update_locked(job));
-    return enqueue_locked(notice);
-  });
 }
 
 Result<std::vector<Notification>> SqliteJobStore::claim_due_notifications(int64_t now_ms,

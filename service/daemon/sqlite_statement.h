@@ -4,10 +4,18 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
 namespace tc::daemon {
+
+// The SQL both engines share is written with PostgreSQL's "$1". SQLite numbers "$1" by first
+// appearance; "?1" is parameter 1 wherever it stands.
+inline std::string sqlite_sql(std::string sql) {
+  std::replace(sql.begin(), sql.end(), '$', '?');
+  return sql;
+}
 
 class Statement {
  public:

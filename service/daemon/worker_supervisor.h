@@ -13,7 +13,8 @@
 
 namespace tc::daemon {
 
-enum StopRequest : int { kStopNone = 0, kStopCancel, kStopShutdown };
+// kStopLost: another node took the job over (this node lost its lease): stop, write nothing.
+enum StopRequest : int { kStopNone = 0, kStopCancel, kStopShutdown, kStopLost };
 
 struct SuperviseOptions {
   double stall_timeout_s = 60;

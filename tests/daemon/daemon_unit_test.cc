@@ -327,17 +327,14 @@ TEST(JobStore, ARowThatDoesNotReadIsAnErrorNamingTheJob) {
   EXPECT_FALSE((*store)->all_in_state(JobState::kQueued).is_ok());
 }
 
-TEST(Scheduler, PriorityThenOrderAndSlots) {
-  Scheduler s({}, {{BackendKind::kSoftware, "", "software", 2, 0}}, 3);
-  EXPECT_TRUE(s.enqueue({"low", 0, 1}));
-  EXPECT_TRUE(s.enqueue({"high", 5, 2}));
-  EXPECT_TRUE(s.enqueue({"low2", 0, 3}));
-  EXPECT_FALSE(s.enqueue({"full", 0, 4}));
-  EXPECT_EQ(s.next()->job.id, "high");
-  EXPECT_EQ(s.next()->job.id, "low");
-  EXPECT_FALSE(s.next().has_value());  // both slots taken
+TEST(Scheduler, SlotsBoundPlacementUntilReleased) {
+  Scheduler s({}, {{BackendKind::kSoftware, "", "software", 2, 0}});
+  EXPECT_EQ(s.place({"a", 0, 1}), 0);
+  EXPECT_EQ(s.place({"b", 0, 2}), 0);
+  EXPECT_FALSE(s.place({"c", 0, 3}).has_value());  // both slots taken
+  EXPECT_TRUE(s.claimable({"software"}).empty());  // so nothing is claimed
   s.release(0);
-  EXPECT_EQ(s.next()->job.id, "low2");
+  EXPECT_EQ(s.place({"c", 0, 3}), 0);
 }
 
 TEST(Scheduler, LeastLoadedDeviceOfTheBackend) {
@@ -346,17 +343,46 @@ TEST(Scheduler, LeastLoadedDeviceOfTheBackend) {
                                       {BackendKind::kVaapi, "/dev/dri/renderD129", "b", 4, 0}};
   Scheduler s(tc::testing::inventory({tc::testing::intel_gpu("/dev/dri/renderD128"),
                                       tc::testing::intel_gpu("/dev/dri/renderD129")}),
-              devices, 10);
-  for (int i = 0; i < 4; ++i)
-    ASSERT_TRUE(s.enqueue({"j" + std::to_string(i), 0, i, BackendKind::kVaapi}));
+              devices);
   std::vector<int> picked;
-  for (int i = 0; i < 4; ++i) picked.push_back(s.next()->device);
+  for (int i = 0; i < 4; ++i)
+    picked.push_back(*s.place({"j" + std::to_string(i), 0, i, BackendKind::kVaapi}));
   EXPECT_EQ(picked, (std::vector<int>{1, 2, 1, 2}));
-  ASSERT_TRUE(s.enqueue({"sw", 0, 9, BackendKind::kSoftware}));
-  EXPECT_EQ(s.next()->device, 0);
+  EXPECT_EQ(s.place({"sw", 0, 9, BackendKind::kSoftware}), 0);
   EXPECT_EQ(default_slots(BackendKind::kSoftware, 2), 1);
   EXPECT_EQ(default_slots(BackendKind::kSoftware, 16), 8);
   EXPECT_EQ(default_slots(BackendKind::kVaapi, 2), 4);
+}
+
+// A node claims the jobs its free slots can run. A backend another live node offers is left to
+// that node; one that no node offers takes a software slot (its worker then fails it with the
+// planner's reason) rather than waiting for ever.
+TEST(Scheduler, ClaimsWhatItsFreeSlotsRunAndLeavesOthersBackends) {
+  HwInventory inventory = tc::testing::inventory({tc::testing::intel_gpu("/dev/dri/renderD128")});
+  Scheduler s(inventory, {{BackendKind::kSoftware, "", "software", 1, 0},
+                          {BackendKind::kVaapi, "/dev/dri/renderD128", "vaapi", 1, 0}});
+  using Names = std::vector<std::string>;
+  const std::set<std::string> cluster = {"software", "vaapi", "qsv", "vulkan", "cuda"};
+  EXPECT_EQ(s.claimable(cluster), (Names{"auto", "software", "vaapi"}));
+  std::set<std::string> no_vulkan = cluster;
+  no_vulkan.erase("vulkan");  // the only node with vulkan is gone
+  EXPECT_EQ(s.claimable(no_vulkan), (Names{"auto", "software", "vaapi", "vulkan"}));
+  ASSERT_TRUE(s.place({"gpu", 0, 1, BackendKind::kVaapi}).has_value());
+  EXPECT_EQ(s.claimable(cluster), (Names{"auto", "software"}));
+  ASSERT_TRUE(s.place({"sw", 0, 2, BackendKind::kSoftware}).has_value());
+  EXPECT_TRUE(s.claimable(no_vulkan).empty());
+}
+
+TEST(Scheduler, TheBackendsSettingKeepsOnlyThoseDevices) {
+  HwInventory inventory = tc::testing::inventory({tc::testing::intel_gpu("/dev/dri/renderD128")});
+  std::vector<SchedDevice> devices = devices_from_inventory(inventory, 0, 2);
+  ASSERT_EQ(devices.size(), 2u);
+  keep_backends({"software"}, inventory, devices);
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].backend, BackendKind::kSoftware);
+  EXPECT_TRUE(inventory.devices.empty());  // so an auto job is planned in software too
+  Scheduler s(inventory, devices);
+  EXPECT_EQ(s.offered(), (std::set<std::string>{"software"}));
 }
 
 // The scheduler and the planner make one decision: an auto job goes where make_plan will run it.
@@ -370,20 +396,18 @@ TEST(Scheduler, AutoJobIsPlacedWhereThePlannerRunsIt) {
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   ASSERT_EQ(plan->backend, BackendKind::kSoftware);
 
-  Scheduler s(inventory, devices_from_inventory(inventory, 0, 2), 10);
+  Scheduler s(inventory, devices_from_inventory(inventory, 0, 2));
   ASSERT_EQ(s.devices().size(), 2u);  // software and the GPU
-  ASSERT_TRUE(s.enqueue({"auto", 0, 1, BackendKind::kAuto}));
-  std::optional<Assignment> placed = s.next();
+  std::optional<int> placed = s.place({"auto", 0, 1, BackendKind::kAuto});
   ASSERT_TRUE(placed.has_value());
-  EXPECT_EQ(s.devices()[placed->device].backend, BackendKind::kSoftware);
+  EXPECT_EQ(s.devices()[*placed].backend, BackendKind::kSoftware);
 
   // A GPU that can scale takes auto jobs, and the planner agrees.
   HwInventory capable = tc::testing::inventory({tc::testing::intel_gpu("/dev/dri/renderD128")});
-  Scheduler t(capable, devices_from_inventory(capable, 0, 2), 10);
-  ASSERT_TRUE(t.enqueue({"auto", 0, 1, BackendKind::kAuto}));
-  placed = t.next();
+  Scheduler t(capable, devices_from_inventory(capable, 0, 2));
+  placed = t.place({"auto", 0, 1, BackendKind::kAuto});
   ASSERT_TRUE(placed.has_value());
-  EXPECT_EQ(t.devices()[placed->device].backend, BackendKind::kVaapi);
+  EXPECT_EQ(t.devices()[*placed].backend, BackendKind::kVaapi);
   Result<Plan> gpu_plan = make_plan(spec, tc::testing::media(), capable);
   ASSERT_TRUE(gpu_plan.is_ok());
   EXPECT_EQ(gpu_plan->backend, BackendKind::kVaapi);
@@ -558,7 +582,7 @@ TEST(JobManager, RecoveryRequeuesOrFailsInterruptedJobsAndRemovesPartials) {
   options.policy.roots = {dir.path()};  // partial outputs are removed below the media roots only
   // No slots: recovery only, nothing starts.
   JobManager manager(options, std::move(*store),
-                     Scheduler({}, {{BackendKind::kSoftware, "", "software", 0, 0}}, 10));
+                     Scheduler({}, {{BackendKind::kSoftware, "", "software", 0, 0}}));
   ASSERT_TRUE(manager.start().is_ok());
   JobRecord again, spent;
   ASSERT_TRUE(manager.get("again", again).is_ok());

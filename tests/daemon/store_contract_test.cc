@@ -6,6 +6,8 @@
 #include <libpq-fe.h>
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <set>
 #include <thread>
 
 #include "service/daemon/job_store.h"
@@ -500,6 +502,128 @@ TYPED_TEST(StoreContract, AHeartbeatIsListedAsANodeAndTheNextReplacesIt) {
   EXPECT_EQ(listed.free_slots(), 3 + 2);
 }
 
+// ---- Claims and leases (lease_sql.h): the same on both engines.
+
+JobRecord queued_on(const std::string& id, BackendKind backend, int priority) {
+  JobRecord job = queued(id, 1000);
+  job.spec.backend = backend;
+  job.priority = priority;
+  return job;
+}
+
+// The running form a node gives the job it takes (as JobManager::take_job does).
+bool run_here(JobRecord& job, const std::string& node) {
+  job.state = JobState::kRunning;
+  job.attempt += 1;
+  job.node = node;
+  return true;
+}
+
+ClaimRequest claim_for(const std::string& node, std::vector<std::string> backends,
+                       int64_t lease_ms = 60000) {
+  return {node, std::move(backends), lease_ms};
+}
+
+TYPED_TEST(StoreContract, AClaimOffersClaimableJobsBestFirstAndWritesTheOneTaken) {
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  for (JobRecord job :
+       {queued_on("old", BackendKind::kSoftware, 0), queued_on("gpu", BackendKind::kVulkan, 9),
+        queued_on("urgent", BackendKind::kAuto, 5), queued_on("new", BackendKind::kSoftware, 0)})
+    ASSERT_TRUE(*store->insert(job));
+  std::vector<std::string> offered;
+  Result<std::optional<JobRecord>> claimed = store->claim(
+      claim_for("node-a", {"auto", "software"}), [&](JobRecord& job, std::optional<Notification>&) {
+        offered.push_back(job.id);
+        return job.id == "new" && run_here(job, "node-a");  // passes the others over
+      });
+  ASSERT_TRUE(claimed.is_ok()) << claimed.status().message();
+  ASSERT_TRUE(claimed->has_value());
+  EXPECT_EQ((*claimed)->id, "new");
+  // Priority, then age; the vulkan job is not this node's to see.
+  EXPECT_EQ(offered, (std::vector<std::string>{"urgent", "old", "new"}));
+  JobRecord stored = **store->get("new");
+  EXPECT_EQ(stored.state, JobState::kRunning);
+  EXPECT_EQ(stored.attempt, 1);
+  EXPECT_EQ(stored.node, "node-a");
+  EXPECT_EQ((*store->get("old"))->state, JobState::kQueued);
+  // Nothing claimable: no claim, and `take` is not asked.
+  claimed = store->claim(claim_for("node-a", {"cuda"}), [](JobRecord&, auto&) { return true; });
+  ASSERT_TRUE(claimed.is_ok());
+  EXPECT_FALSE(claimed->has_value());
+}
+
+TYPED_TEST(StoreContract, OnlyTheAttemptHoldingTheLeaseMayWriteOrPublish) {
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  JobRecord job = queued_on("leased", BackendKind::kSoftware, 0);
+  ASSERT_TRUE(*store->insert(job));
+  auto take = [](JobRecord& j, std::optional<Notification>&) { return run_here(j, "node-a"); };
+  JobRecord running = **store->claim(claim_for("node-a", {"software"}), take);
+  EXPECT_TRUE(*store->hold_lease("leased", 1, "node-a", 60000));
+  EXPECT_FALSE(*store->hold_lease("leased", 1, "node-b", 60000));  // not its node
+  EXPECT_FALSE(*store->hold_lease("leased", 2, "node-a", 60000));  // not its attempt
+  Result<std::vector<HeldJob>> held = store->renew_leases("node-a", 60000);
+  ASSERT_TRUE(held.is_ok()) << held.status().message();
+  ASSERT_EQ(held->size(), 1u);
+  EXPECT_EQ(held->front().attempt, 1);
+  EXPECT_TRUE(store->orphans("")->empty());         // its lease is fresh
+  EXPECT_EQ(store->orphans("node-a")->size(), 1u);  // but it is node-a's, restarting
+  // A take-over while the lease is fresh is refused; the owner's own write goes through.
+  JobRecord requeued = running;
+  requeued.state = JobState::kQueued;
+  EXPECT_FALSE(*store->write(requeued, RowState{JobState::kRunning, 1, true}, nullptr));
+  running.progress.frames_encoded = 10;
+  EXPECT_TRUE(*store->write(running, RowState{JobState::kRunning, 1, false}, nullptr));
+  // A write expecting another attempt (a stale node's) changes nothing.
+  JobRecord stale = running;
+  stale.state = JobState::kSucceeded;
+  EXPECT_FALSE(*store->write(stale, RowState{JobState::kRunning, 0, false}, nullptr));
+  EXPECT_EQ((*store->get("leased"))->state, JobState::kRunning);
+  EXPECT_EQ((*store->get("leased"))->progress.frames_encoded, 10);
+}
+
+TYPED_TEST(StoreContract, AnExpiredLeaseIsAnOrphanAnotherNodeTakesOver) {
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  JobRecord job = queued_on("cut-off", BackendKind::kSoftware, 0);
+  ASSERT_TRUE(*store->insert(job));
+  auto take = [](JobRecord& j, std::optional<Notification>&) { return run_here(j, "node-a"); };
+  // A lease that ran out as soon as it was taken: node-a went silent.
+  ASSERT_TRUE(store->claim(claim_for("node-a", {"software"}, -1000), take)->has_value());
+  Result<std::vector<JobRecord>> orphans = store->orphans("");
+  ASSERT_TRUE(orphans.is_ok()) << orphans.status().message();
+  ASSERT_EQ(orphans->size(), 1u);
+  JobRecord requeued = orphans->front();
+  requeued.state = JobState::kQueued;
+  requeued.node.clear();
+  EXPECT_TRUE(*store->write(requeued, RowState{JobState::kRunning, 1, true}, nullptr));
+  EXPECT_FALSE(*store->hold_lease("cut-off", 1, "node-a", 60000));  // node-a must not publish
+  auto take_b = [](JobRecord& j, std::optional<Notification>&) { return run_here(j, "node-b"); };
+  JobRecord again = **store->claim(claim_for("node-b", {"software"}), take_b);
+  EXPECT_EQ(again.attempt, 2);
+  EXPECT_TRUE(*store->hold_lease("cut-off", 2, "node-b", 60000));
+  EXPECT_TRUE(store->renew_leases("node-a", 60000)->empty());  // node-a, back, holds nothing
+}
+
+TYPED_TEST(StoreContract, ACancelIsAskedOfARunningJobsNodeOnly) {
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  for (const char* id : {"waiting", "busy"}) {
+    JobRecord job = queued_on(id, BackendKind::kSoftware, 0);
+    ASSERT_TRUE(*store->insert(job));
+  }
+  auto take = [](JobRecord& j, std::optional<Notification>&) {
+    return j.id == "busy" && run_here(j, "node-a");
+  };
+  ASSERT_TRUE(store->claim(claim_for("node-a", {"software"}), take)->has_value());
+  EXPECT_FALSE(*store->request_cancel("waiting"));  // queued: cancelled in place instead
+  EXPECT_TRUE(*store->request_cancel("busy"));
+  Result<std::vector<HeldJob>> held = store->renew_leases("node-a", 60000);
+  ASSERT_EQ(held->size(), 1u);
+  EXPECT_TRUE(held->front().cancel_requested);
+}
+
 // ---- PostgreSQL alone: what only a shared server has.
 
 class PostgresStore : public ::testing::Test {
@@ -566,6 +690,68 @@ TEST_F(PostgresStore, EveryDaemonSeesEveryNode) {
     EXPECT_EQ((*nodes)[1].id, "node-b");
     EXPECT_EQ((*nodes)[1].running_jobs, std::vector<std::string>{"j9"});
   }
+}
+
+// SKIP LOCKED: daemons claiming at once each take different jobs, and every job is taken once.
+TEST_F(PostgresStore, NodesClaimingAtOnceTakeEachJobOnce) {
+  constexpr int kJobs = 40, kNodes = 4;
+  std::unique_ptr<JobStore> setup = open();
+  ASSERT_TRUE(setup);
+  for (int i = 0; i < kJobs; ++i) {
+    JobRecord job = queued("j" + std::to_string(i), 1000 + i);
+    ASSERT_TRUE(*setup->insert(job));
+  }
+  std::vector<std::vector<std::string>> taken(kNodes);
+  std::vector<std::thread> nodes;
+  for (int n = 0; n < kNodes; ++n)
+    nodes.emplace_back([&, n] {
+      std::unique_ptr<JobStore> store = open();
+      std::string name = "node-" + std::to_string(n);
+      auto take = [&](JobRecord& j, std::optional<Notification>&) { return run_here(j, name); };
+      while (true) {
+        Result<std::optional<JobRecord>> claimed = store->claim(claim_for(name, {"auto"}), take);
+        ASSERT_TRUE(claimed.is_ok()) << claimed.status().message();
+        if (!*claimed) return;
+        taken[n].push_back((*claimed)->id);
+      }
+    });
+  for (std::thread& t : nodes) t.join();
+  std::set<std::string> all;
+  size_t count = 0;
+  for (const auto& ids : taken) {
+    all.insert(ids.begin(), ids.end());
+    count += ids.size();
+  }
+  EXPECT_EQ(count, static_cast<size_t>(kJobs));  // none twice
+  EXPECT_EQ(all.size(), static_cast<size_t>(kJobs));
+  EXPECT_EQ(engine_.scalar("SELECT COUNT(*) FROM jobs WHERE attempt = 1 AND state = 2"), kJobs);
+}
+
+// LISTEN/NOTIFY: what one daemon does to a job, another hears.
+TEST_F(PostgresStore, AnotherNodeHearsAJobQueuedChangedAndCancelled) {
+  std::unique_ptr<JobStore> a = open(), b = open();
+  ASSERT_TRUE(a && b);
+  std::unique_ptr<StoreEvents> events = a->events();
+  ASSERT_TRUE(events);
+  // The first wait connects: anything before it may have been missed.
+  std::vector<StoreEvent> first = events->wait(5);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].kind, StoreEvent::Kind::kMissed);
+  JobRecord job = queued("heard", 1000);
+  ASSERT_TRUE(*b->insert(job));
+  auto take = [](JobRecord& j, std::optional<Notification>&) { return run_here(j, "node-b"); };
+  ASSERT_TRUE(b->claim(claim_for("node-b", {"auto"}), take)->has_value());
+  ASSERT_TRUE(*a->request_cancel("heard"));
+  std::vector<StoreEvent> heard;
+  for (int i = 0; i < 20 && heard.size() < 4; ++i)
+    for (StoreEvent& e : events->wait(0.5)) heard.push_back(e);
+  auto has = [&](StoreEvent::Kind kind) {
+    return std::any_of(heard.begin(), heard.end(),
+                       [&](const StoreEvent& e) { return e.kind == kind && e.job_id == "heard"; });
+  };
+  EXPECT_TRUE(has(StoreEvent::Kind::kQueued));
+  EXPECT_TRUE(has(StoreEvent::Kind::kChanged));
+  EXPECT_TRUE(has(StoreEvent::Kind::kCancel));
 }
 
 // ---- No server needed: what the settings and errors say.
