@@ -89,6 +89,41 @@ def probe_video(path):
             int(stream["nb_read_frames"]))
 
 
+def children(pid):
+    """The live child processes of pid (a daemon's workers), from /proc."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(entry))
+    return found
+
+
+def waits_on_a_pipe(pid):
+    """Whether a thread of pid is blocked reading a pipe: a worker that finished its outputs
+    and waits for its daemon's answer to "may I publish?" (/proc/PID/task/*/wchan)."""
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/wchan") as f:
+                if "pipe_read" in f.read():
+                    return True
+    except OSError:
+        pass  # gone
+    return False
+
+
+def signal_all(pids, signum):
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:
+            pass
+
+
 def heartbeat(node):
     """A node's last heartbeat (as `transcode nodes --json` prints it) as a datetime."""
     return datetime.datetime.fromisoformat(node["heartbeat_time"].replace("Z", "+00:00"))
@@ -279,19 +314,31 @@ class ClusterTest(unittest.TestCase):
         self.running_on(a, job.id, "node-a")
         b = cluster.start("node-b")
         cluster.start("node-c")
-        paused = cluster.daemons["node-a"].process
+        # The whole node stops, its worker too. After attempt 2 has published, attempt 1's worker
+        # resumes alone and finishes its outputs while its daemon is still stopped: the moment
+        # it would publish over attempt 2 without the fence. Then the daemon resumes.
+        daemon = cluster.daemons["node-a"].process.pid
+        workers = children(daemon)
+        self.assertTrue(workers, "node-a runs no worker")
         silent_since = heartbeat(cluster.nodes("node-b")["node-a"])
-        paused.send_signal(signal.SIGSTOP)
+        signal_all([daemon, *workers], signal.SIGSTOP)
         try:
             done = self.final(b, job.id)
             self.assert_succeeded(done, attempt=2, clip="slow.mp4")
             self.assertNotEqual(done.node, "node-a")
             published = file_identity(done.config.outputs[0].path)
+            signal_all(workers, signal.SIGCONT)
+            wait_until(lambda: all(w not in children(daemon) or waits_on_a_pipe(w)
+                                   for w in workers),
+                       "node-a's worker of attempt 1 to finish its outputs")
         finally:
-            paused.send_signal(signal.SIGCONT)
+            signal_all([daemon, *workers], signal.SIGCONT)
 
-        # Resumed: node-a heartbeats again and no longer holds the job; its worker of attempt 1
-        # (which ran on while the daemon was stopped) has been refused the publish.
+        # Resumed: attempt 1's worker ends (refused the publish), and node-a heartbeats again
+        # without the job.
+        wait_until(lambda: not set(workers) & set(children(daemon)),
+                   "node-a's worker of attempt 1 to end")
+
         def resumed():
             mine = cluster.nodes("node-b")["node-a"]
             return heartbeat(mine) > silent_since and job.id not in mine.get("running_jobs", [])
@@ -406,8 +453,10 @@ class ClusterTest(unittest.TestCase):
             expected = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
             self.assertTrue(hmac.compare_digest(headers["X-Transcoded-Signature"], expected))
             events[json.loads(body)["id"]].append(headers["X-Transcoded-Event"])
-        ids = [headers["X-Transcoded-Delivery"] for headers, _ in deliveries]
-        self.assertEqual(len(ids), len(set(ids)), "a change was delivered twice")
+        ids = collections.Counter(headers["X-Transcoded-Delivery"] for headers, _ in deliveries)
+        twice = [(h["X-Transcoded-Delivery"], json.loads(b)["id"], h["X-Transcoded-Event"])
+                 for h, b in deliveries if ids[h["X-Transcoded-Delivery"]] > 1]
+        self.assertEqual(twice, [], "changes delivered more than once (delivery, job, event)")
         return dict(events)
 
 

@@ -85,4 +85,5 @@ class RealDaemon:
             self.process.wait(timeout=60)
         except subprocess.TimeoutExpired:
             self.process.kill()
+        self.process.stdout.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
