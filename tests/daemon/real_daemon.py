@@ -71,6 +71,7 @@ class RealDaemon:
         same state, media and node id."""
         self.process.send_signal(signal.SIGTERM)
         self.process.wait(timeout=60)
+        self.process.stdout.close()
         self._start(metrics)
 
     def kill(self):
