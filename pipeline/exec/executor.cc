@@ -114,14 +114,15 @@ class Transcode {
     for (const InputTrack& track : input_.subtitles)
       subtitles_.push_back({&track, Window::of(track.stream, spec_.start_s, spec_.duration_s)});
     if (plan_.package.on()) {
-      TC_ASSIGN_OR_RETURN(package_,
-                          package::PackageWriter::create(plan_.package, *options_.access.roots));
+      TC_ASSIGN_OR_RETURN(package_, package::PackageWriter::create(
+                                        plan_.package, *options_.access.roots, options_.attempt));
     }
     for (const OutputPlan& output : plan_.outputs) {
       Result<OutputStage> stage =
           package_
               ? OutputStage::open_rendition(output, outputs_.size(), input_, spec_.input, *package_)
-              : OutputStage::open(output, input_, spec_.input, *options_.access.roots, interrupt_);
+              : OutputStage::open(output, input_, spec_.input, *options_.access.roots, interrupt_,
+                                  options_.attempt);
       TC_RETURN_IF_ERROR(stage.status());
       outputs_.push_back(std::move(stage).value());
     }
@@ -419,11 +420,15 @@ class Transcode {
     for (OutputStage& output : outputs_) TC_RETURN_IF_ERROR(output.finish(spec_.input));
     for (auto& meter : meters_)
       if (meter) TC_RETURN_IF_ERROR(meter->finish());
-    // Only now, with every output complete, do they get their names.
-    for (OutputStage& output : outputs_) TC_RETURN_IF_ERROR(output.commit());
     if (package_) {
       TC_ASSIGN_OR_RETURN(package_report_, package_->finish());
     }
+    // Only now, with every output complete, do they get their names, and only if the gate
+    // allows (a daemon's attempt that lost its job must not publish over its successor's).
+    // A refusal returns before any rename: the partials are removed as the stages are destroyed.
+    if (options_.publish_gate) TC_RETURN_IF_ERROR(options_.publish_gate());
+    for (OutputStage& output : outputs_) TC_RETURN_IF_ERROR(output.commit());
+    if (package_) TC_RETURN_IF_ERROR(package_->publish());
     report_progress(true);
     return Status::ok();
   }

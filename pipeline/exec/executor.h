@@ -19,6 +19,9 @@
 namespace tc {
 
 using ProgressFn = std::function<void(const Progress&)>;
+// Asked once, when every output is complete and none is renamed yet: ok publishes; any other
+// status fails the job with it and every partial output is removed (nothing is published).
+using PublishGate = std::function<Status()>;
 
 struct RunOptions {
   ProgressFn on_progress;  // called about every progress_interval_s
@@ -26,6 +29,10 @@ struct RunOptions {
   const std::atomic<bool>* cancel = nullptr;  // set to stop; the job ends kCancelled
   DiscoveryOptions discovery;
   io::Access access;  // where the job may read and write (required: io/access.h)
+  // The daemon's attempt at the job (1, 2, ...; 0: `transcode run`): the partial outputs carry
+  // it in their names (io::partial_name), so two attempts never share a temp file.
+  int attempt = 0;
+  PublishGate publish_gate;  // empty: always publish
 };
 
 Result<JobReport> execute(const Plan& plan, const JobSpec& spec, const MediaInfo& media,
@@ -49,8 +56,9 @@ Result<JobReport> run_prepared(const PreparedJob& job, const JobSpec& spec,
 // prepare -> execute: what `transcode run` does.
 Result<JobReport> run_job(const JobSpec& spec, const RunOptions& options);
 
-// The temporary name an output is written to before it is complete: a hidden file beside it,
-// so that the rename is atomic and a crash leaves only names that say "partial".
-std::string partial_path(const std::string& path);
+// The temporary name an output is written to before it is complete, in attempt `attempt`: a
+// hidden file beside it, so that the rename is atomic and a crash leaves only names that say
+// "partial" (io::partial_name).
+std::string partial_path(const std::string& path, int attempt);
 
 }  // namespace tc

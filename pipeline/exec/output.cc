@@ -146,17 +146,18 @@ Options encoder_options(const VideoEncodePlan& plan, const HdrMetadata& hdr) {
 
 }  // namespace
 
-std::string partial_path(const std::string& path) {
+std::string partial_path(const std::string& path, int attempt) {
   auto slash = path.find_last_of('/');
   std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-  return dir + io::partial_name(slash == std::string::npos ? path : path.substr(slash + 1));
+  return dir +
+         io::partial_name(slash == std::string::npos ? path : path.substr(slash + 1), attempt);
 }
 
 Result<OutputStage> OutputStage::open(const OutputPlan& plan, const InputStage& input,
                                       const std::string& input_path, const io::Roots& roots,
-                                      const AVIOInterruptCB& interrupt) {
+                                      const AVIOInterruptCB& interrupt, int attempt) {
   TC_ASSIGN_OR_RETURN(io::DirEntry dir, roots.open_output_dir(plan.path));
-  TC_ASSIGN_OR_RETURN(io::TempFile temp, io::TempFile::create(std::move(dir), plan.path));
+  TC_ASSIGN_OR_RETURN(io::TempFile temp, io::TempFile::create(std::move(dir), plan.path, attempt));
   ScopedFd file = temp.take_file();
   int file_fd = file.get();
   OutputStage output(plan, std::move(temp));

@@ -90,7 +90,7 @@ class OutputStage {
   // the input in errors its data causes (a packet the muxer refuses).
   static Result<OutputStage> open(const OutputPlan& plan, const InputStage& input,
                                   const std::string& input_path, const io::Roots& roots,
-                                  const AVIOInterruptCB& interrupt);
+                                  const AVIOInterruptCB& interrupt, int attempt);
   // A rendition `index` of a package: its tracks go to the package's segmenters, not to a file.
   static Result<OutputStage> open_rendition(const OutputPlan& plan, size_t index,
                                             const InputStage& input, const std::string& input_path,

@@ -42,25 +42,27 @@ std::string joined(const std::string& dir, const std::string& name) {
 
 }  // namespace
 
-std::string partial_name(const std::string& name) {
-  return "." + name + ".partial";
+std::string partial_name(const std::string& name, int attempt) {
+  return "." + name + (attempt > 0 ? ".a" + std::to_string(attempt) : "") + ".partial";
 }
 
-TempFile::TempFile(DirEntry output, std::string output_path, ScopedFd file)
+TempFile::TempFile(DirEntry output, std::string output_path, std::string temp_name, ScopedFd file)
     : output_(std::move(output)),
       output_path_(std::move(output_path)),
-      temp_path_(joined(output_.dir_path, partial_name(output_.name))),
+      temp_name_(std::move(temp_name)),
+      temp_path_(joined(output_.dir_path, temp_name_)),
       file_(std::move(file)) {}
 
 TempFile::TempFile(TempFile&& other) noexcept
     : output_(std::move(other.output_)),
       output_path_(std::move(other.output_path_)),
+      temp_name_(std::move(other.temp_name_)),
       temp_path_(std::move(other.temp_path_)),
       file_(std::move(other.file_)),
       pending_(std::exchange(other.pending_, false)) {}
 
-Result<TempFile> TempFile::create(DirEntry output, const std::string& output_path) {
-  std::string temp_name = partial_name(output.name);
+Result<TempFile> TempFile::create(DirEntry output, const std::string& output_path, int attempt) {
+  std::string temp_name = partial_name(output.name, attempt);
   int dir = output.dir.get();
   ScopedFd file(::openat(dir, temp_name.c_str(), kCreate, 0666));
   if (!file.is_open() && errno == EEXIST) {
@@ -73,13 +75,12 @@ Result<TempFile> TempFile::create(DirEntry output, const std::string& output_pat
       return output_error(output_path, "directory " + output.dir_path + " is not writable");
     return output_error(output_path, std::strerror(error));
   }
-  return TempFile(std::move(output), output_path, std::move(file));
+  return TempFile(std::move(output), output_path, std::move(temp_name), std::move(file));
 }
 
 Status TempFile::publish() {
   int dir = output_.dir.get();
-  std::string temp_name = partial_name(output_.name);
-  if (::renameat(dir, temp_name.c_str(), dir, output_.name.c_str()) != 0)
+  if (::renameat(dir, temp_name_.c_str(), dir, output_.name.c_str()) != 0)
     return output_error(output_path_, std::strerror(errno));
   pending_ = false;
   return Status::ok();
@@ -87,8 +88,7 @@ Status TempFile::publish() {
 
 TempFile::~TempFile() {
   if (!pending_) return;
-  std::string temp_name = partial_name(output_.name);
-  if (::unlinkat(output_.dir.get(), temp_name.c_str(), 0) != 0 && errno != ENOENT)
+  if (::unlinkat(output_.dir.get(), temp_name_.c_str(), 0) != 0 && errno != ENOENT)
     av_log(nullptr, AV_LOG_ERROR, "transcode: could not remove the partial output %s: %s\n",
            temp_path_.c_str(), std::strerror(errno));
 }

@@ -1,7 +1,8 @@
-// An output under construction: the hidden `.NAME.partial` beside the output, created with
-// O_CREAT | O_EXCL | O_NOFOLLOW in the already-opened output directory (a symlink planted at
-// the temp name is never followed), published with renameat within that same directory, and
-// removed unless published: a failed or cancelled job leaves nothing that looks finished.
+// An output under construction: the hidden `.NAME.partial` (`.NAME.aN.partial` in attempt N of
+// a daemon's job) beside the output, created with O_CREAT | O_EXCL | O_NOFOLLOW in the
+// already-opened output directory (a symlink planted at the temp name is never followed),
+// published with renameat within that same directory, and removed unless published: a failed or
+// cancelled job leaves nothing that looks finished.
 #pragma once
 
 #include <string>
@@ -13,15 +14,17 @@
 namespace tc::io {
 
 // The temporary name an output is written to: a hidden file beside it, so that the rename is
-// atomic and a crash leaves only names that say "partial".
-std::string partial_name(const std::string& name);
+// atomic and a crash leaves only names that say "partial". Attempt 0 (`transcode run`) writes
+// `.NAME.partial`; attempt N >= 1 of a daemon's job `.NAME.aN.partial`, so that two attempts of
+// one job (a node presumed dead and its successor) never write, replace or remove each other's.
+std::string partial_name(const std::string& name, int attempt);
 
 class TempFile {
  public:
   // Creates the temp file (read-write: the mp4 muxer reads back what it wrote for faststart).
   // A regular file left at the name by a crashed run is replaced; anything else there (a
   // symlink, a directory) is refused with kOutput naming the output.
-  static Result<TempFile> create(DirEntry output, const std::string& output_path);
+  static Result<TempFile> create(DirEntry output, const std::string& output_path, int attempt);
   TempFile(TempFile&& other) noexcept;
   TempFile& operator=(TempFile&&) = delete;
   ~TempFile();
@@ -33,10 +36,11 @@ class TempFile {
   Status publish();
 
  private:
-  TempFile(DirEntry output, std::string output_path, ScopedFd file);
+  TempFile(DirEntry output, std::string output_path, std::string temp_name, ScopedFd file);
 
   DirEntry output_;
   std::string output_path_;
+  std::string temp_name_;  // partial_name(output_.name, attempt), in output_.dir
   std::string temp_path_;
   ScopedFd file_;
   bool pending_ = true;  // created and not yet published: removed on destruction

@@ -78,21 +78,20 @@ int remove_tree(int parent_fd, const std::string& name) {
 }
 
 Result<std::unique_ptr<PackageDir>> PackageDir::create(const io::Roots& roots,
-                                                       const std::string& dir) {
+                                                       const std::string& dir, int attempt) {
   std::string path = without_trailing_slashes(dir);
   TC_ASSIGN_OR_RETURN(io::DirEntry parent, roots.open_output_parent(path));
-  std::string partial = io::partial_name(parent.name);
+  std::string partial = io::partial_name(parent.name, attempt);
   TC_ASSIGN_OR_RETURN(ScopedFd partial_fd, fresh_directory(parent.dir.get(), partial, path));
-  return std::unique_ptr<PackageDir>(
-      new PackageDir(std::move(parent), std::move(path), std::move(partial_fd)));
+  return std::unique_ptr<PackageDir>(new PackageDir(std::move(parent), std::move(path),
+                                                    std::move(partial), std::move(partial_fd)));
 }
 
 PackageDir::~PackageDir() {
   if (!pending_) return;
   subdirs_.clear();
   partial_.reset();
-  std::string partial = io::partial_name(parent_.name);
-  if (int error = remove_tree(parent_.dir.get(), partial); error != 0)
+  if (int error = remove_tree(parent_.dir.get(), partial_name_); error != 0)
     av_log(nullptr, AV_LOG_ERROR, "transcode: could not remove the partial package of %s: %s\n",
            path_.c_str(), std::strerror(error));
 }
@@ -127,7 +126,7 @@ Status PackageDir::write_file(const std::string& name, const std::string& text) 
 
 Status PackageDir::publish() {
   int parent = parent_.dir.get();
-  std::string partial = io::partial_name(parent_.name);
+  const std::string& partial = partial_name_;
   const char* name = parent_.name.c_str();
   if (::renameat(parent, partial.c_str(), parent, name) != 0) {
     if (errno != ENOTEMPTY && errno != EEXIST) return output_error(path_, std::strerror(errno));

@@ -3,6 +3,7 @@
 // created O_CREAT | O_EXCL | O_NOFOLLOW relative to directory fds we opened, and the whole
 // directory renamed into place with renameat only when it is complete. Removed, with everything
 // in it, unless published: a failed or cancelled job leaves nothing (the promise files make).
+// Attempt N of a daemon's job names it `.NAME.aN.partial` (io::partial_name).
 #pragma once
 
 #include <memory>
@@ -17,7 +18,8 @@ namespace tc::package {
 
 class PackageDir {
  public:
-  static Result<std::unique_ptr<PackageDir>> create(const io::Roots& roots, const std::string& dir);
+  static Result<std::unique_ptr<PackageDir>> create(const io::Roots& roots, const std::string& dir,
+                                                    int attempt);
   PackageDir(const PackageDir&) = delete;
   PackageDir& operator=(const PackageDir&) = delete;
   ~PackageDir();
@@ -34,11 +36,15 @@ class PackageDir {
   const std::string& path() const { return path_; }
 
  private:
-  PackageDir(io::DirEntry parent, std::string path, ScopedFd partial)
-      : parent_(std::move(parent)), path_(std::move(path)), partial_(std::move(partial)) {}
-  io::DirEntry parent_;  // the directory the package is published in, and its name there
-  std::string path_;     // the package's path, for messages
-  ScopedFd partial_;     // the partial directory
+  PackageDir(io::DirEntry parent, std::string path, std::string partial_name, ScopedFd partial)
+      : parent_(std::move(parent)),
+        path_(std::move(path)),
+        partial_name_(std::move(partial_name)),
+        partial_(std::move(partial)) {}
+  io::DirEntry parent_;       // the directory the package is published in, and its name there
+  std::string path_;          // the package's path, for messages
+  std::string partial_name_;  // the partial directory's name in parent_
+  ScopedFd partial_;          // the partial directory
   std::vector<ScopedFd> subdirs_;
   bool pending_ = true;
 };

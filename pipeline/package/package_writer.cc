@@ -51,8 +51,9 @@ bool keyframes_aligned(const std::vector<TrackMeasure>& video) {
 }
 
 Result<std::unique_ptr<PackageWriter>> PackageWriter::create(const PackagePlan& plan,
-                                                             const io::Roots& roots) {
-  TC_ASSIGN_OR_RETURN(std::unique_ptr<PackageDir> dir, PackageDir::create(roots, plan.dir));
+                                                             const io::Roots& roots, int attempt) {
+  TC_ASSIGN_OR_RETURN(std::unique_ptr<PackageDir> dir,
+                      PackageDir::create(roots, plan.dir, attempt));
   return std::unique_ptr<PackageWriter>(new PackageWriter(plan, std::move(dir)));
 }
 
@@ -127,7 +128,6 @@ Result<PackageReport> PackageWriter::finish() {
         rendition_report(video, track_keyframes_aligned(video, measure.video.front())));
   for (const TrackMeasure& audio : measure.audio)
     report.renditions.push_back(rendition_report(audio, true));
-  TC_RETURN_IF_ERROR(dir_->publish());
   return report;
 }
 

@@ -1,6 +1,7 @@
 // A package job's output side: the partial directory, a TrackSegmenter per rendition track
 // (each output's video, and the audio tracks of the first output), then the manifests from
-// what the segmenters measured and the atomic publish.
+// what the segmenters measured and, as a separate step (the daemon's publish gate sits between),
+// the atomic publish.
 #pragma once
 
 #include <memory>
@@ -18,13 +19,15 @@ namespace tc::package {
 class PackageWriter {
  public:
   static Result<std::unique_ptr<PackageWriter>> create(const PackagePlan& plan,
-                                                       const io::Roots& roots);
+                                                       const io::Roots& roots, int attempt);
   // The video of output `output` (its rendition `name`), once its encoder is open.
   Result<TrackSegmenter*> add_video(size_t output, const std::string& name, const AVStream& stream);
   // An audio track (input stream `input_stream`), once its encoder is open.
   Result<TrackSegmenter*> add_audio(int input_stream, const AVStream& stream);
-  // Every track finished: writes the manifests, publishes the package, reports it.
+  // Every track finished: writes the manifests and reports the package, still unpublished.
   Result<PackageReport> finish();
+  // After finish(): renames the complete package into place.
+  Status publish() { return dir_->publish(); }
 
  private:
   PackageWriter(const PackagePlan& plan, std::unique_ptr<PackageDir> dir)

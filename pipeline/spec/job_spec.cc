@@ -391,7 +391,8 @@ std::string job_spec_to_json(const JobSpec& spec) {
                        {"dir", spec.package.dir},
                        {"segment_s", spec.package.segment_s},
                        {"segment_name", spec.package.segment_name}};
-  return root.dump(2);
+  // One line (newlines in strings are escaped): the worker reads the spec as its stdin's first.
+  return root.dump();
 }
 
 }  // namespace tc

@@ -39,6 +39,7 @@ enum class ApiReason {
   kUnauthenticated = 10,
   kInternal = 11,
   kTooLarge = 12,
+  kStoreUnavailable = 13,
 };
 
 // The reason of a status made without one: the one cause each of these codes has today.

@@ -11,7 +11,8 @@ namespace pb = ::transcode::v1;
 // ApiReason mirrors pb::Reason value for value.
 static_assert(static_cast<int>(ApiReason::kInternal) == pb::INTERNAL_ERROR &&
               static_cast<int>(ApiReason::kTooLarge) == pb::TOO_LARGE &&
-              pb::Reason_MAX == pb::TOO_LARGE);
+              static_cast<int>(ApiReason::kStoreUnavailable) == pb::STORE_UNAVAILABLE &&
+              pb::Reason_MAX == pb::STORE_UNAVAILABLE);
 
 // The message travels twice in the trailers (grpc-message and the details): messages quote user
 // values cut short already; this bound is the last guard under gRPC's 8 KiB metadata limit.

@@ -40,7 +40,8 @@ ApiStatus not_found(const std::string& id) {
 // client to retry; anything else is a failure of the store itself.
 ApiStatus store_failure(const Status& status) {
   if (status.retryable())
-    return {ApiCode::kUnavailable, "the job store cannot be reached now: " + status.message()};
+    return {ApiCode::kUnavailable, ApiReason::kStoreUnavailable, "",
+            "the job store cannot be reached now: " + status.message()};
   return {ApiCode::kInternal, status.message()};
 }
 
@@ -71,7 +72,8 @@ QueuedJob queued_job(const JobRecord& job) {
   return queued;
 }
 
-void remove_partial_outputs(const JobSpec& spec, const std::vector<std::string>& media_roots) {
+void remove_partial_outputs(const JobSpec& spec, int attempt,
+                            const std::vector<std::string>& media_roots) {
   // Through the roots' directory fds, as the worker wrote them: an output directory swapped for
   // a symlink since then cannot point the unlink elsewhere.
   Result<io::Roots> roots = io::Roots::open_media_roots(media_roots);
@@ -81,14 +83,15 @@ void remove_partial_outputs(const JobSpec& spec, const std::vector<std::string>&
   }
   if (spec.package.on()) {  // a package's partial directory, with everything in it
     Result<io::DirEntry> dir = roots->open_output_parent(spec.package.dir);
-    if (dir.is_ok() && package::remove_tree(dir->dir.get(), io::partial_name(dir->name)) != 0)
+    if (dir.is_ok() &&
+        package::remove_tree(dir->dir.get(), io::partial_name(dir->name, attempt)) != 0)
       spdlog::warn("cannot remove the partial package of {}", spec.package.dir);
     return;
   }
   for (const OutputSpec& output : spec.outputs) {
     Result<io::DirEntry> dir = roots->open_output_dir(output.path);
     if (!dir.is_ok()) continue;  // no directory, or not one we may touch: nothing of ours there
-    std::string partial = io::partial_name(dir->name);
+    std::string partial = io::partial_name(dir->name, attempt);
     if (::unlinkat(dir->dir.get(), partial.c_str(), 0) == 0)
       spdlog::info("removed partial output {}/{}", dir->dir_path, partial);
     else if (errno != ENOENT)
@@ -159,7 +162,7 @@ Status JobManager::requeue_orphan(JobRecord job, bool lease_expired) {
   }
   TC_ASSIGN_OR_RETURN(bool written, save(job, expected));
   if (!written) return {};  // another node took it over first, or its owner renewed
-  remove_partial_outputs(job.spec, options_.policy.roots);
+  remove_partial_outputs(job.spec, job.attempt, options_.policy.roots);
   if (job.state == JobState::kFailed)
     spdlog::warn("job {}: failed after {} interrupted attempts", job.id, job.attempt);
   else
@@ -284,7 +287,8 @@ ApiStatus JobManager::cancel(const std::string& id, JobRecord& job) {
     if (!cancelled.is_ok()) return store_failure(cancelled.status());
     if (*cancelled) return {};
   }
-  return {ApiCode::kUnavailable, "job '" + id + "' is changing state: try again"};
+  return {ApiCode::kUnavailable, ApiReason::kUnspecified, "",
+          "job '" + id + "' is changing state: try again"};
 }
 
 // False when the job left the queue meanwhile (a node claimed it).
@@ -389,9 +393,13 @@ bool JobManager::claim_one() {
       store_->claim(request, [&](JobRecord& job, std::optional<Notification>& notice) {
         return take_job(job, notice, device);
       });
+  // Said once per outage, not at every poll: the beat reports the store's health.
+  if (claimed.is_ok() == claim_failing_) {
+    claim_failing_ = !claimed.is_ok();
+    if (claim_failing_) spdlog::warn("cannot claim jobs: {}", claimed.status().message());
+  }
   if (!claimed.is_ok() || !*claimed) {
     if (device >= 0) scheduler_.release(device);  // placed, but the write did not happen
-    if (!claimed.is_ok()) spdlog::warn("cannot claim jobs: {}", claimed.status().message());
     return false;
   }
   start_job(std::move(**claimed), device);
@@ -438,10 +446,10 @@ void JobManager::start_job(JobRecord job, int device_index) {
 void JobManager::run_job_thread(JobSpec spec, Running* running) {
   const std::string id = running->job.id;
   WorkerOutcome outcome;
-  Result<std::unique_ptr<WorkerProcess>> worker =
-      WorkerProcess::spawn({options_.worker_executable, std::move(spec), options_.worker_memory_mb,
-                            options_.policy.max_pixels, options_.policy.roots,
-                            options_.policy.protocols, options_.worker_landlock});
+  Result<std::unique_ptr<WorkerProcess>> worker = WorkerProcess::spawn(
+      {options_.worker_executable, std::move(spec), options_.worker_memory_mb,
+       options_.policy.max_pixels, options_.policy.roots, options_.policy.protocols,
+       options_.worker_landlock, running->job.attempt});
   std::unique_ptr<metrics::JobSampler> sampler;
   if (!worker.is_ok()) {
     outcome.status = worker.status();
@@ -458,12 +466,13 @@ void JobManager::run_job_thread(JobSpec spec, Running* running) {
     };
     outcome = supervise(
         **worker, options_.supervise, running->stop,
-        [this, &id](const Progress& p) { on_progress(id, p); }, tick);
+        [this, &id](const Progress& p) { on_progress(id, p); }, tick,
+        [this, running] { return may_publish(*running); });
   }
   metrics::EngineUsage engines = sampler ? sampler->average() : metrics::EngineUsage{};
   if (running->stop.load() == kStopLost) {
     // Another node runs it now: nothing of this attempt is written, its partials go.
-    remove_partial_outputs(running->job.spec, options_.policy.roots);
+    remove_partial_outputs(running->job.spec, running->job.attempt, options_.policy.roots);
   } else {
     store_final(*running, finished_record(*running, outcome, engines));
   }
@@ -524,7 +533,7 @@ JobRecord JobManager::finished_record(const Running& running, const WorkerOutcom
     std::lock_guard lock(mutex_);
     job = running.job;
   }
-  if (!outcome.status.is_ok()) remove_partial_outputs(job.spec, options_.policy.roots);
+  if (!outcome.status.is_ok()) remove_partial_outputs(job.spec, job.attempt, options_.policy.roots);
   if (stop == kStopShutdown && !outcome.status.is_ok()) {
     // Not the job's fault: the next start runs it again without using up an attempt.
     job.state = JobState::kQueued;

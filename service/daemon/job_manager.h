@@ -173,10 +173,11 @@ class JobManager {
   std::map<std::string, PsnrHistogram> output_psnr_;        // --quality outputs, by backend
   std::map<std::string, SsimHistogram> output_ssim_;
 
-  bool accepting_ = true;  // false once shutdown began
-  bool stopping_ = false;  // the dispatcher ends
-  bool changed_ = false;   // a slot or a job appeared since the dispatcher last looked
-  void wake_dispatcher();  // mutex_ held
+  bool accepting_ = true;       // false once shutdown began
+  bool stopping_ = false;       // the dispatcher ends
+  bool changed_ = false;        // a slot or a job appeared since the dispatcher last looked
+  bool claim_failing_ = false;  // the last claim could not reach the store
+  void wake_dispatcher();       // mutex_ held
   std::thread dispatcher_;
   std::unique_ptr<StoreEvents> events_;  // null with a store no other node shares
   std::thread listener_;
@@ -185,8 +186,10 @@ class JobManager {
 // A spec's backend and device, as the scheduler places it.
 QueuedJob queued_job(const JobRecord& job);
 
-// Removes the partial outputs (`.NAME.partial`) a job may have left below the media roots.
-void remove_partial_outputs(const JobSpec& spec, const std::vector<std::string>& media_roots);
+// Removes the partial outputs attempt `attempt` of a job may have left below the media roots
+// (`.NAME.aN.partial`: io::partial_name), and no other attempt's.
+void remove_partial_outputs(const JobSpec& spec, int attempt,
+                            const std::vector<std::string>& media_roots);
 
 // The worker's report with its engines: the sampler's job average, its cpu_cores taken from the
 // report's own cpu_s / wall_s (the worker's rusage, exact) when both are there.

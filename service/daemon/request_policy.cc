@@ -8,7 +8,6 @@
 #include <regex>
 
 #include "pipeline/core/user_text.h"
-#include "pipeline/exec/executor.h"
 
 namespace tc::daemon {
 namespace {
@@ -98,9 +97,10 @@ ApiStatus check_output(OutputSpec& output, const std::string& field, const Reque
   }
   std::string resolved = (fs::path(dir) / name).string();
   if (!inside_any(resolved, policy.roots)) return denied(field, path);
-  // The executor writes the partial file, then renames it over the name: a planted link at
-  // either would send the bytes elsewhere.
-  if (is_symlink(resolved) || is_symlink(partial_path(resolved))) return denied(field, path);
+  // A link at the name is refused. One at the temp name is the worker's to refuse: which name
+  // that is depends on the attempt (io::partial_name), unknown here, and it creates the file
+  // O_CREAT | O_EXCL | O_NOFOLLOW, refusing anything but a stale regular file there.
+  if (is_symlink(resolved)) return denied(field, path);
   output.path = resolved;
   return {};
 }

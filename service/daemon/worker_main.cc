@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <iterator>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -52,6 +51,8 @@ Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args) {
   app.add_option("--allow-protocol", options.protocols, "network input protocols")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_flag("--landlock", options.landlock, "see only the roots and system directories");
+  app.add_option("--attempt", options.attempt, "the job's attempt: in its temp names")
+      ->check(CLI::NonNegativeNumber);
   TC_ASSIGN_OR_RETURN(std::optional<std::string> shown, parse_command_line(app, args));
   if (shown) return Status(Code::kInvalidArgument, "a worker takes no --help or --version");
   return options;
@@ -118,6 +119,17 @@ RunOptions run_options(Fault fault) {
   return options;
 }
 
+// The daemon decides whether the outputs may get their names (the job may have passed to
+// another attempt meanwhile): asked on stdout, answered on stdin. No answer, because the daemon
+// is gone, is a refusal.
+Status ask_daemon_to_publish() {
+  emit(publish_request_line());
+  Status answer = read_publish_answer(std::cin);
+  // SIGTERM interrupts the read: that refusal is a cancel.
+  if (!answer.is_ok() && g_cancel.load()) return {Code::kCancelled, "cancelled before publishing"};
+  return answer;
+}
+
 // The media roots are opened once, here; every path of the job is opened below them.
 Result<io::Access> worker_access(const WorkerOptions& options) {
   if (options.media_roots.empty()) return Status(Code::kInternal, "worker started without roots");
@@ -169,7 +181,8 @@ int worker_main(const std::vector<std::string>& args) {
   Result<io::Access> access = worker_access(options);
   // The daemon's log is for jobs, not for every encoder's statistics: errors only.
   av_log_set_level(AV_LOG_ERROR);
-  std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  std::string text;
+  std::getline(std::cin, text);  // the rest of stdin is the daemon's answer, later
   Result<JobSpec> spec = job_spec_from_json(text);
   if (!spec.is_ok()) return fail(spec.status());
   Fault fault = fault_for(std::getenv("TC_TEST_FAULT"), spec->input);
@@ -178,6 +191,8 @@ int worker_main(const std::vector<std::string>& args) {
   if (!access.is_ok()) return fail(access.status());
   RunOptions run = run_options(fault);
   run.access = std::move(*access);
+  run.attempt = options.attempt;
+  run.publish_gate = ask_daemon_to_publish;
   Result<PreparedJob> prepared = prepare_job(*spec, run, pixel_check(*spec, options.max_pixels));
   if (!prepared.is_ok()) return fail(prepared.status());
   Result<JobReport> report = run_prepared(*prepared, *spec, run);

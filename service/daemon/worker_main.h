@@ -1,5 +1,7 @@
-// `transcoded --worker`: runs one job in this process. The spec arrives as JSON on stdin; JSON
-// lines (worker_protocol.h) leave on stdout; the exit code is exit_code_for(status). SIGTERM
+// `transcoded --worker`: runs one job in this process. The spec arrives as the first line of
+// stdin (JSON); JSON lines (worker_protocol.h) leave on stdout; with every output complete it asks
+// the daemon whether to publish them and reads the answer on stdin (its end: refused); the exit
+// code is exit_code_for(status). SIGTERM
 // cancels (the executor removes partial outputs). The daemon that started it is its parent: if
 // that dies, the kernel kills the worker, so a restarted daemon never races an orphan.
 #pragma once
@@ -16,6 +18,7 @@ struct WorkerOptions {
   std::vector<std::string> media_roots;  // --media-root, repeated: all it may open is below
   std::vector<std::string> protocols;    // --allow-protocol, repeated: network input protocols
   bool landlock = false;                 // --landlock: restrict itself to the roots first
+  int attempt = 0;                       // --attempt: the job's, in its temp names
 };
 
 bool is_worker_invocation(const std::vector<std::string>& args);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pipeline/core/fd.h"
+#include "service/daemon/worker_protocol.h"
 
 extern char** environ;
 
@@ -73,6 +74,7 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const WorkerLaunch& 
   for (const std::string& protocol : launch.protocols)
     args.insert(args.end(), {"--allow-protocol", protocol});
   if (launch.landlock) args.push_back("--landlock");
+  args.insert(args.end(), {"--attempt", std::to_string(launch.attempt)});
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -84,13 +86,15 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const WorkerLaunch& 
     return Status(Code::kInternal, "cannot start worker " + launch.executable + ": " + strerror(rc),
                   true);
 
-  std::unique_ptr<WorkerProcess> worker(new WorkerProcess(pid, out_read.release()));
+  std::unique_ptr<WorkerProcess> worker(
+      new WorkerProcess(pid, in_write.release(), out_read.release()));
   // The child holds its ends now; ours must close, or the stdout pipe never reaches its end.
   in_read.reset();
   out_write.reset();
   // The spec is a few KB, well under a pipe's buffer; a worker that died early gives EPIPE
-  // (SIGPIPE is ignored by the daemon) and is judged by its exit status.
-  (void)write_all(in_write.get(), job_spec_to_json(launch.spec));
+  // (SIGPIPE is ignored by the daemon) and is judged by its exit status. One line: the answer
+  // to the worker's publish request follows it on the same pipe.
+  (void)write_all(worker->in_fd_.get(), job_spec_to_json(launch.spec) + "\n");
   return worker;
 }
 
@@ -124,6 +128,10 @@ WorkerProcess::Read WorkerProcess::read_line(std::string& line, double timeout_s
   }
   buffer_.append(chunk, static_cast<size_t>(n));
   return take_buffered_line(line) ? Read::kLine : Read::kTimeout;
+}
+
+Status WorkerProcess::answer_publish(const Status& answer) {
+  return write_all(in_fd_.get(), publish_answer_line(answer) + "\n");
 }
 
 void WorkerProcess::send_signal(int signal_number) {

@@ -1,5 +1,6 @@
 // One worker process: spawned with posix_spawn (safe in a threaded daemon), its stdin fed the
-// spec, its stdout read as lines. The object owns the process: destroying it kills and reaps a
+// spec as one line and kept open for the answer to its publish request (worker_protocol.h), its
+// stdout read as lines. The object owns the process: destroying it kills and reaps a
 // worker still running, so no path leaves a zombie or an orphan.
 #pragma once
 
@@ -17,12 +18,13 @@ namespace tc::daemon {
 
 struct WorkerLaunch {
   std::string executable;  // this daemon's binary
-  JobSpec spec;            // written to the worker's stdin as JSON: the pipe's one encoding of it
+  JobSpec spec;  // the first line of the worker's stdin, as JSON: the pipe's one encoding of it
   long long memory_mb = 0;
   long long max_pixels = 0;
   std::vector<std::string> media_roots;  // the worker opens everything below these
   std::vector<std::string> protocols;    // allow_protocol
   bool landlock = false;                 // restrict the worker to the roots (landlock.h)
+  int attempt = 0;  // the job's attempt (--attempt): in its temp names (io::partial_name)
 };
 
 class WorkerProcess {
@@ -35,16 +37,20 @@ class WorkerProcess {
   enum class Read { kLine, kTimeout, kEnd };
   // The next complete line of the worker's stdout, waiting at most timeout_s.
   Read read_line(std::string& line, double timeout_s);
+  // Answers the worker's publish request on its stdin: ok lets it publish, else it fails
+  // with `answer`.
+  Status answer_publish(const Status& answer);
   void send_signal(int signal_number);
   // Waits for the exit; the wait(2) status.
   int wait();
   pid_t pid() const { return pid_; }
 
  private:
-  WorkerProcess(pid_t pid, int out_fd) : pid_(pid), out_fd_(out_fd) {}
+  WorkerProcess(pid_t pid, int in_fd, int out_fd) : pid_(pid), in_fd_(in_fd), out_fd_(out_fd) {}
   bool take_buffered_line(std::string& line);
 
   pid_t pid_;
+  ScopedFd in_fd_;   // the write end of the worker's stdin: closing it is a refusal
   ScopedFd out_fd_;  // the read end of the worker's stdout
   bool reaped_ = false;
   bool at_end_ = false;

@@ -27,6 +27,12 @@ Status error_from(const json& e, Status& error) {
   return Status::ok();
 }
 
+json error_json(const Status& error) {
+  return {{"code", code_key(error.code())},
+          {"message", error.message()},
+          {"retryable", error.retryable()}};
+}
+
 }  // namespace
 
 std::string worker_line(const Progress& progress) {
@@ -38,11 +44,11 @@ std::string worker_line(const JobReport& report) {
 }
 
 std::string worker_line(const Status& error) {
-  return json{{"error",
-               {{"code", code_key(error.code())},
-                {"message", error.message()},
-                {"retryable", error.retryable()}}}}
-      .dump();
+  return json{{"error", error_json(error)}}.dump();
+}
+
+std::string publish_request_line() {
+  return json{{"publish", json::object()}}.dump();
 }
 
 Result<WorkerMessage> parse_worker_line(std::string_view line) {
@@ -53,6 +59,10 @@ Result<WorkerMessage> parse_worker_line(std::string_view line) {
   if (j.contains("progress")) {
     message.kind = WorkerMessage::Kind::kProgress;
     read = from_json(j["progress"], message.progress);
+  } else if (j.contains("publish")) {
+    message.kind = WorkerMessage::Kind::kPublish;
+    if (!j["publish"].is_object() || !j["publish"].empty())
+      read = {Code::kInternal, "publish: not an empty object"};
   } else if (j.contains("result")) {
     message.kind = WorkerMessage::Kind::kResult;
     read = from_json(j["result"], message.report);
@@ -64,6 +74,38 @@ Result<WorkerMessage> parse_worker_line(std::string_view line) {
   }
   if (!read.is_ok()) return bad_line(line, read.message());
   return message;
+}
+
+std::string publish_answer_line(const Status& answer) {
+  json publish = {{"allowed", answer.is_ok()}};
+  if (!answer.is_ok()) publish["error"] = error_json(answer);
+  return json{{"publish", publish}}.dump();
+}
+
+Status parse_publish_answer(std::string_view line) {
+  auto bad_answer = [&](const std::string& why) {
+    return Status(Code::kInternal, "the daemon's answer to publishing does not read (" + why +
+                                       "): " + std::string(line.substr(0, 200)));
+  };
+  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || j.size() != 1 || !j.contains("publish") || !j["publish"].is_object())
+    return bad_answer("not {\"publish\": {...}}");
+  const json& publish = j["publish"];
+  auto allowed = publish.find("allowed");
+  if (allowed == publish.end() || !allowed->is_boolean()) return bad_answer("allowed: missing");
+  if (allowed->get<bool>()) return Status::ok();
+  Status refusal;
+  if (Status read = error_from(publish.value("error", json()), refusal); !read.is_ok())
+    return bad_answer(read.message());
+  return refusal;
+}
+
+Status read_publish_answer(std::istream& in) {
+  std::string answer;
+  if (!std::getline(in, answer))
+    return {Code::kInternal, "no answer from the daemon to publishing the outputs (it stopped)",
+            true};
+  return parse_publish_answer(answer);
 }
 
 }  // namespace tc::daemon

@@ -1,12 +1,20 @@
 // What a worker writes on its stdout, one JSON object a line:
 //   {"progress": <to_json(Progress)>}                                  about every 0.5 s
+//   {"publish": {}}                          once, every output complete: may it rename them?
 //   {"result": <to_json(JobReport)>}                                   once, on success
 //   {"error": {"code": "input", "message": "...", "retryable": false}}  once, on failure
 // Lines are the whole protocol: a worker that dies mid-line or writes nothing is judged by its
 // exit status instead (worker_process.h). The worker encodes with worker_line, the daemon
 // decodes with parse_worker_line: the only two places these lines are touched.
+//
+// Its stdin carries the job spec as the first line (job_spec_to_json), then, once it has asked
+// to publish, the daemon's one-line answer:
+//   {"publish": {"allowed": true}}
+//   {"publish": {"allowed": false, "error": {"code": ..., "message": ..., "retryable": ...}}}
+// encoded by publish_answer_line and read by parse_publish_answer.
 #pragma once
 
+#include <istream>
 #include <string>
 #include <string_view>
 
@@ -16,7 +24,7 @@
 namespace tc::daemon {
 
 struct WorkerMessage {
-  enum class Kind { kProgress, kResult, kError } kind = Kind::kProgress;
+  enum class Kind { kProgress, kPublish, kResult, kError } kind = Kind::kProgress;
   Progress progress;  // kProgress
   JobReport report;   // kResult
   Status error;       // kError: never ok
@@ -26,9 +34,20 @@ struct WorkerMessage {
 std::string worker_line(const Progress& progress);
 std::string worker_line(const JobReport& report);
 std::string worker_line(const Status& error);
+// {"publish": {}}: the worker asks whether it may publish its complete outputs.
+std::string publish_request_line();
 
 // kInternal naming the problem for a line that is not JSON, not one of the three, or whose
 // content does not read back.
 Result<WorkerMessage> parse_worker_line(std::string_view line);
+
+// The daemon's answer to a publish request: ok allows; any other status refuses with it.
+std::string publish_answer_line(const Status& answer);
+// The answer a line carries (ok: publish). A line that does not read is a refusal too
+// (kInternal naming the problem): only a clear yes publishes.
+Status parse_publish_answer(std::string_view line);
+// The worker's side: the next line of `in` (its stdin), parsed. Its end, the daemon gone, or a
+// read interrupted, is a refusal.
+Status read_publish_answer(std::istream& in);
 
 }  // namespace tc::daemon

@@ -25,21 +25,43 @@ struct Watch {
   bool killed = false;
   bool stalled = false;
   bool got_result = false;
+  bool asked_to_publish = false;
   Status said;  // its error line
   JobReport report;
 };
 
-void handle_line(const std::string& line, Watch& watch,
-                 const std::function<void(const Progress&)>& on_progress, pid_t pid) {
+// The answer to the worker's publish request. A second request is refused: the executor asks
+// once, and the check (a fence in the store) is for one rename of the job's outputs.
+void answer_publish(WorkerProcess& worker, const PublishCheck& may_publish, Watch& watch) {
+  Status answer;
+  if (watch.asked_to_publish)
+    answer = Status(Code::kInternal, "the worker asked to publish twice");
+  else if (may_publish)
+    answer = may_publish();
+  watch.asked_to_publish = true;
+  if (!answer.is_ok())
+    spdlog::warn("worker {}: may not publish: {}", worker.pid(), answer.message());
+  // A worker gone meanwhile (EPIPE) is judged by its exit, as ever.
+  (void)worker.answer_publish(answer);
+  // The worker said nothing while the check ran: not a stall.
+  watch.last_progress = Clock::now();
+}
+
+void handle_line(const std::string& line, Watch& watch, WorkerProcess& worker,
+                 const std::function<void(const Progress&)>& on_progress,
+                 const PublishCheck& may_publish) {
   Result<WorkerMessage> message = parse_worker_line(line);
   if (!message.is_ok()) {
-    spdlog::warn("worker {}: {}", pid, message.status().message());
+    spdlog::warn("worker {}: {}", worker.pid(), message.status().message());
     return;
   }
   switch (message->kind) {
     case WorkerMessage::Kind::kProgress:
       watch.last_progress = Clock::now();
       if (on_progress) on_progress(message->progress);
+      break;
+    case WorkerMessage::Kind::kPublish:
+      answer_publish(worker, may_publish, watch);
       break;
     case WorkerMessage::Kind::kResult:
       watch.got_result = true;
@@ -88,14 +110,15 @@ Status judge_exit(int wait_status, bool got_result, const Status& said) {
 WorkerOutcome supervise(WorkerProcess& worker, const SuperviseOptions& options,
                         const std::atomic<int>& stop,
                         const std::function<void(const Progress&)>& on_progress,
-                        const std::function<void()>& on_tick) {
+                        const std::function<void()>& on_tick, const PublishCheck& may_publish) {
   Watch watch;
   std::string line;
   for (;;) {
     // Short polls keep cancel and the watchdog responsive without a thread per timer.
     WorkerProcess::Read read = worker.read_line(line, 0.2);
     if (read == WorkerProcess::Read::kEnd) break;
-    if (read == WorkerProcess::Read::kLine) handle_line(line, watch, on_progress, worker.pid());
+    if (read == WorkerProcess::Read::kLine)
+      handle_line(line, watch, worker, on_progress, may_publish);
     enforce(worker, options, stop.load(), watch);
     if (on_tick) on_tick();
   }

@@ -26,12 +26,18 @@ struct WorkerOutcome {
   JobReport report;  // when ok
 };
 
+// Decides whether the worker may publish its complete outputs: ok allows; any other status is
+// sent to the worker, which removes them and fails the job with it.
+using PublishCheck = std::function<Status()>;
+
 // `on_tick`, when set, is called from the same thread at least every 0.2 s until the worker
-// ends: the job's sampler runs there.
+// ends: the job's sampler runs there. `may_publish` is called on that thread too, when the
+// worker asks (once; empty: allowed); the watchdog's stall clock starts again after it.
 WorkerOutcome supervise(WorkerProcess& worker, const SuperviseOptions& options,
                         const std::atomic<int>& stop,
                         const std::function<void(const Progress&)>& on_progress,
-                        const std::function<void()>& on_tick = {});
+                        const std::function<void()>& on_tick = {},
+                        const PublishCheck& may_publish = {});
 
 // How a worker ended, from what it said (`said`: its error line, if any) and its wait status.
 Status judge_exit(int wait_status, bool got_result, const Status& said);

@@ -104,7 +104,7 @@ TEST_F(Confinement, OutputDirectorySwappedForASymlinkWhileQueued) {
 
 TEST_F(Confinement, SymlinkPlantedAtTheTempNameWhileQueued) {
   std::string id = submit_then_swap(input, media + "/out/o.mp4", [&] {
-    fs::create_symlink(secret, media + "/out/.o.mp4.partial");
+    fs::create_symlink(secret, media + "/out/.o.mp4.a1.partial");  // the first attempt's
   });
   expect_refused(id, "ERROR_CODE_OUTPUT", "o.mp4");
   // The daemon removes a failed job's temp names: the link goes, the file it named stays.

@@ -558,7 +558,8 @@ TEST(WorkerFaults, OnlyMatchingInputs) {
 TEST(JobManager, RecoveryRequeuesOrFailsInterruptedJobsAndRemovesPartials) {
   TempDir dir;
   std::string out = dir.path() + "/out.mp4";
-  std::ofstream(partial_path(out)) << "half a file";
+  // Each job's interrupted attempt left its own temp file.
+  for (int attempt : {1, 3}) std::ofstream(partial_path(out, attempt)) << "half a file";
   JobSpec spec;
   spec.input = dir.file("in.mp4");
   spec.outputs.push_back(OutputSpec{});
@@ -591,7 +592,8 @@ TEST(JobManager, RecoveryRequeuesOrFailsInterruptedJobsAndRemovesPartials) {
   EXPECT_EQ(again.attempt, 1);  // the next start makes it 2
   EXPECT_EQ(spent.state, JobState::kFailed);
   EXPECT_NE(spent.error.message().find("max_attempts"), std::string::npos);
-  EXPECT_FALSE(fs::exists(partial_path(out)));
+  EXPECT_FALSE(fs::exists(partial_path(out, 1)));
+  EXPECT_FALSE(fs::exists(partial_path(out, 3)));
   // A queued job cancels at once; a finished one cannot be cancelled.
   JobRecord cancelled;
   ASSERT_TRUE(manager.cancel("again", cancelled).is_ok());

@@ -92,7 +92,7 @@ TEST(TempFile, PublishesByRenameAndRemovesWhatIsNotPublished) {
   ASSERT_TRUE(roots.is_ok());
   auto create = [&](const std::string& name) {
     std::string path = (base / name).string();
-    return TempFile::create(std::move(roots->open_output_dir(path)).value(), path);
+    return TempFile::create(std::move(roots->open_output_dir(path)).value(), path, 0);
   };
   {
     Result<TempFile> temp = create("a.mp4");
