@@ -437,6 +437,7 @@ class ClusterTest(unittest.TestCase):
             with self.assertRaises(transcoded_client.TranscodedError) as refused:
                 self.submit(clients[0], "during-outage.mp4")
             self.assertEqual(refused.exception.code, grpc.StatusCode.UNAVAILABLE)
+            self.assertEqual(refused.exception.reason, "STORE_UNAVAILABLE")
             time.sleep(max(0.0, halted + 10 - time.monotonic()))  # the outage lasts 10 s
         finally:
             self.server.start()
