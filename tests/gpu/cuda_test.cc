@@ -6,6 +6,7 @@
 
 #include "service/common/exit_codes.h"
 #include "tests/support/media_tools.h"
+#include "tests/support/package_probe.h"
 
 namespace tc::testing {
 namespace {
@@ -88,6 +89,23 @@ TEST_F(CudaBackend, LadderOfThreeFromOneDecode) {
   expect_video(dir_ / "a.mp4", 1920, 1080);
   expect_video(dir_ / "b.mp4", 1280, 720);
   expect_video(dir_ / "c.mp4", 640, 360);
+}
+
+// A streaming package on the GPU (issue 12): one NVDEC decode, scale_cuda per rendition, and
+// every rendition's segments start with a keyframe at the same times, as ffprobe reads them.
+TEST_F(CudaBackend, PackageRenditionsAlignOnTheGpu) {
+  std::string source = dir_ / "six.mp4";
+  make_clip(source, {.width = 1920, .height = 1080, .fps = 30, .seconds = 6});
+  ProcessResult run = transcode(
+      {"run",        source,      "--backend", "cuda", "--package", "cmaf",   "--package-dir",
+       dir_ / "pkg", "--segment", "2",         "-q",   "-o",        "1080p",  "-o",
+       "720p",       "--size",    "1280x720",  "-o",   "360p",      "--size", "640x360"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  TempDir scratch;
+  expect_aligned(dir_ / "pkg", {"1080p", "720p", "360p"}, 2, 30, scratch);
+  for (const char* rendition : {"1080p", "720p", "360p"})
+    EXPECT_EQ(probe_rendition(dir_ / ("pkg/" + std::string(rendition)), scratch).size(), 3u)
+        << rendition;
 }
 
 // Sources the GPU cannot take as they are (issue 11): 10-bit HEVC scaled to an 8-bit H.264

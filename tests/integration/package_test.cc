@@ -19,6 +19,7 @@
 
 #include "service/common/exit_codes.h"
 #include "tests/support/media_tools.h"
+#include "tests/support/package_probe.h"
 
 namespace tc::testing {
 namespace {
@@ -26,60 +27,12 @@ namespace {
 constexpr int kFps = 30;
 constexpr double kSegment = 2;
 
-// One media segment as ffprobe reads it (its rendition's init segment before it).
-struct ProbedSegment {
-  double first_pts = 0;
-  double end = 0;  // the last packet's pts + duration
-  bool starts_with_key = false;
-  int64_t bytes = 0;
-};
-
 std::string ffprobe_json(const std::vector<std::string>& args) {
   std::vector<std::string> argv{"ffprobe", "-v", "error", "-of", "json"};
   argv.insert(argv.end(), args.begin(), args.end());
   ProcessResult run = run_process(argv);
   EXPECT_EQ(run.exit_code, 0) << run.err;
   return run.out;
-}
-
-// The segments of a rendition's media playlist (their names, in order).
-std::vector<std::string> playlist_segments(const std::string& playlist) {
-  std::vector<std::string> names;
-  std::istringstream lines(read_file(playlist));
-  for (std::string line; std::getline(lines, line);)
-    if (!line.empty() && line[0] != '#') names.push_back(line);
-  return names;
-}
-
-ProbedSegment probe_segment(const std::string& rendition_dir, const std::string& name,
-                            const TempDir& scratch, const char* stream) {
-  std::string joined = scratch / "joined.mp4";
-  std::string media = read_file(rendition_dir + "/" + name);
-  std::ofstream(joined, std::ios::binary) << read_file(rendition_dir + "/init.mp4") << media;
-  nlohmann::json packets = nlohmann::json::parse(
-      ffprobe_json({"-select_streams", stream, "-show_entries",
-                    "packet=pts_time,duration_time,flags", joined}))["packets"];
-  ProbedSegment segment;
-  segment.bytes = int64_t(media.size());
-  EXPECT_FALSE(packets.empty()) << name;
-  if (packets.empty()) return segment;
-  segment.starts_with_key = packets[0]["flags"].get<std::string>().find('K') == 0;
-  segment.first_pts = 1e9;
-  for (const auto& packet : packets) {
-    double pts = std::stod(packet["pts_time"].get<std::string>());
-    double duration = std::stod(packet.value("duration_time", std::string("0")));
-    segment.first_pts = std::min(segment.first_pts, pts);
-    segment.end = std::max(segment.end, pts + duration);
-  }
-  return segment;
-}
-
-std::vector<ProbedSegment> probe_rendition(const std::string& dir, const TempDir& scratch,
-                                           const char* stream = "v:0") {
-  std::vector<ProbedSegment> segments;
-  for (const std::string& name : playlist_segments(dir + "/index.m3u8"))
-    segments.push_back(probe_segment(dir, name, scratch, stream));
-  return segments;
 }
 
 // A manifest attribute: `KEY=value` or `KEY="value"` on the line naming `uri` (the line before).
@@ -135,25 +88,8 @@ class Package : public ::testing::Test {
     return transcode(args);
   }
 
-  // Every rendition's segments start with a keyframe, at the same times; all but the last
-  // last the target within a frame.
   void expect_aligned(const std::vector<std::string>& renditions) {
-    std::vector<std::vector<ProbedSegment>> probed;
-    for (const std::string& name : renditions)
-      probed.push_back(probe_rendition(dir_ / "pkg/" + name, scratch_));
-    ASSERT_FALSE(probed[0].empty());
-    for (size_t r = 0; r < probed.size(); ++r) {
-      ASSERT_EQ(probed[r].size(), probed[0].size()) << renditions[r];
-      for (size_t i = 0; i < probed[r].size(); ++i) {
-        EXPECT_TRUE(probed[r][i].starts_with_key) << renditions[r] << " segment " << i + 1;
-        EXPECT_NEAR(probed[r][i].first_pts, probed[0][i].first_pts, 0.5 / kFps)
-            << renditions[r] << " segment " << i + 1;
-        if (i + 1 < probed[r].size()) {
-          EXPECT_NEAR(probed[r][i + 1].first_pts - probed[r][i].first_pts, kSegment, 1.0 / kFps)
-              << renditions[r] << " segment " << i + 1;
-        }
-      }
-    }
+    tc::testing::expect_aligned(dir_ / "pkg", renditions, kSegment, kFps, scratch_);
   }
 
   TempDir dir_;

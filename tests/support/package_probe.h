@@ -1,0 +1,36 @@
+// A package's segments as ffprobe reads them (never our own report): for the package tests here
+// and on the GPU machine.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tests/support/media_tools.h"
+
+namespace tc::testing {
+
+// One media segment (its rendition's init segment before it).
+struct ProbedSegment {
+  double first_pts = 0;
+  double end = 0;  // the last packet's pts + duration
+  bool starts_with_key = false;
+  int64_t bytes = 0;
+};
+
+// The segments of a rendition's media playlist (their names, in order).
+std::vector<std::string> playlist_segments(const std::string& playlist);
+
+ProbedSegment probe_segment(const std::string& rendition_dir, const std::string& name,
+                            const TempDir& scratch, const char* stream);
+
+// Every segment of the rendition in `dir` (its index.m3u8), in order.
+std::vector<ProbedSegment> probe_rendition(const std::string& dir, const TempDir& scratch,
+                                           const char* stream = "v:0");
+
+// Every rendition's segments start with a keyframe, at the same times (within half a frame);
+// all but the last last `segment_s` within a frame. Reports failures through gtest.
+void expect_aligned(const std::string& package_dir, const std::vector<std::string>& renditions,
+                    double segment_s, double fps, const TempDir& scratch);
+
+}  // namespace tc::testing
