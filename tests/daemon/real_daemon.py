@@ -1,5 +1,6 @@
-"""A real transcoded for the Python tests: a temp media root with a clip made by ffmpeg, the
-daemon on loopback (port 0), its gRPC and metrics addresses read from its stdout."""
+"""A real transcoded for the Python tests: a temp media root with a clip made by ffmpeg (or a
+media root the caller shares between daemons), the daemon on loopback (port 0), its gRPC and
+metrics addresses read from its stdout."""
 import os
 import shutil
 import signal
@@ -19,15 +20,24 @@ def make_clip(path, seconds=1, size="320x240"):
 
 
 class RealDaemon:
-    def __init__(self, metrics=False, token=None, extra_args=()):
+    """`media`: a media root the caller owns and may share with other daemons (its files are the
+    caller's: none is made, none removed); by default a temp one with the clip `in.mp4`.
+    `env`: variables added to the daemon's environment (TC_TEST_FAULT is removed otherwise).
+    `node_id`: its --node-id."""
+
+    def __init__(self, metrics=False, token=None, extra_args=(), media=None, env=None,
+                 node_id=None):
         self.token = token
-        self.extra_args = list(extra_args)
+        self.extra_args = list(extra_args) + (["--node-id", node_id] if node_id else [])
+        self.node_id = node_id
+        self.extra_env = dict(env or {})
         self.tmp = tempfile.mkdtemp(prefix="tcd-py-")
         try:
-            self.media = os.path.join(self.tmp, "media")
-            os.makedirs(self.media)
+            self.media = media or os.path.join(self.tmp, "media")
             self.input = os.path.join(self.media, "in.mp4")
-            make_clip(self.input)
+            if media is None:
+                os.makedirs(self.media)
+                make_clip(self.input)
             self._start(metrics)
         except BaseException:
             shutil.rmtree(self.tmp, ignore_errors=True)
@@ -36,6 +46,7 @@ class RealDaemon:
     def _start(self, metrics):
         env = dict(os.environ)
         env.pop("TC_TEST_FAULT", None)
+        env.update(self.extra_env)
         args = [TRANSCODED, "--listen", "127.0.0.1:0", "--state-dir",
                 os.path.join(self.tmp, "state"), "--media-root", self.media, "--log-level", "warn"]
         if metrics:
@@ -56,15 +67,24 @@ class RealDaemon:
         self.address = line.split(" ", 1)[1]
 
     def restart(self, metrics=False):
-        """Stops the daemon (SIGTERM) and starts it again on the same state and media."""
+        """Stops the daemon (SIGTERM; nothing to stop after kill()) and starts it again on the
+        same state, media and node id."""
         self.process.send_signal(signal.SIGTERM)
         self.process.wait(timeout=60)
+        self.process.stdout.close()
         self._start(metrics)
 
+    def kill(self):
+        """kill -9, as a power cut: no shutdown of any kind (its workers die with it)."""
+        self.process.kill()
+        self.process.wait(timeout=60)
+
     def stop(self):
+        self.process.send_signal(signal.SIGCONT)  # a paused daemon could not act on SIGTERM
         self.process.send_signal(signal.SIGTERM)
         try:
             self.process.wait(timeout=60)
         except subprocess.TimeoutExpired:
             self.process.kill()
+        self.process.stdout.close()
         shutil.rmtree(self.tmp, ignore_errors=True)

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Checks deploy/kubernetes/*.yaml and the container's configuration without a cluster.
+"""Checks deploy/kubernetes/*.yaml, deploy/kubernetes/cluster/*.yaml and the container's
+configuration without a cluster.
 
 kubectl is not a Debian package, so this is the client-side check: every document parses
 (python3-yaml), has the fields the API server requires, and the parts of this deployment fit
@@ -8,7 +9,8 @@ Intel GPU resource and node selector, gRPC probes on the container's port, a non
 securityContext with the render group, every volume mount backed by a volume and every
 ConfigMap volume by a ConfigMap key. The daemon's configuration (ConfigMap and
 deploy/container/transcoded.yaml) may only use settings the daemon knows; with
-TRANSCODED=path/to/transcoded it is also loaded by the daemon itself.
+TRANSCODED=path/to/transcoded it is also loaded by the daemon itself. The cluster's own checks
+(Secret, node name, PodDisruptionBudget, PostgreSQL StatefulSet) are in check_cluster.py.
 
   check_manifests.py SOURCE_DIR            # check the files
   check_manifests.py SOURCE_DIR --self-test  # also prove that broken manifests are caught
@@ -23,13 +25,21 @@ import tempfile
 
 import yaml
 
+import check_cluster
+from check_cluster import labels_match
+
 GPU_RESOURCE = "gpu.intel.com/i915"
 NFD_GPU_LABELS = ("intel.feature.node.kubernetes.io/gpu",
                   "feature.node.kubernetes.io/pci-0300_8086.present")
 IMAGE_USER = 10001
 KNOWN_KINDS = {("v1", "Namespace"), ("v1", "ConfigMap"), ("v1", "Service"),
                ("apps/v1", "DaemonSet"), ("batch/v1", "Job"),
-               ("kustomize.config.k8s.io/v1beta1", "Kustomization")}
+               ("kustomize.config.k8s.io/v1beta1", "Kustomization"), ("v1", "Secret"),
+               ("v1", "PersistentVolumeClaim"), ("apps/v1", "StatefulSet"),
+               ("policy/v1", "PodDisruptionBudget")}
+# The manifest directories: one SQLite queue per node; the cluster on one PostgreSQL.
+DIRECTORIES = (os.path.join("deploy", "kubernetes"),
+               os.path.join("deploy", "kubernetes", "cluster"))
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 # The daemon's settings (service/daemon/config.cc); `transcoded --help` replaces this when
 # TRANSCODED is set, so a renamed setting fails here rather than at a pod's start.
@@ -38,7 +48,8 @@ SETTINGS = {"listen", "state_dir", "media_root", "allow_protocol", "max_queue", 
             "shutdown_grace", "max_attempts", "retention_hours", "worker_memory_mb", "tls_cert",
             "tls_key", "tls_client_ca", "auth_token_file", "allow_insecure_remote", "log_level",
             "metrics_listen", "proc_root", "sample_interval", "store", "store_password_file",
-            "node_id"}
+            "node_id", "worker_landlock", "webhook_secret_file", "lease", "claim_poll",
+            "backend"}
 
 
 class Problems:
@@ -133,11 +144,8 @@ def check_metadata(problems, where, doc):
                           f"metadata.name '{name}' is not a DNS label")
 
 
-def labels_match(selector, labels):
-    return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
-
-
-def check_pod(problems, where, pod, configmaps, is_daemon):
+def check_pod(problems, where, pod, refs, is_daemon):
+    configmaps, secrets, claims = refs
     spec = pod.get("spec") or {}
     security = spec.get("securityContext") or {}
     problems.check(security.get("runAsNonRoot") is True, where, "pod runAsNonRoot is not true")
@@ -148,6 +156,7 @@ def check_pod(problems, where, pod, configmaps, is_daemon):
                        for label in NFD_GPU_LABELS),
                    where, f"no nodeSelector on an NFD Intel GPU label {NFD_GPU_LABELS}")
     volumes = {v.get("name"): v for v in spec.get("volumes") or []}
+    check_cluster.check_references(problems, where, spec, secrets, claims)
     for name, volume in volumes.items():
         if "configMap" in volume:
             source = volume["configMap"]
@@ -183,11 +192,25 @@ def check_pod(problems, where, pod, configmaps, is_daemon):
         problems.check(request == limit, cwhere,
                        f"requests.{GPU_RESOURCE} differs from its limit (extended resources)")
         if is_daemon:
-            ports = {p.get("containerPort") for p in container.get("ports") or []}
-            for probe in ("readinessProbe", "livenessProbe"):
-                grpc = (container.get(probe) or {}).get("grpc") or {}
-                problems.check(grpc.get("port") in ports, cwhere,
-                               f"{probe} is not a grpc probe on a container port {sorted(ports)}")
+            check_probes(problems, cwhere, container)
+
+
+def check_probes(problems, where, container):
+    """gRPC health probes on the container's port; a cluster daemon's liveness probe is a TCP
+    one (check_cluster says why)."""
+    ports = {p.get("containerPort") for p in container.get("ports") or []}
+    grpc_probes = ["readinessProbe"]
+    if check_cluster.is_cluster_daemon(container):
+        tcp = (container.get("livenessProbe") or {}).get("tcpSocket") or {}
+        problems.check(tcp.get("port") in ports, where,
+                       f"livenessProbe is not a tcpSocket probe on a container port "
+                       f"{sorted(ports)}")
+    else:
+        grpc_probes.append("livenessProbe")
+    for probe in grpc_probes:
+        grpc = (container.get(probe) or {}).get("grpc") or {}
+        problems.check(grpc.get("port") in ports, where,
+                       f"{probe} is not a grpc probe on a container port {sorted(ports)}")
 
 
 def check_all(problems, documents, settings):
@@ -199,6 +222,8 @@ def check_all(problems, documents, settings):
                 by_kind.setdefault(doc["kind"], []).append((where, doc))
     configmaps = {d["metadata"]["name"]: d.get("data") or {}
                   for _, d in by_kind.get("ConfigMap", [])}
+    claims = {d["metadata"]["name"] for _, d in by_kind.get("PersistentVolumeClaim", [])}
+    refs = (configmaps, check_cluster.secret_keys(by_kind), claims)
     for where, doc in by_kind.get("ConfigMap", []):
         for key, text in (doc.get("data") or {}).items():
             if key.endswith((".yaml", ".yml")):
@@ -211,12 +236,12 @@ def check_all(problems, documents, settings):
         selector = (spec.get("selector") or {}).get("matchLabels") or {}
         problems.check(labels_match(selector, (template.get("metadata") or {}).get("labels") or {}),
                        where, "spec.selector.matchLabels do not match the template's labels")
-        check_pod(problems, where, template, configmaps, is_daemon=True)
+        check_pod(problems, where, template, refs, is_daemon=True)
     for where, doc in by_kind.get("Job", []):
         template = (doc.get("spec") or {}).get("template") or {}
         problems.check((template.get("spec") or {}).get("restartPolicy") in ("Never", "OnFailure"),
                        where, "a Job's restartPolicy must be Never or OnFailure")
-        check_pod(problems, where, template, configmaps, is_daemon=False)
+        check_pod(problems, where, template, refs, is_daemon=False)
         for c in (template.get("spec") or {}).get("containers") or []:
             problems.check((c.get("command") or [""])[-1].endswith("transcode")
                            and (c.get("args") or [""])[0] == "run",
@@ -224,10 +249,11 @@ def check_all(problems, documents, settings):
     problems.check(bool(by_kind.get("Service")), "deploy/kubernetes", "no Service")
     for where, doc in by_kind.get("Service", []):
         spec = doc.get("spec") or {}
-        targets = [(w, d) for w, d in daemons
+        targets = [(w, d) for w, d in daemons + by_kind.get("StatefulSet", [])
                    if labels_match(spec.get("selector") or {},
                                    d["spec"]["template"]["metadata"].get("labels") or {})]
-        if problems.check(bool(targets), where, "selector matches no DaemonSet's pods"):
+        if problems.check(bool(targets), where,
+                          "selector matches no DaemonSet's or StatefulSet's pods"):
             containers = targets[0][1]["spec"]["template"]["spec"]["containers"]
             ports = {p.get(k) for c in containers for p in c.get("ports") or []
                      for k in ("name", "containerPort")}
@@ -237,12 +263,17 @@ def check_all(problems, documents, settings):
     for where, doc in by_kind.get("Kustomization", []):
         for resource in doc.get("resources") or []:
             problems.check(resource in documents, where, f"resource {resource} does not exist")
+    check_cluster.check_cluster(problems, by_kind)
 
 
 def self_test(documents, settings):
     """Each mutation must be reported: the checker is no rubber stamp."""
+    def find(docs, kind, every=False):
+        found = [d for ds in docs.values() for d in ds if d.get("kind") == kind]
+        return found if every else found[0]
+
     def daemonset(docs):
-        return next(d for ds in docs.values() for d in ds if d.get("kind") == "DaemonSet")
+        return find(docs, "DaemonSet")
 
     def pod(docs):
         return daemonset(docs)["spec"]["template"]["spec"]
@@ -254,16 +285,17 @@ def self_test(documents, settings):
         "selector": lambda d: daemonset(d)["spec"]["selector"]["matchLabels"].update(x="y"),
         "gpu limit": lambda d: container(d)["resources"]["limits"].pop(GPU_RESOURCE),
         "node selector": lambda d: pod(d).pop("nodeSelector"),
-        "probe port": lambda d: container(d)["livenessProbe"]["grpc"].update(port=1),
+        "probe port": lambda d: container(d)["readinessProbe"]["grpc"].update(port=1),
         "http probe": lambda d: container(d).update(readinessProbe={"httpGet": {"port": 50051}}),
         "root": lambda d: pod(d)["securityContext"].update(runAsNonRoot=False),
         "render group": lambda d: pod(d)["securityContext"].pop("supplementalGroups"),
         "volume": lambda d: pod(d).update(volumes=pod(d)["volumes"][1:]),
-        "config key": lambda d: next(x for xs in d.values() for x in xs
-                                     if x.get("kind") == "ConfigMap")["data"].update(
-                                         {"transcoded.yaml": "listen: 0.0.0.0:1\nbogus: 1\n"}),
+        "config key": lambda d: find(d, "ConfigMap")["data"].update(
+            {"transcoded.yaml": "listen: 0.0.0.0:1\nbogus: 1\n"}),
         "kind": lambda d: daemonset(d).update(apiVersion="extensions/v1beta1"),
     }
+    if check_cluster.is_cluster_daemon(container(documents)):
+        mutations.update(check_cluster.mutations(daemonset, container, find))
     failed = []
     for name, mutate in mutations.items():
         mutated = copy.deepcopy(documents)
@@ -275,26 +307,40 @@ def self_test(documents, settings):
     return failed
 
 
+def check_directory(source, directory, settings):
+    """The problems of one directory of manifests, each prefixed with the directory."""
+    documents = load_documents(os.path.join(source, directory))
+    problems = Problems()
+    check_all(problems, documents, settings)
+    count = sum(len(d) for d in documents.values())
+    print(f"{directory}: {count} documents in {len(documents)} files")
+    return [f"{directory}/{item}" for item in problems.items]
+
+
+def self_test_directory(source, directory, settings):
+    documents = load_documents(os.path.join(source, directory))
+    return [f"self-test: a broken manifest in {directory} ({name}) was not caught"
+            for name in self_test(documents, settings)]
+
+
 def main():
     source = sys.argv[1] if len(sys.argv) > 1 else "."
     settings = daemon_settings()
-    documents = load_documents(os.path.join(source, "deploy", "kubernetes"))
     problems = Problems()
-    check_all(problems, documents, settings)
     container_config = os.path.join(source, "deploy", "container", "transcoded.yaml")
     with open(container_config, encoding="utf-8") as f:
         check_daemon_config(problems, "deploy/container/transcoded.yaml", f.read(), settings)
-    for problem in problems.items:
-        print("FAIL", problem)
+    items = problems.items
+    for directory in DIRECTORIES:
+        items += check_directory(source, directory, settings)
     if "--self-test" in sys.argv:
         os.environ.pop("TRANSCODED", None)  # the mutations need no daemon runs
-        for name in self_test(documents, settings):
-            print(f"FAIL self-test: a broken manifest ({name}) was not caught")
-            problems.add("self-test", name)
-    count = sum(len(d) for d in documents.values())
-    print(f"{count} documents in {len(documents)} files: "
-          f"{'ok' if not problems.items else f'{len(problems.items)} problems'}")
-    return 1 if problems.items else 0
+        for directory in DIRECTORIES:
+            items += self_test_directory(source, directory, settings)
+    for problem in items:
+        print("FAIL", problem)
+    print("ok" if not items else f"{len(items)} problems")
+    return 1 if items else 0
 
 
 if __name__ == "__main__":
