@@ -4,7 +4,9 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
+#include <algorithm>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <thread>
@@ -103,6 +105,20 @@ Result<DaemonCommand> configure(const std::vector<std::string>& args) {
   return command;
 }
 
+// VA-API by default; CUDA, Vulkan and QSV cost a runtime's start-up, so they are looked for when
+// the node offers them (`backend`). Unoffered, their jobs still run: the worker discovers the
+// device itself (Scheduler::claimable).
+DiscoveryOptions daemon_discovery(const std::vector<std::string>& backends) {
+  DiscoveryOptions discovery;
+  auto offers = [&](const char* name) {
+    return std::find(backends.begin(), backends.end(), name) != backends.end();
+  };
+  discovery.cuda = offers("cuda");
+  discovery.vulkan = offers("vulkan");
+  discovery.qsv = offers("qsv");
+  return discovery;
+}
+
 std::string node_id(const DaemonConfig& config) {
   return config.node_id.empty() ? default_node_id() : config.node_id;
 }
@@ -175,7 +191,7 @@ int serve(const DaemonConfig& config) {
       open_job_store({config.store, config.store_password_file, config.state_dir});
   if (!store.is_ok()) return store_error(store.status(), !config.store.empty());
   log_store(config);
-  HwInventory inventory = discover_devices();
+  HwInventory inventory = discover_devices(daemon_discovery(config.backends));
   flag_doctor_findings(config, inventory);
   std::vector<SchedDevice> devices =
       devices_from_inventory(inventory, config.slots, std::thread::hardware_concurrency());

@@ -142,7 +142,7 @@ Status JobManager::start() {
   TC_RETURN_IF_ERROR(take_orphans(options_.node_id));
   {
     std::lock_guard lock(mutex_);
-    offered_anywhere_ = scheduler_.offered();
+    TC_RETURN_IF_ERROR(learn_offers());
   }
   events_ = store_->events();
   dispatcher_ = std::thread([this] { dispatch_loop(); });
@@ -401,6 +401,10 @@ void JobManager::dispatch_loop() {
 
 // Claims the best job a free slot can run, and starts it; false when there is none.
 bool JobManager::claim_one() {
+  // A node that joined since the last beat may offer a backend this one would otherwise run
+  // in software (and fail): a look at the nodes first, at most once a second.
+  if (store_->shared() && Clock::now() - offers_learned_ > std::chrono::seconds(1))
+    (void)learn_offers();
   std::vector<std::string> backends = scheduler_.claimable(offered_anywhere_);
   if (backends.empty()) return false;
   int device = -1;
@@ -741,16 +745,22 @@ Status JobManager::beat(const NodeRecord& node) {
   TC_RETURN_IF_ERROR(store_->heartbeat(node));
   renew_leases();
   TC_RETURN_IF_ERROR(take_orphans(""));
-  TC_ASSIGN_OR_RETURN(std::vector<NodeRecord> nodes, store_->nodes());
-  // A node silent for a few leases (a minute at least) is gone: its backends are no longer
-  // waited for.
-  int64_t live_since = now_ms() - 3 * lease_ms(std::max(options_.lease_s, 20.0));
   std::lock_guard lock(mutex_);
+  TC_RETURN_IF_ERROR(learn_offers());
+  wake_dispatcher();
+  return {};
+}
+
+// Which backends the live nodes offer. A node silent for a few leases (a minute at least) is
+// gone: its backends are no longer waited for.
+Status JobManager::learn_offers() {
+  TC_ASSIGN_OR_RETURN(std::vector<NodeRecord> nodes, store_->nodes());
+  int64_t live_since = now_ms() - 3 * lease_ms(std::max(options_.lease_s, 20.0));
   offered_anywhere_ = scheduler_.offered();
   for (const NodeRecord& other : nodes)
-    if (other.heartbeat_ms >= live_since)
+    if (other.heartbeat_ms >= live_since && other.id != options_.node_id)
       offered_anywhere_.insert(other.backends.begin(), other.backends.end());
-  wake_dispatcher();
+  offers_learned_ = Clock::now();
   return {};
 }
 

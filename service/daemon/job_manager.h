@@ -147,6 +147,7 @@ class JobManager {
   void reap_finished_threads();                        // mutex_ held
   void purge_expired();
   void renew_leases();
+  Status learn_offers();                                                  // mutex_ held
   void stop_running(const std::string& id, int reason, const char* why);  // mutex_ held
   // Other nodes' doings (StoreEvents), on the listener thread.
   void listen_loop();
@@ -167,8 +168,9 @@ class JobManager {
   std::multimap<std::string, std::shared_ptr<JobWatcher>> watchers_;
   // Jobs watched here and run elsewhere: the state last published for each.
   std::map<std::string, JobState> remote_watched_;
-  std::set<std::string> offered_anywhere_;             // backends the live nodes offer (beat())
-  std::map<std::string, DeviceTotals> device_totals_;  // by device name
+  std::set<std::string> offered_anywhere_;  // backends the live nodes offer (learn_offers())
+  std::chrono::steady_clock::time_point offers_learned_{};
+  std::map<std::string, DeviceTotals> device_totals_;       // by device name
   std::map<std::string, DurationHistogram> job_durations_;  // by final state
   std::map<std::string, PsnrHistogram> output_psnr_;        // --quality outputs, by backend
   std::map<std::string, SsimHistogram> output_ssim_;
