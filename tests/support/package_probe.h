@@ -21,10 +21,8 @@ struct ProbedSegment {
 // The segments of a rendition's media playlist (their names, in order).
 std::vector<std::string> playlist_segments(const std::string& playlist);
 
-ProbedSegment probe_segment(const std::string& rendition_dir, const std::string& name,
-                            const TempDir& scratch, const char* stream);
-
-// Every segment of the rendition in `dir` (its index.m3u8), in order.
+// Every segment of the rendition in `dir` (its index.m3u8), in order, as a player reads them:
+// one after the other after the init segment.
 std::vector<ProbedSegment> probe_rendition(const std::string& dir, const TempDir& scratch,
                                            const char* stream = "v:0");
 
