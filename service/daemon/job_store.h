@@ -24,6 +24,11 @@ struct RowState {
   bool lease_expired = false;  // and its lease has run out (taking over a dead node's job)
 };
 
+// A lease's length as the store takes it.
+inline int64_t lease_ms(double lease_s) {
+  return static_cast<int64_t>(lease_s * 1000);
+}
+
 struct ClaimRequest {
   std::string node;
   std::vector<std::string> backends;  // the spec backends ("auto", "vaapi", ...) it can start now
