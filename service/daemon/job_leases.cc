@@ -103,16 +103,25 @@ Status JobManager::learn_offers() {
 // stops and writes nothing. A cancel asked through another node is heard here too, should its
 // notification have been missed.
 void JobManager::renew_leases() {
+  // Only the jobs running now are judged: one claimed while the store answers is not in `held`
+  // yet, and must not be taken for lost.
+  std::map<std::string, int> running;  // id -> attempt
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [id, job] : running_)
+      if (!job->done) running[id] = job->job.attempt;
+  }
+  std::vector<std::string> ids;
+  for (const auto& [id, attempt] : running) ids.push_back(id);
   Result<std::vector<HeldJob>> held =
-      store_->renew_leases(options_.node_id, lease_ms(options_.lease_s));
+      store_->renew_leases(options_.node_id, ids, lease_ms(options_.lease_s));
   if (!held.is_ok()) return log_store_error(held.status());
   std::map<std::string, HeldJob> by_id;
   for (HeldJob& job : *held) by_id[job.id] = job;
   std::lock_guard lock(mutex_);
-  for (auto& [id, running] : running_) {
-    if (running->done) continue;
+  for (const auto& [id, attempt] : running) {
     auto it = by_id.find(id);
-    if (it == by_id.end() || it->second.attempt != running->job.attempt)
+    if (it == by_id.end() || it->second.attempt != attempt)
       stop_running(id, kStopLost, "its lease was taken over by another node: stopping");
     else if (it->second.cancel_requested)
       stop_running(id, kStopCancel, "cancel requested through another node");

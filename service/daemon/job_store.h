@@ -119,8 +119,11 @@ class JobStore {
   using TakeJob = std::function<bool(JobRecord& job, std::optional<Notification>& notice)>;
   virtual Result<std::optional<JobRecord>> claim(const ClaimRequest& claim,
                                                  const TakeJob& take) = 0;
-  // Renews every lease `node` holds for `lease_ms` more: the jobs it still holds.
-  virtual Result<std::vector<HeldJob>> renew_leases(const std::string& node, int64_t lease_ms) = 0;
+  // Renews the leases of `jobs` (ids) that `node` holds, for `lease_ms` more: those it still
+  // holds. None asked: none renewed.
+  virtual Result<std::vector<HeldJob>> renew_leases(const std::string& node,
+                                                    const std::vector<std::string>& jobs,
+                                                    int64_t lease_ms) = 0;
   // The fence: true when `attempt` of job `id` is still `node`'s (running, never taken over),
   // its lease then renewed for `lease_ms`. A node publishes outputs only after a true.
   virtual Result<bool> hold_lease(const std::string& id, int attempt, const std::string& node,

@@ -43,11 +43,15 @@ inline std::string take_lease_sql(const char* now) {
          " + $3, cancel_requested = 0 WHERE id = $1";
 }
 
-// $1 = node, $2 = lease length: renews every lease the node holds; what it still holds, with
-// any cancel asked through another node.
-inline std::string renew_leases_sql(const char* now) {
+// $1 = node, $2 = lease length, $3... = `jobs` ids: renews the leases of the jobs the node
+// runs; which of them it still holds, with any cancel asked through another node. A row of the
+// node that it does not run (its worker gone unrecorded) is not renewed, so it is orphaned.
+inline std::string renew_leases_sql(const char* now, size_t jobs) {
+  std::string in;
+  for (size_t i = 0; i < jobs; ++i) in += (i ? ", $" : "$") + std::to_string(i + 3);
   return std::string("UPDATE jobs SET lease_ms = ") + now +
-         " + $2 WHERE node = $1 AND state = 2 RETURNING id, attempt, cancel_requested";
+         " + $2 WHERE node = $1 AND state = 2 AND id IN (" + in +
+         ") RETURNING id, attempt, cancel_requested";
 }
 
 // $1 = id, $2 = attempt, $3 = node, $4 = lease length: the fence. Renews the lease of that

@@ -265,11 +265,16 @@ Result<std::optional<JobRecord>> PgJobStore::claim(const ClaimRequest& claim, co
   return taken;
 }
 
-Result<std::vector<HeldJob>> PgJobStore::renew_leases(const std::string& node, int64_t lease_ms) {
-  std::lock_guard lock(mutex_);
-  TC_ASSIGN_OR_RETURN(PgRows rows, db_->query(renew_leases_sql(kPgNow), {node, text_of(lease_ms)},
-                                              "renew the leases of node " + node));
+Result<std::vector<HeldJob>> PgJobStore::renew_leases(const std::string& node,
+                                                      const std::vector<std::string>& jobs,
+                                                      int64_t lease_ms) {
   std::vector<HeldJob> held;
+  if (jobs.empty()) return held;
+  PgParams params = {node, text_of(lease_ms)};
+  params.insert(params.end(), jobs.begin(), jobs.end());
+  std::lock_guard lock(mutex_);
+  TC_ASSIGN_OR_RETURN(PgRows rows, db_->query(renew_leases_sql(kPgNow, jobs.size()), params,
+                                              "renew the leases of node " + node));
   for (int i = 0; i < rows.size(); ++i)
     held.push_back(
         {rows.text(i, 0), static_cast<int>(rows.integer(i, 1)), rows.integer(i, 2) != 0});

@@ -41,7 +41,9 @@ class PgJobStore final : public JobStore {
   // Leases and claims: the end of pg_job_store.cc.
   bool shared() const override { return true; }
   Result<std::optional<JobRecord>> claim(const ClaimRequest& claim, const TakeJob& take) override;
-  Result<std::vector<HeldJob>> renew_leases(const std::string& node, int64_t lease_ms) override;
+  Result<std::vector<HeldJob>> renew_leases(const std::string& node,
+                                            const std::vector<std::string>& jobs,
+                                            int64_t lease_ms) override;
   Result<bool> hold_lease(const std::string& id, int attempt, const std::string& node,
                           int64_t lease_ms) override;
   Result<std::vector<JobRecord>> orphans(const std::string& own_node) override;

@@ -313,13 +313,16 @@ Result<std::optional<JobRecord>> SqliteJobStore::claim(const ClaimRequest& claim
 }
 
 Result<std::vector<HeldJob>> SqliteJobStore::renew_leases(const std::string& node,
+                                                          const std::vector<std::string>& jobs,
                                                           int64_t lease_ms) {
+  std::vector<HeldJob> held;
+  if (jobs.empty()) return held;
   std::lock_guard lock(mutex_);
-  Statement s(db_, sqlite_sql(renew_leases_sql(kSqliteNow)));
+  Statement s(db_, sqlite_sql(renew_leases_sql(kSqliteNow, jobs.size())));
   if (!s.ok()) return db_error(db_, "prepare lease renewal");
   s.bind(1, node);
   s.bind(2, lease_ms);
-  std::vector<HeldJob> held;
+  for (size_t i = 0; i < jobs.size(); ++i) s.bind(static_cast<int>(i) + 3, jobs[i]);
   int rc;
   while ((rc = s.step()) == SQLITE_ROW)
     held.push_back({s.text_at(0), static_cast<int>(s.int_at(1)), s.int_at(2) != 0});

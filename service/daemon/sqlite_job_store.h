@@ -47,7 +47,9 @@ class SqliteJobStore final : public JobStore {
   // its transaction, and nothing happens that this daemon does not see itself.
   bool shared() const override { return false; }
   Result<std::optional<JobRecord>> claim(const ClaimRequest& claim, const TakeJob& take) override;
-  Result<std::vector<HeldJob>> renew_leases(const std::string& node, int64_t lease_ms) override;
+  Result<std::vector<HeldJob>> renew_leases(const std::string& node,
+                                            const std::vector<std::string>& jobs,
+                                            int64_t lease_ms) override;
   Result<bool> hold_lease(const std::string& id, int attempt, const std::string& node,
                           int64_t lease_ms) override;
   Result<std::vector<JobRecord>> orphans(const std::string& own_node) override;

@@ -563,7 +563,8 @@ TYPED_TEST(StoreContract, OnlyTheAttemptHoldingTheLeaseMayWriteOrPublish) {
   EXPECT_TRUE(*store->hold_lease("leased", 1, "node-a", 60000));
   EXPECT_FALSE(*store->hold_lease("leased", 1, "node-b", 60000));  // not its node
   EXPECT_FALSE(*store->hold_lease("leased", 2, "node-a", 60000));  // not its attempt
-  Result<std::vector<HeldJob>> held = store->renew_leases("node-a", 60000);
+  EXPECT_TRUE(store->renew_leases("node-a", {}, 60000)->empty());  // renews only what it asks
+  Result<std::vector<HeldJob>> held = store->renew_leases("node-a", {"leased"}, 60000);
   ASSERT_TRUE(held.is_ok()) << held.status().message();
   ASSERT_EQ(held->size(), 1u);
   EXPECT_EQ(held->front().attempt, 1);
@@ -603,7 +604,8 @@ TYPED_TEST(StoreContract, AnExpiredLeaseIsAnOrphanAnotherNodeTakesOver) {
   JobRecord again = **store->claim(claim_for("node-b", {"software"}), take_b);
   EXPECT_EQ(again.attempt, 2);
   EXPECT_TRUE(*store->hold_lease("cut-off", 2, "node-b", 60000));
-  EXPECT_TRUE(store->renew_leases("node-a", 60000)->empty());  // node-a, back, holds nothing
+  // node-a, back, holds nothing
+  EXPECT_TRUE(store->renew_leases("node-a", {"cut-off"}, 60000)->empty());
 }
 
 TYPED_TEST(StoreContract, ACancelIsAskedOfARunningJobsNodeOnly) {
@@ -619,7 +621,7 @@ TYPED_TEST(StoreContract, ACancelIsAskedOfARunningJobsNodeOnly) {
   ASSERT_TRUE(store->claim(claim_for("node-a", {"software"}), take)->has_value());
   EXPECT_FALSE(*store->request_cancel("waiting"));  // queued: cancelled in place instead
   EXPECT_TRUE(*store->request_cancel("busy"));
-  Result<std::vector<HeldJob>> held = store->renew_leases("node-a", 60000);
+  Result<std::vector<HeldJob>> held = store->renew_leases("node-a", {"busy"}, 60000);
   ASSERT_EQ(held->size(), 1u);
   EXPECT_TRUE(held->front().cancel_requested);
 }
