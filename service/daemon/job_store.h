@@ -81,8 +81,6 @@ class JobStore {
   // Newest first: jobs with seq < before_seq (0 = from the newest), of `state` when set.
   virtual Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq,
                                               int limit) = 0;
-  // Oldest first: every job in `state` (start-up recovery).
-  virtual Result<std::vector<JobRecord>> all_in_state(JobState state) = 0;
   virtual Result<int> count_in_state(JobState state) = 0;
   // Deletes finished jobs that ended before `end_ms`; returns how many.
   virtual Result<int> purge_ended_before(int64_t end_ms) = 0;

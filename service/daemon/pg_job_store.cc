@@ -176,12 +176,6 @@ Result<std::vector<JobRecord>> PgJobStore::list(std::optional<JobState> state, i
   return select(where + " ORDER BY seq DESC LIMIT $2", params, "list jobs");
 }
 
-Result<std::vector<JobRecord>> PgJobStore::all_in_state(JobState state) {
-  std::lock_guard lock(mutex_);
-  return select("WHERE state = $1 ORDER BY seq", {text_of(static_cast<int64_t>(state))},
-                "scan jobs in state " + std::string(state_name(state)));
-}
-
 Result<int> PgJobStore::count_in_state(JobState state) {
   std::lock_guard lock(mutex_);
   TC_ASSIGN_OR_RETURN(PgRows rows, db_->query("SELECT COUNT(*) FROM jobs WHERE state = $1",

@@ -233,14 +233,6 @@ Result<std::vector<JobRecord>> SqliteJobStore::list(std::optional<JobState> stat
   return collect(db_, s);
 }
 
-Result<std::vector<JobRecord>> SqliteJobStore::all_in_state(JobState state) {
-  std::lock_guard lock(mutex_);
-  Statement s(db_, std::string("SELECT ") + kColumns + " FROM jobs WHERE state = ? ORDER BY seq");
-  if (!s.ok()) return db_error(db_, "prepare scan");
-  s.bind(1, static_cast<int64_t>(state));
-  return collect(db_, s);
-}
-
 Result<int> SqliteJobStore::count_in_state(JobState state) {
   std::lock_guard lock(mutex_);
   Statement s(db_, "SELECT COUNT(*) FROM jobs WHERE state = ?");

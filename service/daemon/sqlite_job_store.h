@@ -28,7 +28,6 @@ class SqliteJobStore final : public JobStore {
                      const Notification* notice) override;
   Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq,
                                       int limit) override;
-  Result<std::vector<JobRecord>> all_in_state(JobState state) override;
   Result<int> count_in_state(JobState state) override;
   Result<int> purge_ended_before(int64_t end_ms) override;
   Status heartbeat(const NodeRecord& node) override;
