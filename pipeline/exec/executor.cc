@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <limits>
@@ -14,6 +15,7 @@ extern "C" {
 #include <libavutil/hwcontext.h>
 }
 
+#include "pipeline/exec/branch_lane.h"
 #include "pipeline/exec/hdr_metadata.h"
 #include "pipeline/exec/quality_meter.h"
 #include "pipeline/exec/stages.h"
@@ -138,6 +140,9 @@ class Transcode {
     if (spec_.duration_s > 0) duration_s_ = std::min(duration_s_, spec_.duration_s);
     for (AudioTrackState& track : audio_) TC_RETURN_IF_ERROR(open_audio_graph(track));
     attach_quality_meters();
+    for (size_t k = 0; k < outputs_.size(); ++k)
+      lanes_.push_back(std::make_unique<BranchLane>(kBranchQueueFrames, options_.branch_threads));
+    video_encoder_posted_.assign(outputs_.size(), false);
     if (std::any_of(plan_.outputs.begin(), plan_.outputs.end(),
                     [](const OutputPlan& output) { return output.video.format.to_sdr_on_device; }))
       mastering_fill_.emplace(*input_.video);
@@ -155,12 +160,33 @@ class Transcode {
             });
   }
 
+  // Downloaded once here; each meter takes it on its output's thread, in order with that
+  // output's packets.
   Status measure_source(const AVFrame& frame) {
     if (meters_.empty()) return Status::ok();
     TC_ASSIGN_OR_RETURN(av::FramePtr in_memory, frame_in_memory(frame));
-    for (auto& meter : meters_)
-      if (meter) TC_RETURN_IF_ERROR(meter->add_reference(*in_memory, input_.video->time_base));
+    SharedFrame shared = share_frame(std::move(in_memory));
+    AVRational time_base = input_.video->time_base;
+    for (size_t k = 0; k < meters_.size(); ++k)
+      if (QualityMeter* meter = meters_[k].get())
+        TC_RETURN_IF_ERROR(lanes_[k]->post(
+            [meter, shared, time_base] { return meter->add_reference(*shared, time_base); }));
     return Status::ok();
+  }
+
+  // Output k writes a copy of `packet` (of input stream `from`, shifted by the trim `offset`) on
+  // its thread; an output that does not keep the stream ignores it.
+  Status post_copy(size_t k, const std::shared_ptr<AVPacket>& packet, const AVStream& from,
+                   int64_t offset) {
+    return lanes_[k]->post([&output = outputs_[k], packet, &from, offset] {
+      return output.copy_packet(*packet, from, offset);
+    });
+  }
+
+  static Result<std::shared_ptr<AVPacket>> share_packet(const AVPacket& packet) {
+    AVPacket* copy = av_packet_clone(&packet);
+    if (!copy) return Status(Code::kInternal, "out of memory");
+    return std::shared_ptr<AVPacket>(copy, av::PacketDeleter());
   }
 
   const FilterGraphPlan* audio_graph_plan(int input_stream) const {
@@ -229,9 +255,7 @@ class Transcode {
       video_done_ = true;
       return Status::ok();
     }
-    for (OutputStage& output : outputs_)
-      if (output.plan().video_copy && !video_window_.past(packet.pts))
-        TC_RETURN_IF_ERROR(output.copy_packet(packet, *input_.video, video_window_.start));
+    if (!video_window_.past(packet.pts)) TC_RETURN_IF_ERROR(copy_video_packet(packet));
     if (!input_.video_decoder) {
       last_media_pts_s_ =
           std::max(last_media_pts_s_, seconds(packet.pts, input_.video, video_window_));
@@ -240,14 +264,32 @@ class Transcode {
     return decode_video(&packet);
   }
 
+  Status copy_video_packet(const AVPacket& packet) {
+    std::shared_ptr<AVPacket> shared;
+    for (size_t k = 0; k < outputs_.size(); ++k) {
+      if (!outputs_[k].plan().video_copy) continue;
+      if (!shared) {
+        TC_ASSIGN_OR_RETURN(shared, share_packet(packet));
+      }
+      TC_RETURN_IF_ERROR(post_copy(k, shared, *input_.video, video_window_.start));
+    }
+    return Status::ok();
+  }
+
+  Status copy_to_every_output(const AVPacket& packet, const AVStream& from, int64_t offset) {
+    TC_ASSIGN_OR_RETURN(std::shared_ptr<AVPacket> shared, share_packet(packet));
+    for (size_t k = 0; k < outputs_.size(); ++k)
+      TC_RETURN_IF_ERROR(post_copy(k, shared, from, offset));
+    return Status::ok();
+  }
+
   Status on_audio_packet(AudioTrackState& track, const AVPacket& packet) {
     if (track.window.past(packet.pts)) {
       track.done = true;
       return flush_audio(track);
     }
     if (!track.window.before(packet.pts))
-      for (OutputStage& output : outputs_)  // outputs that do not copy this track ignore it
-        TC_RETURN_IF_ERROR(output.copy_packet(packet, *track.input->stream, track.window.start));
+      TC_RETURN_IF_ERROR(copy_to_every_output(packet, *track.input->stream, track.window.start));
     if (!track.input->decoder) return Status::ok();
     return decode_audio(track, &packet);
   }
@@ -271,22 +313,23 @@ class Transcode {
   }
 
   Status keep_subtitle_packet(SubtitleTrackState& track, const AVPacket& packet) {
-    for (OutputStage& output : outputs_)
-      TC_RETURN_IF_ERROR(output.copy_packet(packet, *track.input->stream, track.window.start));
+    TC_RETURN_IF_ERROR(copy_to_every_output(packet, *track.input->stream, track.window.start));
     if (!track.input->decoder) return Status::ok();
-    DecodedSubtitle decoded;
+    auto decoded = std::make_shared<DecodedSubtitle>();
     int got = 0;
     // FFmpeg 5.1 takes a non-const packet, 7.1 a const one; neither changes it.
-    int err = avcodec_decode_subtitle2(track.input->decoder.get(), &decoded.subtitle, &got,
+    int err = avcodec_decode_subtitle2(track.input->decoder.get(), &decoded->subtitle, &got,
                                        const_cast<AVPacket*>(&packet));
-    decoded.present = got != 0;
+    decoded->present = got != 0;
     // A subtitle that does not decode is skipped, as players do.
     if (err < 0 || !got) return Status::ok();
     int64_t offset_us =
         av_rescale_q(track.window.start, track.input->stream->time_base, AVRational{1, 1000000});
-    for (OutputStage& output : outputs_)
-      TC_RETURN_IF_ERROR(
-          output.encode_subtitle(track.input->stream->index, decoded.subtitle, offset_us));
+    int index = track.input->stream->index;
+    for (size_t k = 0; k < outputs_.size(); ++k)
+      TC_RETURN_IF_ERROR(lanes_[k]->post([&output = outputs_[k], decoded, index, offset_us] {
+        return output.encode_subtitle(index, decoded->subtitle, offset_us);
+      }));
     return Status::ok();
   }
 
@@ -352,28 +395,40 @@ class Transcode {
   }
 
   Status drain_video_sinks() {
-    AVRational rate = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
     for (size_t i = 0; i < video_graph_->sink_count(); ++i) {
       if (plan_.video_graph.sinks[i].thumbnails) {
         TC_RETURN_IF_ERROR(drain_thumbnails(i));
         continue;
       }
-      OutputStage& output = outputs_[plan_.video_graph.sinks[i].output];
       for (;;) {
-        int err = video_graph_->pull(i, filtered_.get());
+        av::FramePtr frame = av::make_frame();
+        int err = video_graph_->pull(i, frame.get());
         if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) break;
         if (err < 0) return av_status(err, Code::kInternal, "filtering video");
-        if (!output.video_encoder_open())
-          TC_RETURN_IF_ERROR(output.open_video_encoder(video_graph_->sink(i), rate, *filtered_));
-        output.mark_keyframe(*filtered_);
-        Status status = output.encode_video(filtered_.get());
-        av_frame_unref(filtered_.get());
-        TC_RETURN_IF_ERROR(status);
-        ++frames_encoded_;
-        if (first_frame_s_ < 0) first_frame_s_ = elapsed();
+        TC_RETURN_IF_ERROR(post_video_frame(i, share_frame(std::move(frame))));
       }
     }
     return Status::ok();
+  }
+
+  // The frame goes to its output's thread; with the first, what the sink says its encoder needs.
+  Status post_video_frame(size_t sink, SharedFrame frame) {
+    size_t k = plan_.video_graph.sinks[sink].output;
+    std::shared_ptr<VideoSinkFormat> format;
+    if (!video_encoder_posted_[k]) {
+      format = std::make_shared<VideoSinkFormat>(VideoSinkFormat::of(video_graph_->sink(sink)));
+      video_encoder_posted_[k] = true;
+    }
+    AVRational rate = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
+    return lanes_[k]->post([this, &output = outputs_[k], format, rate, frame] {
+      if (format) TC_RETURN_IF_ERROR(output.open_video_encoder(*format, rate, *frame));
+      output.mark_keyframe(*frame);
+      TC_RETURN_IF_ERROR(output.encode_video(frame.get()));
+      frames_encoded_.fetch_add(1, std::memory_order_relaxed);
+      double none = -1;
+      first_frame_s_.compare_exchange_strong(none, elapsed());
+      return Status::ok();
+    });
   }
 
   Status drain_thumbnails(size_t sink) {
@@ -423,13 +478,15 @@ class Transcode {
     int index = track.input->stream->index;
     for (size_t i = 0; i < track.graph->sink_count(); ++i)
       for (;;) {
-        int err = track.graph->pull(i, filtered_.get());
+        av::FramePtr frame = av::make_frame();
+        int err = track.graph->pull(i, frame.get());
         if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) break;
         if (err < 0) return av_status(err, Code::kInternal, "filtering audio");
-        Status status =
-            outputs_[track.graph_plan->sinks[i].output].encode_audio(index, filtered_.get());
-        av_frame_unref(filtered_.get());
-        TC_RETURN_IF_ERROR(status);
+        size_t k = track.graph_plan->sinks[i].output;
+        TC_RETURN_IF_ERROR(
+            lanes_[k]->post([&output = outputs_[k], index, frame = share_frame(std::move(frame))] {
+              return output.encode_audio(index, frame.get());
+            }));
       }
     return Status::ok();
   }
@@ -447,9 +504,7 @@ class Transcode {
     TC_RETURN_IF_ERROR(filter_video(nullptr));
     for (AudioTrackState& track : audio_) TC_RETURN_IF_ERROR(flush_audio(track));
     if (interrupt_requested(interrupt_.opaque)) return {Code::kCancelled, "cancelled"};
-    for (OutputStage& output : outputs_) TC_RETURN_IF_ERROR(output.finish(spec_.input));
-    for (auto& meter : meters_)
-      if (meter) TC_RETURN_IF_ERROR(meter->finish());
+    TC_RETURN_IF_ERROR(finish_outputs());
     if (thumbnails_) TC_RETURN_IF_ERROR(thumbnails_->finish(media_end_s()));
     if (package_) {
       TC_ASSIGN_OR_RETURN(package_report_, package_->finish());
@@ -465,12 +520,25 @@ class Transcode {
     return Status::ok();
   }
 
+  // Every output flushes its encoders and writes its trailer on its own thread, side by side.
+  Status finish_outputs() {
+    for (size_t k = 0; k < outputs_.size(); ++k) {
+      QualityMeter* meter = k < meters_.size() ? meters_[k].get() : nullptr;
+      TC_RETURN_IF_ERROR(lanes_[k]->post([&output = outputs_[k], meter, &input = spec_.input] {
+        TC_RETURN_IF_ERROR(output.finish(input));
+        return meter ? meter->finish() : Status::ok();
+      }));
+    }
+    for (auto& lane : lanes_) TC_RETURN_IF_ERROR(lane->drain());
+    return Status::ok();
+  }
+
   double elapsed() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
 
   Progress progress() const {
     Progress now;
     now.frames_decoded = frames_decoded_;
-    now.frames_encoded = frames_encoded_;
+    now.frames_encoded = frames_encoded_.load(std::memory_order_relaxed);
     now.media_time_s = last_media_pts_s_;
     now.input_duration_s = duration_s_;
     now.elapsed_s = elapsed();
@@ -499,7 +567,7 @@ class Transcode {
     report.frames_decoded = frames_decoded_;
     report.wall_s = elapsed();
     report.cpu_s = cpu_seconds() - cpu_at_start_;
-    report.first_frame_s = std::max(0.0, first_frame_s_);
+    report.first_frame_s = std::max(0.0, first_frame_s_.load());
     for (size_t k = 0; k < outputs_.size(); ++k) {
       report.outputs.push_back(output_report(outputs_[k]));
       if (k < meters_.size() && meters_[k]) report.outputs.back().quality = meters_[k]->score();
@@ -555,13 +623,17 @@ class Transcode {
   std::optional<MasteringDisplayFill> mastering_fill_;
   bool video_flushed_ = false;
   int64_t frames_decoded_ = 0;
-  int64_t frames_encoded_ = 0;
+  std::atomic<int64_t> frames_encoded_ = 0;  // counted on the outputs' threads
   double last_media_pts_s_ = 0;
   double duration_s_ = 0;
-  double first_frame_s_ = -1;
+  std::atomic<double> first_frame_s_ = -1;
   double last_progress_s_ = 0;
   Clock::time_point started_;
   double cpu_at_start_ = 0;
+  // Per output, the thread its work runs on. Last: its tasks use the members above, so the
+  // lanes stop (dropping what is queued) before any of them goes.
+  std::vector<char> video_encoder_posted_;  // the encoder's opening is on its lane already
+  std::vector<std::unique_ptr<BranchLane>> lanes_;
 };
 
 }  // namespace

@@ -33,6 +33,10 @@ struct RunOptions {
   // it in their names (io::partial_name), so two attempts never share a temp file.
   int attempt = 0;
   PublishGate publish_gate;  // empty: always publish
+  // Each output encodes and muxes on its own thread (exec/branch_lane.h); false runs them all
+  // on the demux thread, one after another, as before (`transcode run --serial`). The
+  // bitstreams are the same either way.
+  bool branch_threads = true;
 };
 
 Result<JobReport> execute(const Plan& plan, const JobSpec& spec, const MediaInfo& media,

@@ -276,23 +276,33 @@ OutputStage::Track* OutputStage::track_of(int input_stream) {
   return nullptr;
 }
 
-Status OutputStage::open_video_encoder(const AVFilterContext* sink, AVRational frame_rate,
+VideoSinkFormat VideoSinkFormat::of(const AVFilterContext* sink) {
+  VideoSinkFormat format;
+  format.width = av_buffersink_get_w(sink);
+  format.height = av_buffersink_get_h(sink);
+  format.sample_aspect_ratio = av_buffersink_get_sample_aspect_ratio(sink);
+  format.time_base = av_buffersink_get_time_base(sink);
+  format.format = static_cast<AVPixelFormat>(av_buffersink_get_format(sink));
+  format.hw_frames = av::ref(av_buffersink_get_hw_frames_ctx(sink));
+  return format;
+}
+
+Status OutputStage::open_video_encoder(const VideoSinkFormat& sink, AVRational frame_rate,
                                        const AVFrame& first) {
   const VideoEncodePlan& plan = plan_.video;
   const AVCodec* codec = avcodec_find_encoder_by_name(plan.encoder.c_str());
   if (!codec) return {Code::kUnsupported, "encoder " + plan.encoder + " is not in this FFmpeg"};
   video_encoder_.reset(avcodec_alloc_context3(codec));
   AVCodecContext* encoder = video_encoder_.get();
-  encoder->width = av_buffersink_get_w(sink);
-  encoder->height = av_buffersink_get_h(sink);
-  encoder->sample_aspect_ratio = av_buffersink_get_sample_aspect_ratio(sink);
-  encoder->time_base = av_buffersink_get_time_base(sink);
+  encoder->width = sink.width;
+  encoder->height = sink.height;
+  encoder->sample_aspect_ratio = sink.sample_aspect_ratio;
+  encoder->time_base = sink.time_base;
   encoder->framerate = frame_rate;
-  encoder->pix_fmt = static_cast<AVPixelFormat>(av_buffersink_get_format(sink));
+  encoder->pix_fmt = sink.format;
   if (plan.hw_frames) {
-    const AVBufferRef* frames = av_buffersink_get_hw_frames_ctx(sink);
-    if (!frames) return {Code::kInternal, "no device frames reach " + plan.encoder};
-    encoder->hw_frames_ctx = av_buffer_ref(frames);
+    if (!sink.hw_frames) return {Code::kInternal, "no device frames reach " + plan.encoder};
+    encoder->hw_frames_ctx = av_buffer_ref(sink.hw_frames.get());
   } else {
     encoder->thread_count = 0;  // auto
   }

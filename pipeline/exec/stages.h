@@ -78,6 +78,18 @@ av::FilterInOutPtr link_list(const std::vector<std::pair<std::string, AVFilterCo
 FilterGraph::Source video_source(const AVFrame& frame, AVRational time_base, AVRational frame_rate);
 FilterGraph::Source audio_source(const AVCodecContext& decoder);
 
+// What a video sink gives its encoder, read where the graph runs: the encoder opens on its
+// output's thread, which never touches the graph.
+struct VideoSinkFormat {
+  int width = 0;
+  int height = 0;
+  AVRational sample_aspect_ratio{0, 1};
+  AVRational time_base{0, 1};
+  AVPixelFormat format = AV_PIX_FMT_NONE;
+  av::BufferRefPtr hw_frames;  // the sink's frames context, for a device encoder
+  static VideoSinkFormat of(const AVFilterContext* sink);
+};
+
 struct OutputCounters {
   int64_t video_frames = 0;
   int64_t last_video_pts_us = 0;  // end of the last video packet, in microseconds
@@ -100,7 +112,7 @@ class OutputStage {
 
   // The video encoder opens on the first filtered frame: only then is the sink's (hw) frames
   // context known.
-  Status open_video_encoder(const AVFilterContext* sink, AVRational frame_rate,
+  Status open_video_encoder(const VideoSinkFormat& sink, AVRational frame_rate,
                             const AVFrame& first);
   // The encoder of input audio stream `input_stream`, fed by `sink`.
   Status open_audio_encoder(int input_stream, AVFilterContext* sink);

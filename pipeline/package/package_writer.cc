@@ -67,6 +67,7 @@ TrackSetup PackageWriter::setup(std::string name) const {
 
 Result<TrackSegmenter*> PackageWriter::add_video(size_t output, const std::string& name,
                                                  const AVStream& stream) {
+  std::lock_guard lock(tracks_mutex_);
   TrackSetup video = setup(name);
   video.frame_rate = stream.avg_frame_rate;
   TC_ASSIGN_OR_RETURN(std::unique_ptr<TrackSegmenter> track,
@@ -76,6 +77,7 @@ Result<TrackSegmenter*> PackageWriter::add_video(size_t output, const std::strin
 }
 
 Result<TrackSegmenter*> PackageWriter::add_audio(int input_stream, const AVStream& stream) {
+  std::lock_guard lock(tracks_mutex_);
   TrackSetup audio = setup("audio_" + std::to_string(input_stream));
   audio.language = language_of(stream);
   TC_ASSIGN_OR_RETURN(std::unique_ptr<TrackSegmenter> track,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,8 @@ class PackageWriter {
 
   PackagePlan plan_;
   std::unique_ptr<PackageDir> dir_;
+  // Tracks are added from the outputs' threads (exec/branch_lane.h), as their encoders open.
+  std::mutex tracks_mutex_;
   struct Video {
     size_t output;
     std::unique_ptr<TrackSegmenter> track;

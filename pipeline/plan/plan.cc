@@ -248,7 +248,9 @@ VideoBranch branch_of(const PlanContext& context, size_t k, const OutputPlan& ou
   // encoder takes another than the device gives, or a software filter ran.
   if (!context.on_device() || (branch.download && encode.pix_fmt != on_device) || sdr_in_software)
     branch.convert_to = format_name(encode.pix_fmt);
-  if (encode.hw_frames) branch.held_frames = backend.encoder_held_frames(spec.b_frames);
+  // A fixed pool covers what the encoder holds and what waits for the output's thread.
+  if (encode.hw_frames && backend.fixed_pools)
+    branch.held_frames = backend.encoder_held_frames(spec.b_frames) + kBranchQueueFrames;
   return branch;
 }
 

@@ -187,6 +187,10 @@ struct ThumbnailPlan {
   StageDevice scale_device;                     // where tiles are chosen and scaled
 };
 
+// Work queued between the demux thread and each output's thread (exec/branch_lane.h): frames to
+// encode, mostly. Where a device's pools are fixed, a device encoder's branch pool counts them.
+constexpr int kBranchQueueFrames = 8;
+
 struct Plan {
   BackendKind backend = BackendKind::kSoftware;
   std::string backend_reason;  // why this backend ("auto: no Intel render node; software")

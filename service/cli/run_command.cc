@@ -59,7 +59,7 @@ int dry_run(const JobSpec& spec, const std::string& assumed_device) {
   return kExitOk;
 }
 
-int run(const JobArgs& job, const std::string& assumed_device) {
+int run(const JobArgs& job, const std::string& assumed_device, bool serial) {
   if (job.dry_run) return dry_run(job.spec, assumed_device);
   if (!assumed_device.empty())
     return fail(Status(Code::kInvalidArgument,
@@ -73,6 +73,7 @@ int run(const JobArgs& job, const std::string& assumed_device) {
   if (!access.is_ok()) return fail(access.status());
   options.access = std::move(*access);  // the caller's own permissions: "/" and the cwd
   options.cancel = &g_cancel;
+  options.branch_threads = !serial;
   options.on_progress = [&bar](const Progress& progress) { bar.update(progress); };
   Result<JobReport> report = run_job(job.spec, options);
   bar.finish();
@@ -87,14 +88,18 @@ void add_run_command(CLI::App& root, CommandActions& actions) {
   CLI::App* command = root.add_subcommand("run", "transcode in this process");
   auto options = std::make_shared<JobOptions>(*command);
   auto assumed_device = std::make_shared<std::string>();
+  auto serial = std::make_shared<bool>(false);
   command
       ->add_option("--assume-device", *assumed_device,
                    "with --dry-run: plan as if this Intel GPU were the only device (dg2, tgl, "
                    "icl:no-huc, ...; `transcode caps --profiles` lists them)")
       ->type_name("PROFILE");
-  actions[command] = [options, assumed_device] {
+  command->add_flag("--serial", *serial,
+                    "encode and mux every output on the demux thread, one after another, instead "
+                    "of each on its own thread (the same bitstreams; for comparison)");
+  actions[command] = [options, assumed_device, serial] {
     Result<JobArgs> job = options->job_args();
-    return job.is_ok() ? run(*job, *assumed_device) : fail(job.status());
+    return job.is_ok() ? run(*job, *assumed_device, *serial) : fail(job.status());
   };
 }
 

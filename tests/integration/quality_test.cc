@@ -96,7 +96,7 @@ TEST_P(Quality, AgreesWithFfmpegAndFallsWithTheBitrate) {
   EXPECT_LT(ssim[0], ssim[1]);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, Quality, ::testing::Values("software", "vulkan"),
+INSTANTIATE_TEST_SUITE_P(Backends, Quality, ::testing::Values("software", "vulkan", "cuda"),
                          [](const auto& info) { return info.param; });
 
 TEST(QualityOption, OffByDefaultAndShownByDryRun) {

@@ -1,0 +1,58 @@
+// One output's work on its own thread: what the demux thread hands an output (filtered frames
+// to encode, packets to copy, subtitles, its quality meter's reference frames) runs there in the
+// order it was posted, so the output's bitstream is the one a serial run writes, while the
+// outputs of a ladder encode and mux side by side. The queue is small and bounded: the demux
+// thread waits when an output falls behind, so memory stays bounded, and on a device whose
+// pools are fixed the plan counts the queued frames (kBranchQueueFrames in plan.h).
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "pipeline/core/av.h"
+#include "pipeline/core/status.h"
+
+namespace tc {
+
+class BranchLane {
+ public:
+  using Task = std::function<Status()>;
+  // `threaded` false runs every task as it is posted, on the caller's thread (the serial
+  // executor, kept to compare against).
+  BranchLane(size_t depth, bool threaded);
+  BranchLane(const BranchLane&) = delete;
+  BranchLane& operator=(const BranchLane&) = delete;
+  // Drops what is still queued (a failed or cancelled job) and joins.
+  ~BranchLane();
+
+  // Queues `task`, waiting while the queue is full. Returns the lane's first failure instead,
+  // once there is one: nothing more runs on a failed lane.
+  Status post(Task task);
+  // Waits until every posted task has run; the lane's first failure, if any.
+  Status drain();
+
+ private:
+  void run();
+
+  const size_t depth_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Task> queue_;
+  bool running_task_ = false;
+  bool stopping_ = false;
+  Status failure_ = Status::ok();
+  std::thread thread_;  // none when not threaded
+};
+
+// A frame reference that tasks can copy: the lane's tasks are std::functions.
+using SharedFrame = std::shared_ptr<AVFrame>;
+SharedFrame share_frame(av::FramePtr frame);
+// A new reference to `frame`'s data (no pixel copy), shared.
+Result<SharedFrame> share_ref(const AVFrame& frame);
+
+}  // namespace tc

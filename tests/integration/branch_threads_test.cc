@@ -1,0 +1,97 @@
+// Branch threads (issue 15): each output encodes and muxes on its own thread, fed in order, so
+// what it writes is what the serial executor (`transcode run --serial`) writes. The software
+// encoders are deterministic (libx264 frame threads, the native AAC encoder), so every packet
+// must match, byte for byte: ffmpeg's framemd5 of every stream of every output, and every file
+// of a package.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tests/support/media_tools.h"
+
+namespace tc::testing {
+namespace {
+
+using nlohmann::json;
+
+// Every packet of every stream: its timestamps, size, flags and an MD5 of its bytes.
+std::string packet_hashes(const std::string& path) {
+  ProcessResult hashed = run_process({"ffmpeg", "-hide_banner", "-loglevel", "error", "-i", path,
+                                      "-map", "0", "-c", "copy", "-f", "framemd5", "-"});
+  EXPECT_EQ(hashed.exit_code, 0) << path << ": " << hashed.err;
+  return hashed.out;
+}
+
+class BranchThreads : public ::testing::Test {
+ protected:
+  void SetUp() override { make_multitrack_clip(in_ / "tracks.mkv"); }
+
+  // `transcode run` of the job `outputs` into `dir`, threaded or --serial; its JSON report.
+  json run(const std::string& dir, const std::vector<std::string>& outputs, bool serial) {
+    std::vector<std::string> args{"run", in_ / "tracks.mkv", "--json", "-q"};
+    if (serial) args.push_back("--serial");
+    for (const std::string& arg : outputs)
+      args.push_back(arg.rfind("@", 0) == 0 ? dir + "/" + arg.substr(1) : arg);
+    ProcessResult ran = transcode(args);
+    EXPECT_EQ(ran.exit_code, 0) << ran.err;
+    return json::parse(ran.out, nullptr, false);
+  }
+
+  TempDir in_, threaded_, serial_;
+};
+
+// A ladder that encodes, copies, converts subtitles and measures quality: every kind of work
+// an output's thread does.
+TEST_F(BranchThreads, EveryOutputWritesTheSerialBitstreams) {
+  std::vector<std::string> job{"--quality", "psnr",      "-o",         "@full.mkv", "--size",
+                               "320x240",   "-o",        "@small.mp4", "--size",    "160x120",
+                               "-o",        "@copy.mkv", "--codec",    "copy"};
+  json threaded = run(threaded_.path(), job, false);
+  json serial = run(serial_.path(), job, true);
+  ASSERT_TRUE(threaded.is_object() && serial.is_object());
+  for (const std::string name : {"full.mkv", "small.mp4", "copy.mkv"}) {
+    std::string hashes = packet_hashes(threaded_ / name);
+    EXPECT_NE(hashes.find("#stream#"), std::string::npos) << name << ": no packets";
+    EXPECT_EQ(hashes, packet_hashes(serial_ / name)) << name;
+  }
+  // The tracks each output keeps are all there (audio, subtitles), not only the video.
+  EXPECT_EQ(probe_tracks(threaded_ / "full.mkv").size(), 5u);
+  ASSERT_EQ(threaded["outputs"].size(), 3u);
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(threaded["outputs"][k]["frames"], serial["outputs"][k]["frames"]) << k;
+    EXPECT_EQ(threaded["outputs"][k]["quality"], serial["outputs"][k]["quality"]) << k;
+  }
+  EXPECT_GT(threaded["outputs"][0]["quality"].value("psnr_avg_db", 0.0), 20.0) << threaded;
+}
+
+// A package's renditions add their tracks to one package from their own threads.
+TEST_F(BranchThreads, PackageFilesAreTheSerialOnes) {
+  auto job = [](const std::string& dir) {
+    return std::vector<std::string>{
+        "--package", "cmaf",   "--package-dir", dir + "/pkg", "--segment", "1",      "-o",
+        "hi",        "--size", "320x240",       "-o",         "lo",        "--size", "160x120"};
+  };
+  run(threaded_.path(), job(threaded_.path()), false);
+  run(serial_.path(), job(serial_.path()), true);
+  for (const std::string rendition : {"hi", "lo", "audio_1"}) {
+    std::string dir = "/pkg/" + rendition;
+    ProcessResult listed = run_process({"ls", threaded_.path() + dir});
+    ASSERT_EQ(listed.exit_code, 0) << rendition;
+    EXPECT_EQ(listed.out, run_process({"ls", serial_.path() + dir}).out) << rendition;
+    std::istringstream names(listed.out);
+    int files = 0;
+    for (std::string name; std::getline(names, name); ++files)
+      EXPECT_EQ(read_file(threaded_.path() + dir + "/" + name),
+                read_file(serial_.path() + dir + "/" + name))
+          << rendition << "/" << name;
+    EXPECT_GE(files, 3) << rendition << ": init, segments, playlist";
+  }
+  for (const std::string manifest : {"master.m3u8", "manifest.mpd"})
+    EXPECT_EQ(read_file(threaded_.path() + "/pkg/" + manifest),
+              read_file(serial_.path() + "/pkg/" + manifest))
+        << manifest;
+}
+
+}  // namespace
+}  // namespace tc::testing
