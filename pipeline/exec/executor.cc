@@ -21,6 +21,7 @@ extern "C" {
 #include "pipeline/exec/stages.h"
 #include "pipeline/exec/thumbnail_writer.h"
 #include "pipeline/hw/device_cache.h"
+#include "pipeline/hw/discovery_cache.h"
 #include "pipeline/package/package_writer.h"
 
 namespace tc {
@@ -140,8 +141,10 @@ class Transcode {
     if (spec_.duration_s > 0) duration_s_ = std::min(duration_s_, spec_.duration_s);
     for (AudioTrackState& track : audio_) TC_RETURN_IF_ERROR(open_audio_graph(track));
     attach_quality_meters();
+    frame_rate_ = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
     for (size_t k = 0; k < outputs_.size(); ++k)
       lanes_.push_back(std::make_unique<BranchLane>(kBranchQueueFrames, options_.branch_threads));
+    video_lane_ = std::make_unique<BranchLane>(kDecodeQueueFrames, options_.branch_threads);
     video_encoder_posted_.assign(outputs_.size(), false);
     if (std::any_of(plan_.outputs.begin(), plan_.outputs.end(),
                     [](const OutputPlan& output) { return output.video.format.to_sdr_on_device; }))
@@ -169,8 +172,8 @@ class Transcode {
     AVRational time_base = input_.video->time_base;
     for (size_t k = 0; k < meters_.size(); ++k)
       if (QualityMeter* meter = meters_[k].get())
-        TC_RETURN_IF_ERROR(lanes_[k]->post(
-            [meter, shared, time_base] { return meter->add_reference(*shared, time_base); }));
+        TC_RETURN_IF_ERROR(to_output(
+            k, [meter, shared, time_base] { return meter->add_reference(*shared, time_base); }));
     return Status::ok();
   }
 
@@ -178,7 +181,7 @@ class Transcode {
   // its thread; an output that does not keep the stream ignores it.
   Status post_copy(size_t k, const std::shared_ptr<AVPacket>& packet, const AVStream& from,
                    int64_t offset) {
-    return lanes_[k]->post([&output = outputs_[k], packet, &from, offset] {
+    return to_output(k, [&output = outputs_[k], packet, &from, offset] {
       return output.copy_packet(*packet, from, offset);
     });
   }
@@ -327,7 +330,7 @@ class Transcode {
         av_rescale_q(track.window.start, track.input->stream->time_base, AVRational{1, 1000000});
     int index = track.input->stream->index;
     for (size_t k = 0; k < outputs_.size(); ++k)
-      TC_RETURN_IF_ERROR(lanes_[k]->post([&output = outputs_[k], decoded, index, offset_us] {
+      TC_RETURN_IF_ERROR(to_output(k, [&output = outputs_[k], decoded, index, offset_us] {
         return output.encode_subtitle(index, decoded->subtitle, offset_us);
       }));
     return Status::ok();
@@ -347,7 +350,7 @@ class Transcode {
     for (;;) {
       err = avcodec_receive_frame(decoder, frame_.get());
       if (err == AVERROR(EAGAIN)) return Status::ok();
-      if (err == AVERROR_EOF) return filter_video(nullptr);
+      if (err == AVERROR_EOF) return end_video();
       if (err == AVERROR_INVALIDDATA) continue;
       if (err < 0)
         return av_status(err, plan_.decode.hw ? Code::kDevice : Code::kInput, "decoding video");
@@ -366,7 +369,7 @@ class Transcode {
       av_frame_unref(frame);
       if (video_done_) return Status::ok();
       video_done_ = true;
-      return filter_video(nullptr);
+      return end_video();
     }
     last_media_pts_s_ =
         std::max(last_media_pts_s_, seconds(frame->pts, input_.video, video_window_));
@@ -374,13 +377,30 @@ class Transcode {
     ++frames_decoded_;
     if (mastering_fill_) TC_RETURN_IF_ERROR(mastering_fill_->fill(*frame));
     TC_RETURN_IF_ERROR(measure_source(*frame));
-    return filter_video(frame);
+    SharedFrame decoded = share_frame(std::move(frame_));
+    frame_ = av::make_frame();
+    return video_lane_->post([this, decoded] { return filter_video(decoded.get()); });
   }
 
+  // The video graph's end, once.
+  Status end_video() {
+    if (video_end_posted_) return Status::ok();
+    video_end_posted_ = true;
+    return video_lane_->post([this] { return filter_video(nullptr); });
+  }
+
+  // Work for output k, through the video lane: it reaches the output in the order the serial
+  // executor does it, between the video frames the graph gives (which the video lane posts).
+  Status to_output(size_t k, BranchLane::Task task) {
+    return video_lane_->post(
+        [lane = lanes_[k].get(), task = std::move(task)] { return lane->post(task); });
+  }
+
+  // On the video lane: the graph is built with the first frame, then fed.
   Status filter_video(AVFrame* frame) {
     if (!frame && (video_flushed_ || !video_graph_)) return Status::ok();
     if (!video_graph_) {
-      AVRational rate = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
+      AVRational rate = frame_rate_;
       // The hwaccel refused the stream after all (get_format took the software format): the
       // planned fallback graph uploads first.
       bool refused = plan_.decode.hw && !frame->hw_frames_ctx;
@@ -419,7 +439,7 @@ class Transcode {
       format = std::make_shared<VideoSinkFormat>(VideoSinkFormat::of(video_graph_->sink(sink)));
       video_encoder_posted_[k] = true;
     }
-    AVRational rate = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
+    AVRational rate = frame_rate_;
     return lanes_[k]->post([this, &output = outputs_[k], format, rate, frame] {
       if (format) TC_RETURN_IF_ERROR(output.open_video_encoder(*format, rate, *frame));
       output.mark_keyframe(*frame);
@@ -445,7 +465,7 @@ class Transcode {
 
   // The end of the media transcoded: the last frame's time plus its duration.
   double media_end_s() const {
-    AVRational rate = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
+    AVRational rate = frame_rate_;
     return last_media_pts_s_ + (rate.num > 0 && rate.den > 0 ? 1 / av_q2d(rate) : 0);
   }
 
@@ -484,7 +504,7 @@ class Transcode {
         if (err < 0) return av_status(err, Code::kInternal, "filtering audio");
         size_t k = track.graph_plan->sinks[i].output;
         TC_RETURN_IF_ERROR(
-            lanes_[k]->post([&output = outputs_[k], index, frame = share_frame(std::move(frame))] {
+            to_output(k, [&output = outputs_[k], index, frame = share_frame(std::move(frame))] {
               return output.encode_audio(index, frame.get());
             }));
       }
@@ -500,9 +520,10 @@ class Transcode {
   }
 
   Status finish() {
-    if (input_.video_decoder && !video_flushed_) TC_RETURN_IF_ERROR(decode_video(nullptr));
-    TC_RETURN_IF_ERROR(filter_video(nullptr));
+    if (input_.video_decoder && !video_end_posted_) TC_RETURN_IF_ERROR(decode_video(nullptr));
+    TC_RETURN_IF_ERROR(end_video());
     for (AudioTrackState& track : audio_) TC_RETURN_IF_ERROR(flush_audio(track));
+    TC_RETURN_IF_ERROR(video_lane_->drain());
     if (interrupt_requested(interrupt_.opaque)) return {Code::kCancelled, "cancelled"};
     TC_RETURN_IF_ERROR(finish_outputs());
     if (thumbnails_) TC_RETURN_IF_ERROR(thumbnails_->finish(media_end_s()));
@@ -621,7 +642,9 @@ class Transcode {
   bool video_done_ = false;
   // tonemap_vaapi: every frame needs mastering display metadata.
   std::optional<MasteringDisplayFill> mastering_fill_;
-  bool video_flushed_ = false;
+  bool video_flushed_ = false;     // on the video lane
+  bool video_end_posted_ = false;  // on the demux thread
+  AVRational frame_rate_{0, 1};    // the source's, as libavformat guesses it
   int64_t frames_decoded_ = 0;
   std::atomic<int64_t> frames_encoded_ = 0;  // counted on the outputs' threads
   double last_media_pts_s_ = 0;
@@ -634,6 +657,9 @@ class Transcode {
   // lanes stop (dropping what is queued) before any of them goes.
   std::vector<char> video_encoder_posted_;  // the encoder's opening is on its lane already
   std::vector<std::unique_ptr<BranchLane>> lanes_;
+  // The video graph's thread: decoded frames and every output's other work go through it, so
+  // each output gets its work in the serial order. Stops first: its tasks post to lanes_.
+  std::unique_ptr<BranchLane> video_lane_;
 };
 
 }  // namespace
@@ -644,13 +670,26 @@ Result<JobReport> execute(const Plan& plan, const JobSpec& spec, const MediaInfo
   return Transcode(plan, spec, media, options).run();
 }
 
+namespace {
+
+// The devices a job is planned with: those handed over when they hold the job's backend (a
+// daemon discovered them once), else discovered now (through the cache when there is one).
+HwInventory job_devices(const JobSpec& spec, const RunOptions& options) {
+  bool any_device = spec.backend == BackendKind::kAuto || spec.backend == BackendKind::kSoftware;
+  if (options.devices && (any_device || options.devices->find(spec.backend, spec.device)))
+    return *options.devices;
+  return discover_cached(discovery_for(spec, options.discovery), options.discovery_cache_dir);
+}
+
+}  // namespace
+
 Result<PreparedJob> prepare_job(const JobSpec& spec, const RunOptions& options,
                                 const SourceCheck& check_source) {
   Clock::time_point setup_start = Clock::now();
   TC_RETURN_IF_ERROR(validate(spec));
   TC_ASSIGN_OR_RETURN(MediaInfo media, probe(spec.input, options.access));
   if (check_source) TC_RETURN_IF_ERROR(check_source(media));
-  HwInventory devices = discover_devices(discovery_for(spec, options.discovery));
+  HwInventory devices = job_devices(spec, options);
   TC_ASSIGN_OR_RETURN(Plan plan, make_plan(spec, media, devices));
   double setup_s = std::chrono::duration<double>(Clock::now() - setup_start).count();
   return PreparedJob{std::move(media), std::move(plan), setup_s};

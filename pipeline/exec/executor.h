@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,11 @@ struct RunOptions {
   // on the demux thread, one after another, as before (`transcode run --serial`). The
   // bitstreams are the same either way.
   bool branch_threads = true;
+  // Devices discovered already (a daemon's, handed to its worker): used instead of discovering
+  // when they cover the job's backend. Else discovery runs, through the cache in
+  // `discovery_cache_dir` when one is named (hw/discovery_cache.h; `transcode run`).
+  std::optional<HwInventory> devices;
+  std::string discovery_cache_dir;
 };
 
 Result<JobReport> execute(const Plan& plan, const JobSpec& spec, const MediaInfo& media,

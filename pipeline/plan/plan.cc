@@ -127,8 +127,9 @@ DecodePlan plan_decode(const PlanContext& context, int branches) {
   if (decode.hw) {
     decode.note = std::string(backend.name) + " hwaccel";
     decode.device = context.gpu;
-    // Every frame held downstream of the decoder's pool: one per branch plus the graph's queue.
-    decode.extra_hw_frames = branches + kGraphSlack;
+    // Every frame held downstream of the decoder's pool: one per branch, the graph's queue and
+    // the frames waiting for the graph's thread.
+    decode.extra_hw_frames = branches + kGraphSlack + kDecodeQueueFrames;
   }
   return decode;
 }

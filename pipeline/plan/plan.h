@@ -190,6 +190,9 @@ struct ThumbnailPlan {
 // Work queued between the demux thread and each output's thread (exec/branch_lane.h): frames to
 // encode, mostly. Where a device's pools are fixed, a device encoder's branch pool counts them.
 constexpr int kBranchQueueFrames = 8;
+// Decoded frames queued between the demux thread and the video graph's thread: a device
+// decoder's pool (always fixed) counts them.
+constexpr int kDecodeQueueFrames = 4;
 
 struct Plan {
   BackendKind backend = BackendKind::kSoftware;

@@ -12,6 +12,7 @@ extern "C" {
 }
 
 #include "pipeline/exec/executor.h"
+#include "pipeline/hw/discovery_cache.h"
 #include "pipeline/hw/intel_profiles.h"
 #include "service/cli/job_args.h"
 #include "service/cli/progress_bar.h"
@@ -31,9 +32,19 @@ int fail(const Status& status) {
   return exit_code_for(status.code());
 }
 
+// Flags of `transcode run` alone (not of a job).
+struct RunFlags {
+  std::string assumed_device;
+  bool serial = false;
+  bool no_cache = false;
+  // Where discovery keeps what it found ("" with --no-cache).
+  std::string cache_dir() const { return no_cache ? "" : default_cache_dir(); }
+};
+
 // The devices to plan with: this host's, or the one Intel GPU --assume-device names.
-Result<HwInventory> planning_devices(const JobSpec& spec, const std::string& assumed_device) {
-  if (assumed_device.empty()) return discover_devices(discovery_for(spec));
+Result<HwInventory> planning_devices(const JobSpec& spec, const RunFlags& flags) {
+  const std::string& assumed_device = flags.assumed_device;
+  if (assumed_device.empty()) return discover_cached(discovery_for(spec), flags.cache_dir());
   TC_ASSIGN_OR_RETURN(HwDevice device, assume_intel_device(assumed_device));
   HwInventory inventory;
   if (spec.backend == BackendKind::kQsv) inventory.devices.push_back(qsv_device_on(device));
@@ -41,14 +52,15 @@ Result<HwInventory> planning_devices(const JobSpec& spec, const std::string& ass
   return inventory;
 }
 
-int dry_run(const JobSpec& spec, const std::string& assumed_device) {
+int dry_run(const JobSpec& spec, const RunFlags& flags) {
+  const std::string& assumed_device = flags.assumed_device;
   Status valid = validate(spec);
   if (!valid.is_ok()) return fail(valid);
   Result<io::Access> access = io::caller_access();
   if (!access.is_ok()) return fail(access.status());
   Result<MediaInfo> media = probe(spec.input, *access);
   if (!media.is_ok()) return fail(media.status());
-  Result<HwInventory> devices = planning_devices(spec, assumed_device);
+  Result<HwInventory> devices = planning_devices(spec, flags);
   if (!devices.is_ok()) return fail(devices.status());
   Result<Plan> plan = make_plan(spec, *media, *devices);
   if (!plan.is_ok()) return fail(plan.status());
@@ -59,9 +71,9 @@ int dry_run(const JobSpec& spec, const std::string& assumed_device) {
   return kExitOk;
 }
 
-int run(const JobArgs& job, const std::string& assumed_device, bool serial) {
-  if (job.dry_run) return dry_run(job.spec, assumed_device);
-  if (!assumed_device.empty())
+int run(const JobArgs& job, const RunFlags& flags) {
+  if (job.dry_run) return dry_run(job.spec, flags);
+  if (!flags.assumed_device.empty())
     return fail(Status(Code::kInvalidArgument,
                        "--assume-device plans for a GPU that is not here: use it with --dry-run"));
 
@@ -73,7 +85,8 @@ int run(const JobArgs& job, const std::string& assumed_device, bool serial) {
   if (!access.is_ok()) return fail(access.status());
   options.access = std::move(*access);  // the caller's own permissions: "/" and the cwd
   options.cancel = &g_cancel;
-  options.branch_threads = !serial;
+  options.branch_threads = !flags.serial;
+  options.discovery_cache_dir = flags.cache_dir();
   options.on_progress = [&bar](const Progress& progress) { bar.update(progress); };
   Result<JobReport> report = run_job(job.spec, options);
   bar.finish();
@@ -87,19 +100,22 @@ int run(const JobArgs& job, const std::string& assumed_device, bool serial) {
 void add_run_command(CLI::App& root, CommandActions& actions) {
   CLI::App* command = root.add_subcommand("run", "transcode in this process");
   auto options = std::make_shared<JobOptions>(*command);
-  auto assumed_device = std::make_shared<std::string>();
-  auto serial = std::make_shared<bool>(false);
+  auto flags = std::make_shared<RunFlags>();
   command
-      ->add_option("--assume-device", *assumed_device,
+      ->add_option("--assume-device", flags->assumed_device,
                    "with --dry-run: plan as if this Intel GPU were the only device (dg2, tgl, "
                    "icl:no-huc, ...; `transcode caps --profiles` lists them)")
       ->type_name("PROFILE");
-  command->add_flag("--serial", *serial,
+  command->add_flag(
+      "--no-cache", flags->no_cache,
+      "discover the devices again instead of reading what an earlier run found "
+      "(kept under ~/.cache/transcoded, keyed by the devices, drivers and libraries)");
+  command->add_flag("--serial", flags->serial,
                     "encode and mux every output on the demux thread, one after another, instead "
                     "of each on its own thread (the same bitstreams; for comparison)");
-  actions[command] = [options, assumed_device, serial] {
+  actions[command] = [options, flags] {
     Result<JobArgs> job = options->job_args();
-    return job.is_ok() ? run(*job, *assumed_device, *serial) : fail(job.status());
+    return job.is_ok() ? run(*job, *flags) : fail(job.status());
   };
 }
 

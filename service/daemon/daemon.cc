@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "pipeline/hw/devices.h"
+#include "pipeline/hw/inventory_json.h"
 #include "service/common/exit_codes.h"
 #include "service/daemon/config.h"
 #include "service/daemon/job_manager.h"
@@ -200,7 +201,9 @@ int serve(const DaemonConfig& config) {
   log_devices(scheduler.devices(), inventory);
   log_landlock(config);
   JobStore& outbox = **store;
-  JobManager manager(manager_options(config), std::move(*store), std::move(scheduler));
+  ManagerOptions options = manager_options(config);
+  options.devices_json = inventory_to_json(inventory).dump();
+  JobManager manager(std::move(options), std::move(*store), std::move(scheduler));
   if (Status started = manager.start(); !started.is_ok()) {
     spdlog::error("{}", started.message());
     return kExitInternal;

@@ -424,7 +424,7 @@ void JobManager::run_job_thread(JobSpec spec, Running* running) {
   Result<std::unique_ptr<WorkerProcess>> worker = WorkerProcess::spawn(
       {options_.worker_executable, std::move(spec), options_.worker_memory_mb,
        options_.policy.max_pixels, options_.policy.roots, options_.policy.protocols,
-       options_.worker_landlock, running->job.attempt});
+       options_.worker_landlock, running->job.attempt, options_.devices_json});
   std::unique_ptr<metrics::JobSampler> sampler;
   if (!worker.is_ok()) {
     outcome.status = worker.status();

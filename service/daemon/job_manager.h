@@ -51,6 +51,7 @@ struct ManagerOptions {
   SuperviseOptions supervise;
   long long worker_memory_mb = 0;
   bool worker_landlock = false;
+  std::string devices_json;  // the node's inventory, discovered once, handed to every worker
   int max_attempts = 3;
   double retention_hours = 168;
   std::string proc_root = "/proc";  // workers' fdinfo and stat are read under it

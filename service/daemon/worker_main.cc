@@ -1,5 +1,7 @@
 #include "service/daemon/worker_main.h"
 
+#include <nlohmann/json.hpp>
+
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -19,6 +21,7 @@ extern "C" {
 }
 
 #include "pipeline/exec/executor.h"
+#include "pipeline/hw/inventory_json.h"
 #include "pipeline/probe/media_info.h"
 #include "service/common/command_line.h"
 #include "service/common/exit_codes.h"
@@ -51,6 +54,7 @@ Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args) {
   app.add_option("--allow-protocol", options.protocols, "network input protocols")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_flag("--landlock", options.landlock, "see only the roots and system directories");
+  app.add_option("--devices", options.devices_json, "the daemon's device inventory (JSON)");
   app.add_option("--attempt", options.attempt, "the job's attempt: in its temp names")
       ->check(CLI::NonNegativeNumber);
   TC_ASSIGN_OR_RETURN(std::optional<std::string> shown, parse_command_line(app, args));
@@ -193,6 +197,12 @@ int worker_main(const std::vector<std::string>& args) {
   run.access = std::move(*access);
   run.attempt = options.attempt;
   run.publish_gate = ask_daemon_to_publish;
+  if (!options.devices_json.empty()) {
+    Result<HwInventory> devices =
+        inventory_from_json(nlohmann::json::parse(options.devices_json, nullptr, false));
+    if (!devices.is_ok()) return fail(devices.status());
+    run.devices = std::move(*devices);
+  }
   Result<PreparedJob> prepared = prepare_job(*spec, run, pixel_check(*spec, options.max_pixels));
   if (!prepared.is_ok()) return fail(prepared.status());
   Result<JobReport> report = run_prepared(*prepared, *spec, run);

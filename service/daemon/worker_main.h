@@ -19,6 +19,7 @@ struct WorkerOptions {
   std::vector<std::string> protocols;    // --allow-protocol, repeated: network input protocols
   bool landlock = false;                 // --landlock: restrict itself to the roots first
   int attempt = 0;                       // --attempt: the job's, in its temp names
+  std::string devices_json;              // --devices: the daemon's inventory (may be empty)
 };
 
 bool is_worker_invocation(const std::vector<std::string>& args);

@@ -75,6 +75,7 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const WorkerLaunch& 
     args.insert(args.end(), {"--allow-protocol", protocol});
   if (launch.landlock) args.push_back("--landlock");
   args.insert(args.end(), {"--attempt", std::to_string(launch.attempt)});
+  if (!launch.devices_json.empty()) args.insert(args.end(), {"--devices", launch.devices_json});
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

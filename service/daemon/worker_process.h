@@ -25,6 +25,9 @@ struct WorkerLaunch {
   std::vector<std::string> protocols;    // allow_protocol
   bool landlock = false;                 // restrict the worker to the roots (landlock.h)
   int attempt = 0;  // the job's attempt (--attempt): in its temp names (io::partial_name)
+  // The node's devices as discovered once at start (hw/inventory_json.h; --devices): the worker
+  // plans with them instead of probing every device again. Empty: it discovers.
+  std::string devices_json;
 };
 
 class WorkerProcess {

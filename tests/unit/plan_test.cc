@@ -205,8 +205,9 @@ TEST(VaapiPlan, PoolsAreSizedForEveryBranch) {
   Result<Plan> plan =
       make_plan(job(ladder(), BackendKind::kVaapi), media(), inventory({intel_gpu()}));
   ASSERT_TRUE(plan.is_ok());
-  // The decoder's pool covers a surface per branch in the graph, plus the graph's queue.
-  EXPECT_EQ(plan->decode.extra_hw_frames, 3 + 2);
+  // The decoder's pool covers a surface per branch in the graph, the graph's queue, and the
+  // frames queued for the graph's thread.
+  EXPECT_EQ(plan->decode.extra_hw_frames, 3 + 2 + kDecodeQueueFrames);
   if (!backend_desc(BackendKind::kVaapi).fixed_pools) {
     // FFmpeg 7.1: scale_vaapi's pool grows on demand; an extra_hw_frames would be ignored.
     EXPECT_EQ(count(plan->video_graph.text, "extra_hw_frames"), 0) << plan->video_graph.text;
@@ -368,7 +369,8 @@ TEST(VaapiPlan, FfmpegCommandUsesTheHwaccelAndTheSameGraph) {
       << command;
   EXPECT_NE(command.find("-hwaccel vaapi"), std::string::npos);
   EXPECT_NE(command.find("-hwaccel_output_format vaapi"), std::string::npos);
-  EXPECT_NE(command.find("-extra_hw_frames 5"), std::string::npos);
+  EXPECT_NE(command.find("-extra_hw_frames " + std::to_string(plan->decode.extra_hw_frames)),
+            std::string::npos);
   EXPECT_NE(command.find("[0:v:0]split=3"), std::string::npos);
   EXPECT_EQ(count(command, "-c:v h264_vaapi"), 3);
 }

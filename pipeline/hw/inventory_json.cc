@@ -1,0 +1,64 @@
+#include "pipeline/hw/inventory_json.h"
+
+namespace tc {
+
+// nlohmann's own mapping, field by field; AVCodecID keys make maps arrays of [id, value] pairs.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EncodeEntrypoints, full, low_power,
+                                                full_rate_control, low_power_rate_control,
+                                                max_width, max_height)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DecodeProfile, va_profile, name, codec, bit_depth,
+                                                chroma, max_width, max_height)
+
+namespace {
+
+nlohmann::json device_to_json(const HwDevice& device) {
+  return {{"backend", std::string(name_of(device.backend))},
+          {"path", device.path},
+          {"driver", device.driver},
+          {"vendor", device.vendor},
+          {"decode", device.decode},
+          {"encode", device.encode},
+          {"can_scale", device.can_scale},
+          {"decode_profiles", device.decode_profiles},
+          {"model", device.model},
+          {"unusable_reason", device.unusable_reason}};
+}
+
+Result<HwDevice> device_from_json(const nlohmann::json& json) {
+  HwDevice device;
+  TC_ASSIGN_OR_RETURN(device.backend, parse_backend(json.at("backend").get<std::string>()));
+  json.at("path").get_to(device.path);
+  json.at("driver").get_to(device.driver);
+  json.at("vendor").get_to(device.vendor);
+  json.at("decode").get_to(device.decode);
+  json.at("encode").get_to(device.encode);
+  json.at("can_scale").get_to(device.can_scale);
+  json.at("decode_profiles").get_to(device.decode_profiles);
+  json.at("model").get_to(device.model);
+  json.at("unusable_reason").get_to(device.unusable_reason);
+  return device;
+}
+
+}  // namespace
+
+nlohmann::json inventory_to_json(const HwInventory& inventory) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const HwDevice& device : inventory.devices) devices.push_back(device_to_json(device));
+  return {{"devices", devices}, {"notes", inventory.notes}};
+}
+
+Result<HwInventory> inventory_from_json(const nlohmann::json& json) {
+  try {
+    HwInventory inventory;
+    for (const nlohmann::json& device : json.at("devices")) {
+      TC_ASSIGN_OR_RETURN(HwDevice read, device_from_json(device));
+      inventory.devices.push_back(std::move(read));
+    }
+    json.at("notes").get_to(inventory.notes);
+    return inventory;
+  } catch (const nlohmann::json::exception& error) {
+    return Status(Code::kInvalidArgument, std::string("not a device inventory: ") + error.what());
+  }
+}
+
+}  // namespace tc
