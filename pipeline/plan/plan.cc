@@ -127,9 +127,12 @@ DecodePlan plan_decode(const PlanContext& context, int branches) {
   if (decode.hw) {
     decode.note = std::string(backend.name) + " hwaccel";
     decode.device = context.gpu;
-    // Every frame held downstream of the decoder's pool: one per branch, the graph's queue and
-    // the frames waiting for the graph's thread.
-    decode.extra_hw_frames = branches + kGraphSlack + kDecodeQueueFrames;
+    // Every frame held downstream of the decoder's pool: one per branch, the graph's queue and,
+    // where the pool cannot grow, the frames waiting for the graph's thread. (NVDEC copies each
+    // frame out of its own surfaces into a pool that grows: more there only costs surfaces,
+    // and the ffmpeg CLI's cuvidCreateDecoder refuses 7 for one 1080p H.264 branch.)
+    decode.extra_hw_frames =
+        branches + kGraphSlack + (backend.fixed_pools ? kDecodeQueueFrames : 0);
   }
   return decode;
 }
