@@ -44,6 +44,12 @@ int64_t average_bandwidth(const PackageMeasure& package, const TrackMeasure& vid
   return video.average_bitrate() + (audio ? audio->average_bitrate() : 0);
 }
 
+// fMP4 segments (EXT-X-MAP) need version 6 and up; 7 is what our playlists otherwise say.
+// MPEG-TS segments with decimal EXTINF durations need 3: the oldest clients read it.
+int hls_version(SegmentFormat format) {
+  return format == SegmentFormat::kTs ? 3 : 7;
+}
+
 std::string audio_name(const TrackMeasure& audio) {
   return audio.language.empty() ? audio.name : audio.language;
 }
@@ -56,14 +62,24 @@ std::string dash_media_template(const TrackMeasure& track, const std::string& se
   return track.name + "/" + name + ".m4s";
 }
 
+// The timeline is in the segments' media time. The mp4 muxer writes no edit list into an init
+// segment written before the first packet, and starts each track's media time at its first
+// packet's pts: AAC's first packet is 1024 priming samples before 0, so without an
+// offset the priming would be presented at 0 and the real audio 21 ms after the video's first
+// frame. The presentationTimeOffset (the media time shown at presentation 0, written when
+// positive) puts every track's pts 0 at presentation 0, where players (dash.js, Shaka) place
+// it; the priming falls before the period and is cut. (No offset can move a track whose first
+// pts is past 0 later: it is presented from its media time.)
+int64_t presentation_time_offset(const TrackMeasure& track) {
+  return std::max<int64_t>(-track.media_offset, 0);
+}
+
 void dash_timeline(std::ostringstream& mpd, const TrackMeasure& track) {
   mpd << "          <SegmentTimeline>\n";
   for (size_t i = 0; i < track.segments.size(); ++i) {
     const SegmentMeasure& segment = track.segments[i];
     mpd << "            <S ";
-    // The fragments' decode times start at 0: AAC's priming (a negative start) is the init
-    // segment's edit list, not a timeline offset.
-    if (i == 0) mpd << "t=\"" << std::max<int64_t>(segment.start, 0) << "\" ";
+    if (i == 0) mpd << "t=\"" << segment.start - track.media_offset << "\" ";
     mpd << "d=\"" << segment.duration << "\"/>\n";
   }
   mpd << "          </SegmentTimeline>\n";
@@ -88,7 +104,10 @@ void dash_representation(std::ostringstream& mpd, const TrackMeasure& track,
         << track.channels << "\"/>\n";
   mpd << "        <SegmentTemplate timescale=\"" << track.time_base.den << "\" initialization=\""
       << track.name << "/init.mp4\" media=\"" << dash_media_template(track, segment_name)
-      << "\" startNumber=\"1\">\n";
+      << "\" startNumber=\"1\"";
+  if (int64_t offset = presentation_time_offset(track); offset > 0)
+    mpd << " presentationTimeOffset=\"" << offset << "\"";
+  mpd << ">\n";
   dash_timeline(mpd, track);
   mpd << "        </SegmentTemplate>\n      </Representation>\n";
 }
@@ -109,7 +128,8 @@ int64_t hls_peak_bandwidth(const PackageMeasure& package, const TrackMeasure& vi
 
 std::string hls_master(const PackageMeasure& package) {
   std::ostringstream m3u8;
-  m3u8 << "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-INDEPENDENT-SEGMENTS\n";
+  m3u8 << "#EXTM3U\n#EXT-X-VERSION:" << hls_version(package.segment_format)
+       << "\n#EXT-X-INDEPENDENT-SEGMENTS\n";
   for (size_t i = 0; i < package.audio.size(); ++i) {
     const TrackMeasure& audio = package.audio[i];
     m3u8 << "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\",NAME=\"" << audio_name(audio) << "\"";
@@ -134,13 +154,15 @@ std::string hls_media_playlist(const TrackMeasure& track, const std::string& seg
   long target = 1;
   for (const SegmentMeasure& segment : track.segments)
     target = std::max(target, std::lround(track.seconds(segment.duration)));
+  const SegmentContainer& container = segment_container(track.format);
   std::ostringstream m3u8;
-  m3u8 << "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:" << target
-       << "\n#EXT-X-MEDIA-SEQUENCE:1\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-INDEPENDENT-SEGMENTS\n"
-       << "#EXT-X-MAP:URI=\"init.mp4\"\n";
+  m3u8 << "#EXTM3U\n#EXT-X-VERSION:" << hls_version(track.format)
+       << "\n#EXT-X-TARGETDURATION:" << target
+       << "\n#EXT-X-MEDIA-SEQUENCE:1\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-INDEPENDENT-SEGMENTS\n";
+  if (container.has_init()) m3u8 << "#EXT-X-MAP:URI=\"" << container.init_name << "\"\n";
   for (size_t i = 0; i < track.segments.size(); ++i)
     m3u8 << "#EXTINF:" << fixed(track.seconds(track.segments[i].duration), 6) << ",\n"
-         << segment_file_name(segment_name, int(i) + 1) << ".m4s\n";
+         << segment_file(container, segment_name, int(i) + 1) << "\n";
   m3u8 << "#EXT-X-ENDLIST\n";
   return m3u8.str();
 }

@@ -1,6 +1,7 @@
 // The package's manifests, from what the segmenters measured (never parsed back from files):
-// the HLS master and media playlists (VOD, fMP4 with EXT-X-MAP) and a static DASH MPD with a
-// SegmentTimeline of the measured durations. Pure functions of the measures.
+// the HLS master and media playlists (VOD; fMP4 with EXT-X-MAP, or MPEG-TS segments) and a
+// static DASH MPD with a SegmentTimeline of the measured durations. Pure functions of the
+// measures.
 #pragma once
 
 #include <string>
@@ -14,6 +15,7 @@ struct PackageMeasure {
   std::vector<TrackMeasure> video;  // one per rendition, in output order
   std::vector<TrackMeasure> audio;  // one per kept audio track
   std::string segment_name;         // "seg_{n}"
+  SegmentFormat segment_format = SegmentFormat::kFmp4;
 };
 
 inline constexpr const char* kHlsMaster = "master.m3u8";

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "pipeline/package/segment_container.h"
+
 namespace tc {
 namespace {
 
@@ -19,6 +21,17 @@ void append_param(Options& options, const std::string& key, const std::string& p
       return;
     }
   options.emplace_back(key, params);
+}
+
+std::string segments_text(SegmentFormat format) {
+  return format == SegmentFormat::kTs ? "mpeg-ts segments" : "fmp4 segments (cmaf)";
+}
+
+// A rendition's files in the package, as --dry-run shows them.
+std::string rendition_files(const PackagePlan& package) {
+  const package::SegmentContainer& container = package::segment_container(package.segment_format);
+  std::string files = package.segment_name + container.extension;
+  return container.has_init() ? std::string(container.init_name) + " + " + files : files;
 }
 
 }  // namespace
@@ -53,6 +66,7 @@ void plan_package(const JobSpec& spec, const VideoInfo& video, Plan& plan) {
   package.dir = spec.package.dir;
   package.segment_s = spec.package.segment_s;
   package.segment_name = spec.package.segment_name;
+  package.segment_format = spec.package.segment_format;
   package.frame_rate = rate_of(video);
   package.gop = std::max(1, int(std::lround(package.segment_s * package.frame_rate)));
   int64_t interval_us = seconds_to_us(package.segment_s);
@@ -62,7 +76,8 @@ void plan_package(const JobSpec& spec, const VideoInfo& video, Plan& plan) {
     plan_segment_keyframes(package.gop, interval_us, output.video);
     std::string mux = "mux out" + std::to_string(k);
     for (Stage& stage : plan.stages)
-      if (stage.name == mux) stage.what = "fmp4 segments (cmaf) of " + output.path;
+      if (stage.name == mux)
+        stage.what = segments_text(package.segment_format) + " of " + output.path;
   }
 }
 
@@ -70,15 +85,15 @@ std::string describe_package(const Plan& plan) {
   const PackagePlan& package = plan.package;
   if (!package.on()) return "";
   std::ostringstream text;
-  text << "package: " << name_of(package.kind) << " into " << package.dir << "/, segments of "
-       << package.segment_s << " s\n";
+  text << "package: " << name_of(package.kind) << " into " << package.dir << "/, "
+       << segments_text(package.segment_format) << " of " << package.segment_s << " s\n";
   text << "segment GOP: " << package.gop << " frames at " << package.frame_rate
        << " fps; keyframes forced by time at every " << package.segment_s
        << " s on every rendition (IDR, closed GOP, no scene-cut keyframes)\n";
   for (const OutputPlan& output : plan.outputs)
     text << "rendition " << output.path << ": " << output.width << "x" << output.height << " "
-         << output.video.encoder << ", " << package.dir << "/" << output.path << "/init.mp4 + "
-         << package.segment_name << ".m4s\n";
+         << output.video.encoder << ", " << package.dir << "/" << output.path << "/"
+         << rendition_files(package) << "\n";
   for (const AudioPlan& audio :
        plan.outputs.empty() ? std::vector<AudioPlan>{} : plan.outputs[0].audio)
     text << "audio rendition: input stream #" << audio.input_stream << " " << audio.encoder

@@ -61,6 +61,7 @@ TrackSetup PackageWriter::setup(std::string name) const {
   TrackSetup setup;
   setup.name = std::move(name);
   setup.segment_name = plan_.segment_name;
+  setup.format = plan_.segment_format;
   setup.interval_us = seconds_to_us(plan_.segment_s);
   return setup;
 }
@@ -89,6 +90,7 @@ Result<TrackSegmenter*> PackageWriter::add_audio(int input_stream, const AVStrea
 PackageMeasure PackageWriter::measure() const {
   PackageMeasure measure;
   measure.segment_name = plan_.segment_name;
+  measure.segment_format = plan_.segment_format;
   std::vector<const Video*> in_order;
   for (const Video& video : video_) in_order.push_back(&video);
   std::sort(in_order.begin(), in_order.end(),

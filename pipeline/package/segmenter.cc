@@ -14,10 +14,6 @@ namespace {
 
 constexpr int kAvioBufferBytes = 64 * 1024;
 constexpr AVRational kMicroseconds{1, 1000000};
-// One fragment per segment, flushed by us (frag_custom); the moov is written up front and
-// holds no samples (empty_moov), so the init segment is complete before the first packet.
-constexpr const char* kMovFlags = "+frag_custom+empty_moov+default_base_moof+cmaf+skip_trailer";
-
 int64_t bits_per_second(int64_t bytes, double seconds) {
   return seconds > 0 ? int64_t(bytes * 8 / seconds) : 0;
 }
@@ -65,9 +61,14 @@ Result<std::unique_ptr<TrackSegmenter>> TrackSegmenter::open(PackageDir& dir,
                                                              const AVStream& stream) {
   std::unique_ptr<TrackSegmenter> track(new TrackSegmenter(dir));
   track->setup_ = setup;
+  const SegmentContainer& container = segment_container(setup.format);
+  track->container_ = &container;
   TC_ASSIGN_OR_RETURN(track->dir_fd_, dir.make_subdir(setup.name));
-  TC_ASSIGN_OR_RETURN(track->file_,
-                      dir.create_file(track->dir_fd_, "init.mp4", setup.name + "/init.mp4"));
+  if (container.has_init()) {
+    std::string init = container.init_name;
+    TC_ASSIGN_OR_RETURN(track->file_,
+                        dir.create_file(track->dir_fd_, init, setup.name + "/" + init));
+  }
   auto* buffer = static_cast<unsigned char*>(av_malloc(kAvioBufferBytes));
   if (!buffer) return Status(Code::kInternal, "out of memory");
   track->io_ = avio_alloc_context(buffer, kAvioBufferBytes, 1, track.get(), nullptr,
@@ -78,8 +79,8 @@ Result<std::unique_ptr<TrackSegmenter>> TrackSegmenter::open(PackageDir& dir,
   }
   track->io_->seekable = 0;
   AVFormatContext* raw = nullptr;
-  if (int err = avformat_alloc_output_context2(&raw, nullptr, "mp4", nullptr); err < 0)
-    return av_status(err, Code::kUnsupported, "the mp4 muxer");
+  if (int err = avformat_alloc_output_context2(&raw, nullptr, container.muxer, nullptr); err < 0)
+    return av_status(err, Code::kUnsupported, std::string("the ") + container.muxer + " muxer");
   track->format_.reset(raw);
   raw->pb = track->io_;
   raw->flags |= AVFMT_FLAG_CUSTOM_IO;
@@ -87,23 +88,26 @@ Result<std::unique_ptr<TrackSegmenter>> TrackSegmenter::open(PackageDir& dir,
   if (!track->stream_) return Status(Code::kInternal, "out of memory");
   avcodec_parameters_copy(track->stream_->codecpar, stream.codecpar);
   // hvc1 (parameter sets in the init segment only) is the tag Apple's players take.
-  track->stream_->codecpar->codec_tag =
-      stream.codecpar->codec_id == AV_CODEC_ID_HEVC ? MKTAG('h', 'v', 'c', '1') : 0;
+  bool hvc1 = container.has_init() && stream.codecpar->codec_id == AV_CODEC_ID_HEVC;
+  track->stream_->codecpar->codec_tag = hvc1 ? MKTAG('h', 'v', 'c', '1') : 0;
   track->stream_->time_base = stream.time_base;
   track->stream_->avg_frame_rate = setup.frame_rate;
   av_dict_copy(&track->stream_->metadata, stream.metadata, 0);
   if (!setup.language.empty())
     av_dict_set(&track->stream_->metadata, "language", setup.language.c_str(), 0);
   AVDictionary* options = nullptr;
-  av_dict_set(&options, "movflags", kMovFlags, 0);
+  prepare_muxer(container, *raw, &options);
   int err = avformat_write_header(raw, &options);
   av_dict_free(&options);
-  if (err < 0) return av_status(err, Code::kOutput, "writing the init segment of " + setup.name);
-  avio_flush(track->io_);
+  if (err < 0) return av_status(err, Code::kOutput, "writing the header of " + setup.name);
+  // Without an init segment, whatever the header wrote stays in the AVIO buffer and goes into
+  // the first segment.
+  if (container.has_init()) avio_flush(track->io_);
   if (track->write_error_)
     return av_status(AVERROR(track->write_error_), Code::kOutput, "writing " + setup.name);
   TrackMeasure& measure = track->measure_;
   measure.name = setup.name;
+  measure.format = setup.format;
   measure.type = stream.codecpar->codec_type;
   measure.time_base = track->stream_->time_base;
   measure.codec = codec_string(*track->stream_->codecpar);
@@ -128,8 +132,9 @@ TrackSegmenter::~TrackSegmenter() {
 
 Status TrackSegmenter::end_segment(bool last) {
   if (!segment_open_) return Status::ok();
-  // An empty packet flushes the fragment: the segment's moof + mdat. The trailer flushes the
-  // last one (and writes nothing else: skip_trailer).
+  // An empty packet flushes what the muxer holds: mp4's fragment (the segment's moof + mdat),
+  // mpegts's pending PES. The trailer flushes the last one (and writes nothing else: mp4's
+  // skip_trailer; mpegts has none).
   int err = last ? av_write_trailer(format_.get()) : av_write_frame(format_.get(), nullptr);
   if (err < 0) return av_status(err, Code::kOutput, "writing a segment of " + setup_.name);
   avio_flush(io_);
@@ -146,9 +151,11 @@ Status TrackSegmenter::end_segment(bool last) {
 Status TrackSegmenter::start_segment(const AVPacket& packet) {
   TC_RETURN_IF_ERROR(end_segment(false));
   int number = int(measure_.segments.size()) + 1;
-  std::string name = segment_file_name(setup_.segment_name, number) + ".m4s";
+  std::string name = segment_file(*container_, setup_.segment_name, number);
   TC_ASSIGN_OR_RETURN(file_, dir_.create_file(dir_fd_, name, setup_.name + "/" + name));
   file_bytes_ = 0;
+  if (int err = begin_segment(*container_, *format_); err < 0)
+    return av_status(err, Code::kInternal, "starting a segment of " + setup_.name);
   // The previous segment ends where this one starts (a gap in pts is the previous one's).
   if (!measure_.segments.empty())
     measure_.segments.back().duration = packet.pts - measure_.segments.back().start;
@@ -167,6 +174,7 @@ Status TrackSegmenter::write(AVPacket* packet, AVRational time_base) {
   packet->pos = -1;
   bool key = (packet->flags & AV_PKT_FLAG_KEY) != 0;
   int64_t pts_us = av_rescale_q(packet->pts, stream_->time_base, kMicroseconds);
+  if (measure_.segments.empty() && !segment_open_) measure_.media_offset = packet->pts;
   if (!segment_open_ || (key && pts_us >= next_boundary_us_))
     TC_RETURN_IF_ERROR(start_segment(*packet));
   segment_end_ = std::max(segment_end_, packet->pts + std::max<int64_t>(packet->duration, 0));

@@ -1,8 +1,10 @@
-// One rendition track of a package as CMAF: an fMP4 init segment (ftyp + moov) and media
-// segments (moof + mdat), each starting at the first keyframe at or past a multiple of the
-// segment duration. FFmpeg's mp4 muxer writes the fragments (frag_custom: one fragment per
-// segment, flushed by us) through an AVIOContext of ours whose file we switch at each
-// boundary; every file is created by the PackageDir. What was written is measured here.
+// One rendition track of a package: as CMAF, an fMP4 init segment (ftyp + moov) and media
+// segments (moof + mdat); or as MPEG-TS segments that stand alone (segment_container.h). Each
+// segment starts at the first keyframe at or past a multiple of the segment duration. One
+// FFmpeg muxer per track writes every segment (mp4: frag_custom, one fragment per segment,
+// flushed by us; mpegts: flushed the same way) through an AVIOContext of ours whose file we
+// switch at each boundary; every file is created by the PackageDir. What was written is
+// measured here.
 #pragma once
 
 #include <memory>
@@ -18,6 +20,7 @@ extern "C" {
 #include "pipeline/core/fd.h"
 #include "pipeline/core/status.h"
 #include "pipeline/package/package_dir.h"
+#include "pipeline/package/segment_container.h"
 
 namespace tc::package {
 
@@ -32,6 +35,7 @@ struct SegmentMeasure {
 // A track as written: what the manifests and the report say of it.
 struct TrackMeasure {
   std::string name;  // the rendition's directory: "720p", "audio_1"
+  SegmentFormat format = SegmentFormat::kFmp4;
   AVMediaType type = AVMEDIA_TYPE_VIDEO;
   AVRational time_base{1, 1};
   std::string codec;  // RFC 6381: "avc1.64001f", "mp4a.40.2"
@@ -41,7 +45,11 @@ struct TrackMeasure {
   std::string language;
   int channels = 0;
   int sample_rate = 0;
-  int64_t init_bytes = 0;
+  int64_t init_bytes = 0;  // 0 without an init segment (ts)
+  // The first packet's pts: the mp4 muxer (cmaf: negative composition offsets) starts a track's
+  // media time there, so a segment's media time is its pts minus this (AAC's priming: -1024
+  // samples; a keyframe-first video track: 0).
+  int64_t media_offset = 0;
   std::vector<SegmentMeasure> segments;
   double seconds(int64_t t) const { return t * av_q2d(time_base); }
   double duration_s() const;
@@ -52,7 +60,8 @@ struct TrackMeasure {
 struct TrackSetup {
   std::string name;
   std::string segment_name;  // "seg_{n}"
-  int64_t interval_us = 0;   // segments start at multiples of this media time
+  SegmentFormat format = SegmentFormat::kFmp4;
+  int64_t interval_us = 0;  // segments start at multiples of this media time
   std::string language;
   AVRational frame_rate{0, 1};
 };
@@ -77,6 +86,7 @@ class TrackSegmenter {
 
   PackageDir& dir_;
   TrackSetup setup_;
+  const SegmentContainer* container_ = nullptr;
   int dir_fd_ = -1;  // the rendition's directory (the PackageDir's)
   ScopedFd file_;    // the file being written: init, then each segment
   int write_error_ = 0;

@@ -163,6 +163,7 @@ struct PackagePlan {
   std::string segment_name;  // "seg_{n}"
   double frame_rate = 0;     // the source's, that the GOP is counted in
   int gop = 0;               // frames per segment at that rate
+  SegmentFormat segment_format = SegmentFormat::kFmp4;
   bool on() const { return kind != PackageKind::kNone; }
 };
 

@@ -48,6 +48,8 @@ constexpr std::array kDeinterlaceNames{Named<Deinterlace>{Deinterlace::kAuto, "a
 constexpr std::array kPackageNames{
     Named<PackageKind>{PackageKind::kNone, "none"}, Named<PackageKind>{PackageKind::kHls, "hls"},
     Named<PackageKind>{PackageKind::kDash, "dash"}, Named<PackageKind>{PackageKind::kCmaf, "cmaf"}};
+constexpr std::array kSegmentFormatNames{Named<SegmentFormat>{SegmentFormat::kFmp4, "fmp4"},
+                                         Named<SegmentFormat>{SegmentFormat::kTs, "ts"}};
 
 template <typename Enum, size_t N>
 std::string_view name_in(const std::array<Named<Enum>, N>& table, Enum value) {
@@ -148,6 +150,12 @@ std::string_view name_of(PackageKind kind) {
 }
 Result<PackageKind> parse_package_kind(std::string_view name) {
   return parse_in(kPackageNames, name, "package");
+}
+std::string_view name_of(SegmentFormat format) {
+  return name_in(kSegmentFormatNames, format);
+}
+Result<SegmentFormat> parse_segment_format(std::string_view name) {
+  return parse_in(kSegmentFormatNames, name, "segment format");
 }
 Result<HdrMode> parse_hdr(std::string_view name) {
   return parse_in(kHdrNames, name, "hdr mode");
@@ -332,6 +340,8 @@ Status package_from_json(const json& root, PackageSpec& package) {
   TC_RETURN_IF_ERROR(read_enum(*it, "kind", package.kind, "package.", parse_package_kind));
   TC_RETURN_IF_ERROR(read_field(*it, "dir", package.dir, "package."));
   TC_RETURN_IF_ERROR(read_field(*it, "segment_s", package.segment_s, "package."));
+  TC_RETURN_IF_ERROR(
+      read_enum(*it, "segment_format", package.segment_format, "package.", parse_segment_format));
   return read_field(*it, "segment_name", package.segment_name, "package.");
 }
 
@@ -406,7 +416,8 @@ std::string job_spec_to_json(const JobSpec& spec) {
     root["package"] = {{"kind", name_of(spec.package.kind)},
                        {"dir", spec.package.dir},
                        {"segment_s", spec.package.segment_s},
-                       {"segment_name", spec.package.segment_name}};
+                       {"segment_name", spec.package.segment_name},
+                       {"segment_format", name_of(spec.package.segment_format)}};
   if (spec.thumbnails.on)
     root["thumbnails"] = {{"interval_s", spec.thumbnails.interval_s},
                           {"width", spec.thumbnails.width},

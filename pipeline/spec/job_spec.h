@@ -51,12 +51,15 @@ struct OutputSpec {
 // A job-level streaming package (HLS, DASH, or both over the same CMAF segments): every output
 // becomes a rendition, its `path` the rendition's name (a subdirectory of `dir`).
 enum class PackageKind { kNone, kHls, kDash, kCmaf };
+// The media segments' container: CMAF fMP4, or MPEG-TS for old HLS clients (hls only).
+enum class SegmentFormat { kFmp4, kTs };
 
 struct PackageSpec {
   PackageKind kind = PackageKind::kNone;
   std::string dir;       // the package directory; published whole, atomically
   double segment_s = 4;  // target segment duration; keyframes are forced at its multiples
   std::string segment_name = "seg_{n}";  // a media segment's name ({n}: 1, 2, ...) before .m4s
+  SegmentFormat segment_format = SegmentFormat::kFmp4;
   bool on() const { return kind != PackageKind::kNone; }
   bool operator==(const PackageSpec&) const = default;
 };
@@ -121,6 +124,7 @@ std::string_view name_of(AudioMode audio);
 std::string_view name_of(HdrMode hdr);
 std::string_view name_of(Deinterlace deinterlace);
 std::string_view name_of(PackageKind kind);
+std::string_view name_of(SegmentFormat format);
 Result<BackendKind> parse_backend(std::string_view name);
 Result<VideoCodec> parse_codec(std::string_view name);
 Result<RateControl> parse_rate_control(std::string_view name);
@@ -128,6 +132,7 @@ Result<AudioMode> parse_audio(std::string_view name);
 Result<HdrMode> parse_hdr(std::string_view name);
 Result<Deinterlace> parse_deinterlace(std::string_view name);
 Result<PackageKind> parse_package_kind(std::string_view name);
+Result<SegmentFormat> parse_segment_format(std::string_view name);
 // "4M", "800k", "2500000" -> bits per second.
 Result<int64_t> parse_bitrate(std::string_view text);
 // "1280x720", "1280x0", "0x720" -> width, height.

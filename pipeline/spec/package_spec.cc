@@ -38,6 +38,23 @@ Status validate_rendition(const OutputSpec& output, const std::string& field) {
   return Status::ok();
 }
 
+// MPEG-TS segments are HLS's older form: the MPD and CMAF take fMP4 only, and TS carries H.264
+// to the clients that need it (Apple's HLS authoring spec puts HEVC in fMP4; AV1 has no TS
+// mapping players read).
+Status validate_ts_segments(const JobSpec& spec) {
+  if (spec.package.segment_format != SegmentFormat::kTs) return Status::ok();
+  if (spec.package.kind != PackageKind::kHls)
+    return invalid("package.segment_format",
+                   "ts segments are for hls only: " + std::string(name_of(spec.package.kind)) +
+                       " needs fmp4 segments");
+  for (size_t i = 0; i < spec.outputs.size(); ++i)
+    if (spec.outputs[i].codec != VideoCodec::kH264)
+      return invalid("outputs[" + std::to_string(i) + "].codec",
+                     std::string(name_of(spec.outputs[i].codec)) +
+                         " cannot be carried in ts segments (h264 only; use fmp4 segments)");
+  return Status::ok();
+}
+
 }  // namespace
 
 void normalize_package(JobSpec& spec) {
@@ -80,7 +97,7 @@ Status validate_package(const JobSpec& spec) {
     if (spec.outputs[i].path.rfind("audio", 0) == 0)
       return invalid(field + ".path", "names starting with 'audio' are the audio renditions'");
   }
-  return Status::ok();
+  return validate_ts_segments(spec);
 }
 
 std::string segment_file_name(const std::string& name_template, int number) {

@@ -68,6 +68,9 @@ Status package_from_config(const pb::JobConfig& config, PackageSpec& package) {
   package.dir = c.dir();
   if (c.has_segment_s()) package.segment_s = c.segment_s();
   if (!c.segment_name().empty()) package.segment_name = c.segment_name();
+  if (!c.segment_format().empty())
+    TC_RETURN_IF_ERROR(enum_from(c.segment_format(), package.segment_format,
+                                 "package.segment_format", parse_segment_format));
   return Status::ok();
 }
 
@@ -130,6 +133,7 @@ void config_from_spec(const JobSpec& spec, pb::JobConfig* config) {
   package->set_dir(spec.package.dir);
   package->set_segment_s(spec.package.segment_s);
   package->set_segment_name(spec.package.segment_name);
+  package->set_segment_format(std::string(name_of(spec.package.segment_format)));
 }
 
 }  // namespace tc

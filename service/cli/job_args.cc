@@ -183,6 +183,9 @@ JobOptions::JobOptions(CLI::App& app) : app_(app) {
   segment_ = job_option("--segment", "S", "package segment duration in seconds (default 4)");
   segment_name_ =
       job_option("--segment-name", "TEMPLATE", "media segment names, {n} the number (seg_{n})");
+  segment_format_ = job_option("--segment-format", "FORMAT",
+                               "package media segments: fmp4 (CMAF, default) or ts (MPEG-TS for "
+                               "old HLS clients; --package hls only)");
   thumbnails_ = job_option("--thumbnails", "INTERVAL[:WxH]",
                            "thumbnail sprite sheets (JPEG) and a WebVTT index: a tile every "
                            "INTERVAL seconds (e.g. 10, or 10:160x0)");
@@ -253,10 +256,20 @@ Status JobOptions::read_package_options(PackageSpec& package) const {
     if (package.segment_s <= 0) return usage("--segment: must be more than 0 seconds");
   }
   if (segment_name_->count()) package.segment_name = last_value(segment_name_);
-  bool asked = package_dir_->count() || segment_->count() || segment_name_->count();
+  if (segment_format_->count())
+    TC_RETURN_IF_ERROR(
+        named("--segment-format",
+              assign(package.segment_format, parse_segment_format(last_value(segment_format_)))));
+  bool asked = package_dir_->count() || segment_->count() || segment_name_->count() ||
+               segment_format_->count();
   if (asked && !package.on())
-    return usage("--package-dir, --segment and --segment-name need --package hls|dash|cmaf");
+    return usage(
+        "--package-dir, --segment, --segment-name and --segment-format need --package "
+        "hls|dash|cmaf");
   if (package.on() && package.dir.empty()) return usage("--package: needs --package-dir DIR");
+  if (package.segment_format == SegmentFormat::kTs && package.kind != PackageKind::kHls)
+    return usage("--segment-format ts: MPEG-TS segments are for --package hls only (" +
+                 std::string(name_of(package.kind)) + " needs fmp4)");
   return {};
 }
 

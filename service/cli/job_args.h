@@ -57,6 +57,7 @@ class JobOptions {
   CLI::Option* package_dir_;
   CLI::Option* segment_;
   CLI::Option* segment_name_;
+  CLI::Option* segment_format_;
   CLI::Option* thumbnails_;
   CLI::Option* thumbnail_size_;
   CLI::Option* thumbnail_grid_;

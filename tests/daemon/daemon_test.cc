@@ -165,6 +165,23 @@ TEST_F(DaemonTest, PackageJobThroughTheApi) {
   EXPECT_NE(outside.err.find("package.dir"), std::string::npos) << outside.err;
 }
 
+// MPEG-TS segments through the API (PackageConfig.segment_format): the daemon writes .ts
+// segments with no init segment.
+TEST_F(DaemonTest, TsPackageJobThroughTheApi) {
+  ASSERT_TRUE(daemon.start());
+  std::string package = media + "/old";
+  CommandResult r =
+      client({"submit", input, "--package", "hls", "--segment-format", "ts", "--package-dir",
+              package, "--segment", "1", "-o", "small", "--size", "160x120", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string id = json::parse(r.out, nullptr, false).value("id", "");
+  ASSERT_FALSE(id.empty()) << r.out;
+  EXPECT_EQ(client({"watch", id, "--quiet"}).exit_code, 0);
+  EXPECT_TRUE(tc::testing::file_exists(package + "/small/seg_00001.ts"));
+  EXPECT_FALSE(tc::testing::file_exists(package + "/small/init.mp4"));
+  EXPECT_GT(video_frames(package + "/master.m3u8"), 0);
+}
+
 TEST_F(DaemonTest, ListPagesThroughEveryJob) {
   ASSERT_TRUE(daemon.start());
   std::set<std::string> submitted;

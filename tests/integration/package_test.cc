@@ -19,6 +19,7 @@
 
 #include "service/common/exit_codes.h"
 #include "tests/support/media_tools.h"
+#include "tests/support/mp4_boxes.h"
 #include "tests/support/package_probe.h"
 
 namespace tc::testing {
@@ -27,47 +28,49 @@ namespace {
 constexpr int kFps = 30;
 constexpr double kSegment = 2;
 
-std::string ffprobe_json(const std::vector<std::string>& args) {
-  std::vector<std::string> argv{"ffprobe", "-v", "error", "-of", "json"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  ProcessResult run = run_process(argv);
-  EXPECT_EQ(run.exit_code, 0) << run.err;
-  return run.out;
-}
+// A DASH representation's SegmentTimeline: each segment's start, in its timescale.
+struct DashTimeline {
+  std::string id;
+  int64_t timescale = 0;
+  int64_t presentation_time_offset = 0;
+  std::vector<int64_t> starts;
+};
 
-// A manifest attribute: `KEY=value` or `KEY="value"` on the line naming `uri` (the line before).
-std::map<std::string, std::string> stream_inf_for(const std::string& master,
-                                                  const std::string& uri) {
-  std::istringstream lines(master);
-  std::string previous;
-  for (std::string line; std::getline(lines, line); previous = line) {
-    if (line != uri) continue;
-    std::map<std::string, std::string> attributes;
-    std::regex attribute(R"(([A-Z-]+)=("[^"]*"|[^,]*))");
-    for (std::sregex_iterator it(previous.begin(), previous.end(), attribute), end; it != end;
-         ++it) {
-      std::string value = (*it)[2];
-      if (!value.empty() && value[0] == '"') value = value.substr(1, value.size() - 2);
-      attributes[(*it)[1]] = value;
+std::vector<DashTimeline> dash_timelines(const std::string& mpd) {
+  std::vector<DashTimeline> timelines;
+  std::regex representation(R"re(<Representation id="([^"]+)"[\s\S]*?</Representation>)re");
+  std::regex timescale(R"re(timescale="(\d+)")re");
+  std::regex offset(R"re(presentationTimeOffset="(\d+)")re");
+  std::regex segment(R"re(<S ([^/]*)/>)re");
+  std::regex attribute(R"re((\w+)="(\d+)")re");
+  for (std::sregex_iterator it(mpd.begin(), mpd.end(), representation), end; it != end; ++it) {
+    DashTimeline timeline{(*it)[1], 0, 0, {}};
+    std::string block = (*it)[0];
+    std::smatch match;
+    if (std::regex_search(block, match, timescale)) timeline.timescale = std::stoll(match[1]);
+    if (std::regex_search(block, match, offset))
+      timeline.presentation_time_offset = std::stoll(match[1]);
+    int64_t next = 0;
+    for (std::sregex_iterator s(block.begin(), block.end(), segment); s != end; ++s) {
+      std::string text = (*s)[1];
+      std::map<std::string, int64_t> values{{"t", next}, {"r", 0}};
+      for (std::sregex_iterator a(text.begin(), text.end(), attribute); a != end; ++a)
+        values[(*a)[1]] = std::stoll((*a)[2]);
+      for (int64_t r = 0; r <= values["r"]; ++r) {
+        timeline.starts.push_back(values["t"] + r * values["d"]);
+        next = values["t"] + (r + 1) * values["d"];
+      }
     }
-    return attributes;
+    timelines.push_back(timeline);
   }
-  return {};
+  return timelines;
 }
 
-int64_t peak_bitrate(const std::vector<ProbedSegment>& segments) {
-  double peak = 0;
-  for (size_t i = 0; i < segments.size(); ++i) {
-    double seconds = i + 1 < segments.size() ? segments[i + 1].first_pts - segments[i].first_pts
-                                             : segments[i].end - segments[i].first_pts;
-    peak = std::max(peak, segments[i].bytes * 8 / seconds);
-  }
-  return int64_t(peak);
-}
-
-// RFC 6381 for what ffprobe says of an H.264 stream: avc1.PP..LL (constraint flags not shown).
-std::string avc1_prefix(const std::string& profile) {
-  return profile == "High" ? "avc1.64" : profile == "Main" ? "avc1.4d" : "avc1.42";
+// Media segment `i` (from 0) of a representation, by the MPD's template.
+std::string dash_segment(const std::string& dir, size_t i) {
+  char name[32];
+  std::snprintf(name, sizeof name, "/seg_%05zu.m4s", i + 1);
+  return dir + name;
 }
 
 class Package : public ::testing::Test {
@@ -127,30 +130,8 @@ TEST_F(Package, CmafHlsAndDashOverOneSetOfAlignedSegments) {
 TEST_F(Package, ManifestFiguresMatchTheSegments) {
   ProcessResult run = package(input(), "hls");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  std::string master = read_file(dir_ / "pkg/master.m3u8");
   EXPECT_FALSE(file_exists(dir_ / "pkg/manifest.mpd")) << "hls alone writes no MPD";
-  int64_t audio_peak = peak_bitrate(probe_rendition(dir_ / "pkg/audio_1", scratch_, "a:0"));
-  for (const std::string name : {"360p", "180p"}) {
-    std::map<std::string, std::string> inf = stream_inf_for(master, name + "/index.m3u8");
-    ASSERT_FALSE(inf.empty()) << master;
-    int64_t peak = peak_bitrate(probe_rendition(dir_ / "pkg/" + name, scratch_)) + audio_peak;
-    EXPECT_NEAR(std::stod(inf["BANDWIDTH"]), double(peak), peak * 0.05) << name;
-    // The init segment alone has no samples to read the profile from: with its first segment.
-    std::string first = scratch_ / "first.mp4";
-    std::ofstream(first, std::ios::binary) << read_file(dir_ / "pkg/" + name + "/init.mp4")
-                                           << read_file(dir_ / "pkg/" + name + "/seg_00001.m4s");
-    nlohmann::json stream = nlohmann::json::parse(
-        ffprobe_json({"-select_streams", "v:0", "-show_entries",
-                      "stream=profile,level,width,height", first}))["streams"][0];
-    char level[8];
-    std::snprintf(level, sizeof level, "%02x", stream["level"].get<int>());
-    std::string codecs = inf["CODECS"];
-    EXPECT_EQ(codecs.substr(0, 7), avc1_prefix(stream["profile"])) << codecs;
-    EXPECT_EQ(codecs.substr(9, 2), level) << codecs;
-    EXPECT_NE(codecs.find("mp4a.40.2"), std::string::npos) << codecs;
-    EXPECT_EQ(inf["RESOLUTION"], std::to_string(stream["width"].get<int>()) + "x" +
-                                     std::to_string(stream["height"].get<int>()));
-  }
+  expect_manifest_figures(dir_ / "pkg", {"360p", "180p"}, scratch_);
 }
 
 TEST_F(Package, VariableFrameRateSourceStillAligns) {
@@ -185,6 +166,66 @@ TEST_F(Package, DashAloneWritesTheMpd) {
   nlohmann::json streams = nlohmann::json::parse(
       ffprobe_json({"-show_entries", "stream=codec_type", dir_ / "pkg/manifest.mpd"}))["streams"];
   EXPECT_EQ(streams.size(), 3u);
+}
+
+// DASH and AAC's priming: the audio's first packet is 1024 samples before 0, and the fMP4
+// segments' media time counts from it. Per the MPD, the tone that starts 3 s into the source
+// must be presented 3 s after the video's first frame, as in the source; and every segment's
+// start in the MPD must be the media time its tfdt, composition offset and edit list say.
+TEST_F(Package, DashAudioLinesUpWithTheVideo) {
+  std::string clip = dir_ / "tone.mp4";
+  ProcessResult made = run_process({"ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i",
+                                    "testsrc2=size=320x180:rate=30", "-f", "lavfi", "-i",
+                                    "aevalsrc='if(gte(t,3),0.5*sin(2*PI*1000*t),0)':s=48000", "-t",
+                                    "7", "-c:v", "libx264", "-c:a", "aac", clip});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  ProcessResult run = package(clip, "dash", {"-o", "180p", "--size", "320x180"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::vector<DashTimeline> timelines = dash_timelines(read_file(dir_ / "pkg/manifest.mpd"));
+  ASSERT_EQ(timelines.size(), 2u);
+  for (const DashTimeline& timeline : timelines) {
+    std::string dir = dir_ / ("pkg/" + timeline.id);
+    std::optional<InitTiming> init = read_init_timing(read_file(dir + "/init.mp4"));
+    ASSERT_TRUE(init) << timeline.id;
+    EXPECT_EQ(timeline.timescale, init->timescale) << timeline.id;
+    EXPECT_FALSE(init->empty_edit) << timeline.id;
+    ASSERT_EQ(timeline.starts.size(), 4u) << timeline.id;
+    for (size_t i = 0; i < timeline.starts.size(); ++i) {
+      std::string segment = dash_segment(dir, i);
+      std::optional<FragmentTiming> fragment = read_fragment_timing(read_file(segment));
+      ASSERT_TRUE(fragment) << segment;
+      EXPECT_EQ(timeline.starts[i], int64_t(fragment->base_decode_time) +
+                                        fragment->first_composition_offset - init->edit_media_time)
+          << segment;
+    }
+  }
+  const DashTimeline& video = timelines[0];
+  const DashTimeline& audio = timelines[1];
+  EXPECT_EQ(video.starts[0] - video.presentation_time_offset, 0) << "the first frame at 0";
+  // The audio decoded from its first segment's start: where the tone begins, per the MPD.
+  std::string joined = scratch_ / "audio.mp4";
+  std::ofstream out(joined, std::ios::binary);
+  out << read_file(dir_ / "pkg/audio_1/init.mp4");
+  for (size_t i = 0; i < audio.starts.size(); ++i)
+    out << read_file(dash_segment(dir_ / "pkg/audio_1", i));
+  out.close();
+  ProcessResult pcm = run_process({"ffmpeg", "-v", "error", "-i", joined, "-map", "0:a:0", "-f",
+                                   "s16le", "-acodec", "pcm_s16le", "-ac", "1", "-"});
+  ASSERT_EQ(pcm.exit_code, 0) << pcm.err;
+  int64_t onset = -1;
+  for (size_t i = 0; i + 1 < pcm.out.size(); i += 2) {
+    int16_t sample = int16_t(uint16_t(static_cast<unsigned char>(pcm.out[i])) |
+                             uint16_t(static_cast<unsigned char>(pcm.out[i + 1])) << 8);
+    if (std::abs(int(sample)) > 0.25 * 0.5 * 32767) {
+      onset = int64_t(i / 2);
+      break;
+    }
+  }
+  ASSERT_GE(onset, 0) << "no tone decoded";
+  double presented =
+      double(audio.starts[0] + onset - audio.presentation_time_offset) / double(audio.timescale);
+  EXPECT_NEAR(presented, 3.0, 0.002)
+      << "the audio is off the video by " << presented - 3.0 << " s per the MPD";
 }
 
 TEST_F(Package, ReplacesAnEarlierPackageWhole) {

@@ -125,6 +125,15 @@ TEST(PackageSpec, BadOptionsNameTheField) {
             "outputs[1].codec"},
            {[](JobSpec& s) { s.outputs[0].path = "a/b"; }, "outputs[0].path"},
            {[](JobSpec& s) { s.outputs[0].path = "audio_1"; }, "outputs[0].path"},
+           // MPEG-TS segments: HLS only, H.264 only (package_job is cmaf).
+           {[](JobSpec& s) { s.package.segment_format = SegmentFormat::kTs; },
+            "package.segment_format"},
+           {[](JobSpec& s) {
+              s.package.kind = PackageKind::kHls;
+              s.package.segment_format = SegmentFormat::kTs;
+              s.outputs[1].codec = VideoCodec::kHevc;
+            },
+            "outputs[1].codec"},
        }) {
     JobSpec spec = package_job({output("a", 640, 360), output("b", 320, 180)});
     bad.change(spec);
@@ -138,6 +147,7 @@ TEST(PackageSpec, JsonRoundTrip) {
   JobSpec spec = package_job(ladder(), BackendKind::kAuto, PackageKind::kHls);
   spec.package.segment_s = 6;
   spec.package.segment_name = "chunk-{n}";
+  spec.package.segment_format = SegmentFormat::kTs;
   Result<JobSpec> back = job_spec_from_json(job_spec_to_json(spec));
   ASSERT_TRUE(back.is_ok()) << back.status().to_string();
   EXPECT_EQ(*back, spec);
@@ -206,6 +216,27 @@ TEST(Manifests, MeasuredFiguresAndAlignment) {
   EXPECT_NE(playlist.find("#EXTINF:2.000000,\nseg_00003.m4s\n#EXT-X-ENDLIST"), std::string::npos);
   std::string mpd = package::dash_mpd(measure);
   EXPECT_NE(mpd.find("media=\"360p/seg_$Number%05d$.m4s\""), std::string::npos) << mpd;
+
+  EXPECT_EQ(mpd.find("presentationTimeOffset"), std::string::npos) << "video starts at 0";
+
+  // AAC's priming: the first packet at -1024 samples; media time counts from it.
+  measure.audio = {track("audio_1", {-21, 1979, 3979})};
+  measure.audio[0].media_offset = -21;
+  mpd = package::dash_mpd(measure);
+  EXPECT_NE(mpd.find("startNumber=\"1\" presentationTimeOffset=\"21\">\n          "
+                     "<SegmentTimeline>\n            <S t=\"0\" d=\"2000\"/>"),
+            std::string::npos)
+      << mpd;
+
+  // MPEG-TS segments: no init segment to map, the oldest version that reads them.
+  measure.segment_format = SegmentFormat::kTs;
+  measure.video[0].format = SegmentFormat::kTs;
+  EXPECT_NE(package::hls_master(measure).find("#EXT-X-VERSION:3\n"), std::string::npos);
+  playlist = package::hls_media_playlist(measure.video[0], "seg_{n}");
+  EXPECT_EQ(playlist.find("EXT-X-MAP"), std::string::npos) << playlist;
+  EXPECT_NE(playlist.find("#EXT-X-VERSION:3\n"), std::string::npos) << playlist;
+  EXPECT_NE(playlist.find("#EXTINF:2.000000,\nseg_00003.ts\n#EXT-X-ENDLIST"), std::string::npos)
+      << playlist;
 
   EXPECT_TRUE(package::keyframes_aligned({track("a", {0, 2000}), track("b", {0, 2010})}));
   EXPECT_FALSE(package::keyframes_aligned({track("a", {0, 2000}), track("b", {0, 2100})}));
