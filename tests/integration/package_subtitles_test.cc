@@ -173,7 +173,7 @@ class PackageSubtitles : public ::testing::Test {
       args.insert(args.end(), {"-map", std::to_string(input)});
     for (std::string metadata :
          {"s:0 language=eng", "s:1 language=fra", "s:1 title=Français", "s:2 language=deu"})
-      args.insert(args.end(), {"-metadata:" + metadata.substr(0, 3), metadata.substr(4)});
+      args.insert(args.end(), {"-metadata:s:" + metadata.substr(0, 3), metadata.substr(4)});
     args.insert(args.end(), {"-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
                              "-c:a", "aac", "-c:s", "copy", *shared_ / "in.mkv"});
     ProcessResult made = run_process(args);
