@@ -96,6 +96,9 @@ FFMPEG = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y"]
 # The source's subtitle track (English, SRT): "Cue N" on screen from 2N + 0.25 s to 2N + 1.75 s,
 # so that one is on screen within a second whenever the page looks.
 SUBTITLE_LANGUAGE = "eng"
+# What players may report it as: the manifests carry the container's ISO 639-2 code, which hls.js
+# reports as it is and dash.js turns into its BCP 47 form.
+SUBTITLE_LANGUAGE_SHOWN = ("eng", "en")
 SUBTITLE_CUES = [(2 * n + 0.25, 2 * n + 1.75, f"Cue {n}") for n in range(CLIP_SECONDS // 2)]
 # How far a cue's times in the player may be from the source's: a frame (players place a
 # WebVTT segment's cues on the video's timeline through X-TIMESTAMP-MAP and their own offsets).
@@ -197,9 +200,9 @@ def make_package(source, out_dir):
     return PRODUCERS[producer](source, out_dir)
 
 
-def _video_streams(media_url):
+def _video_streams(media_url, options=()):
     """The video streams ffprobe reads from media_url: [{width, height, tags: {id}}]."""
-    return json.loads(run(["ffprobe", "-v", "error", "-select_streams", "v",
+    return json.loads(run(["ffprobe", "-v", "error", *options, "-select_streams", "v",
                            "-show_entries", "stream=width,height:stream_tags=id",
                            "-of", "json", media_url])).get("streams", [])
 
@@ -221,8 +224,10 @@ def probe_hls(master):
 
 def probe_dash(mpd):
     """{Representation id: (width, height)} for every video representation of the MPD, read by
-    ffprobe's dash demuxer from the segments (it names each stream by its Representation id)."""
-    streams = _video_streams("file:" + str(mpd.resolve()))
+    ffprobe's dash demuxer from the segments (it names each stream by its Representation id).
+    The demuxer opens only files with the extensions of its list unless allowed_extensions says
+    otherwise, and the subtitles' WebVTT document (subs.vtt) is not on it."""
+    streams = _video_streams("file:" + str(mpd.resolve()), ("-allowed_extensions", "ALL"))
     return {s["tags"]["id"]: (s["width"], s["height"]) for s in streams}
 
 
@@ -302,7 +307,7 @@ def check_subtitles(report):
     is on screen with its text while currentTime is inside its times; a list of problems."""
     subtitles = report.get("subtitles") or {}
     tracks = subtitles.get("tracks") or []
-    if [track.get("language") for track in tracks] != [SUBTITLE_LANGUAGE]:
+    if len(tracks) != 1 or tracks[0].get("language") not in SUBTITLE_LANGUAGE_SHOWN:
         return [f"the player lists subtitle tracks {tracks}, expected one in {SUBTITLE_LANGUAGE}"]
     cue = subtitles.get("cue")
     if not cue:
