@@ -58,6 +58,16 @@ void plan_package_subtitles(const JobSpec& spec, const MediaInfo& media, Plan& p
   }
 }
 
+void add_text_rendition_args(const Plan& plan, std::vector<std::string>& args) {
+  if (!plan.package.on() || plan.outputs.empty()) return;
+  for (const SubtitlePlan& subtitle : plan.outputs.front().subtitles) {
+    std::string name = rendition_name(subtitle.input_stream);
+    args.insert(args.end(),
+                {"-map", "0:" + std::to_string(subtitle.input_stream), "-c:s", subtitle.encoder,
+                 "-f", "webvtt", plan.package.dir + "/" + name + "/" + package::kWebVttDocument});
+  }
+}
+
 std::string describe_text_renditions(const Plan& plan) {
   std::string text;
   if (plan.outputs.empty()) return text;

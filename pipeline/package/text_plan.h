@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "pipeline/plan/plan.h"
 
@@ -15,5 +16,8 @@ namespace tc {
 void plan_package_subtitles(const JobSpec& spec, const MediaInfo& media, Plan& plan);
 // The --dry-run lines of the text renditions.
 std::string describe_text_renditions(const Plan& plan);
+// The ffmpeg CLI's nearest equivalent, for the --dry-run command: each track converted into one
+// WebVTT document (the DASH one; the CLI cannot cut it by our video segments).
+void add_text_rendition_args(const Plan& plan, std::vector<std::string>& args);
 
 }  // namespace tc

@@ -65,6 +65,14 @@ TEST(PackageSubtitlesPlan, TextTracksBecomeWebVttRenditionsOfTheFirstOutput) {
             "WebVTT, which is text");
   EXPECT_EQ(outcome(plan, 1, 2),
             "dropped: the package carries it once, as the WebVTT rendition subs_2");
+  // The ffmpeg command converts each track into one WebVTT document, not into an MP4 output.
+  JobSpec spec;
+  spec.input = "in.mkv";
+  std::string command = ffmpeg_command(plan, spec);
+  EXPECT_NE(command.find("-map 0:2 -c:s webvtt -f webvtt /out/show/subs_2/subs.vtt"),
+            std::string::npos)
+      << command;
+  EXPECT_EQ(command.find("-c:s:0"), std::string::npos) << command;
   std::string text = describe(plan);
   EXPECT_NE(text.find("subtitle rendition: input stream #2 webvtt into /out/show/subs_2/"),
             std::string::npos)
