@@ -224,8 +224,14 @@ Status OutputStage::open_segmenters() {
   segmenters_.assign(format_->nb_streams, nullptr);
   TC_ASSIGN_OR_RETURN(segmenters_[video_->index],
                       package_->add_video(rendition_, plan_.path, *video_));
+  text_renditions_.assign(format_->nb_streams, nullptr);
   for (const Track& track : tracks_) {
-    if (track.stream->codecpar->codec_type != AVMEDIA_TYPE_AUDIO) continue;
+    AVMediaType type = track.stream->codecpar->codec_type;
+    if (type == AVMEDIA_TYPE_SUBTITLE) {
+      TC_ASSIGN_OR_RETURN(text_renditions_[track.stream->index],
+                          package_->add_subtitles(track.input_stream, *track.stream));
+    }
+    if (type != AVMEDIA_TYPE_AUDIO) continue;
     TC_ASSIGN_OR_RETURN(segmenters_[track.stream->index],
                         package_->add_audio(track.input_stream, *track.stream));
   }
@@ -394,6 +400,8 @@ Status OutputStage::write(AVPacket* packet, AVStream* stream, AVRational from_ti
     counters_.last_video_pts_us = std::max(
         counters_.last_video_pts_us, av_rescale_q(end, stream->time_base, AVRational{1, 1000000}));
   }
+  if (package_ && text_renditions_[stream->index])
+    return text_renditions_[stream->index]->add(*packet, stream->time_base);
   if (package_) return segmenters_[stream->index]->write(packet, stream->time_base);
   // After sanitizing, EINVAL or invalid data is the muxer refusing what the input carried (a
   // packet it cannot place): an input error, naming the input. I/O errors (ENOSPC, EIO) stay

@@ -104,6 +104,7 @@ void fields(Self& r, Visit&& visit) {
   visit("segments", r.segments);
   visit("duration_s", r.duration_s);
   visit("keyframes_aligned", r.keyframes_aligned);
+  visit("cues", r.cues);
 }
 
 template <Is<PackageReport> Self, typename Visit>

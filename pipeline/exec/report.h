@@ -58,7 +58,7 @@ struct OutputReport {
 // One rendition of a package as written (measured from the segments, not planned).
 struct RenditionReport {
   std::string name;  // its directory in the package: "720p", "audio_1"
-  std::string type;  // "video", "audio"
+  std::string type;  // "video", "audio", "subtitles" (WebVTT)
   int width = 0;
   int height = 0;
   std::string codec;  // RFC 6381
@@ -69,6 +69,7 @@ struct RenditionReport {
   double duration_s = 0;
   // Every segment starts with a keyframe, at the same times as every other video rendition's.
   bool keyframes_aligned = false;
+  int64_t cues = 0;  // subtitles: the cues written
   bool operator==(const RenditionReport&) const = default;
 };
 

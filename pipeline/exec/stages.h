@@ -19,6 +19,7 @@ namespace tc {
 namespace package {
 class PackageWriter;
 class TrackSegmenter;
+class TextRendition;
 }  // namespace package
 
 // An audio or subtitle stream of the input that some output keeps.
@@ -190,6 +191,7 @@ class OutputStage {
   package::PackageWriter* package_ = nullptr;
   size_t rendition_ = 0;
   std::vector<package::TrackSegmenter*> segmenters_;
+  std::vector<package::TextRendition*> text_renditions_;  // subtitles: WebVTT cues, by index
   int64_t next_keyframe_us_ = INT64_MIN;
 };
 

@@ -112,6 +112,58 @@ void dash_representation(std::ostringstream& mpd, const TrackMeasure& track,
   mpd << "        </SegmentTemplate>\n      </Representation>\n";
 }
 
+// A track title in an MPD (XML text) and in a playlist's quoted string (which cannot hold '"').
+std::string xml_text(const std::string& text) {
+  std::string escaped;
+  for (char c : text)
+    escaped += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : std::string(1, c);
+  return escaped;
+}
+std::string quoted_string(std::string text) {
+  std::replace(text.begin(), text.end(), '"', '\'');
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+// A subtitle rendition's NAME: its title, else its language, else its directory; unique in the
+// group (HLS requires it), so a repeat gets its directory too.
+std::string subtitle_name(const PackageMeasure& package, size_t index) {
+  auto name_of = [](const TextMeasure& text) {
+    return !text.title.empty() ? text.title : !text.language.empty() ? text.language : text.name;
+  };
+  std::string name = name_of(package.text[index]);
+  for (size_t i = 0; i < index; ++i)
+    if (name_of(package.text[i]) == name) return name + " (" + package.text[index].name + ")";
+  return name;
+}
+
+// Subtitles are never DEFAULT (a viewer turns them on), AUTOSELECT so that a player may pick
+// the viewer's language.
+void hls_subtitle_media(std::ostringstream& m3u8, const PackageMeasure& package) {
+  for (size_t i = 0; i < package.text.size(); ++i) {
+    const TextMeasure& text = package.text[i];
+    m3u8 << "#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID=\"subs\",NAME=\""
+         << quoted_string(subtitle_name(package, i)) << "\"";
+    if (!text.language.empty()) m3u8 << ",LANGUAGE=\"" << text.language << "\"";
+    m3u8 << ",DEFAULT=NO,AUTOSELECT=YES,URI=\"" << text.name << "/" << kHlsMediaPlaylist << "\"\n";
+  }
+}
+
+// DASH: the whole track as one WebVTT document by BaseURL. dash.js reads a text Representation
+// without SegmentTemplate/List/Base as one sidecar file, and one with them as fragmented text
+// (wvtt or stpp in fMP4 boxes, which plain .vtt segments are not); a VOD package gains nothing
+// from segmenting a few kilobytes of text.
+void dash_text_set(std::ostringstream& mpd, const TextMeasure& text, int id, double duration) {
+  mpd << "    <AdaptationSet id=\"" << id << "\" contentType=\"text\" mimeType=\"text/vtt\"";
+  if (!text.language.empty()) mpd << " lang=\"" << text.language << "\"";
+  mpd << ">\n      <Role schemeIdUri=\"urn:mpeg:dash:role:2011\" value=\"subtitle\"/>\n";
+  if (!text.title.empty()) mpd << "      <Label>" << xml_text(text.title) << "</Label>\n";
+  int64_t bandwidth = duration > 0 ? int64_t(text.document_bytes * 8 / duration) : 0;
+  mpd << "      <Representation id=\"" << text.name << "\" bandwidth=\""
+      << std::max<int64_t>(bandwidth, 1) << "\">\n        <BaseURL>" << text.name << "/"
+      << kWebVttDocument << "</BaseURL>\n      </Representation>\n    </AdaptationSet>\n";
+}
+
 double longest_duration(const PackageMeasure& package) {
   double longest = 0;
   for (const auto* tracks : {&package.video, &package.audio})
@@ -137,6 +189,7 @@ std::string hls_master(const PackageMeasure& package) {
     m3u8 << ",DEFAULT=" << (i == 0 ? "YES" : "NO") << ",AUTOSELECT=YES,CHANNELS=\""
          << audio.channels << "\",URI=\"" << audio.name << "/" << kHlsMediaPlaylist << "\"\n";
   }
+  hls_subtitle_media(m3u8, package);
   for (const TrackMeasure& video : package.video) {
     m3u8 << "#EXT-X-STREAM-INF:BANDWIDTH=" << hls_peak_bandwidth(package, video)
          << ",AVERAGE-BANDWIDTH=" << average_bandwidth(package, video)
@@ -145,6 +198,7 @@ std::string hls_master(const PackageMeasure& package) {
     if (std::string codecs = codecs_of(package, video); !codecs.empty())
       m3u8 << ",CODECS=\"" << codecs << "\"";
     if (!package.audio.empty()) m3u8 << ",AUDIO=\"audio\"";
+    if (!package.text.empty()) m3u8 << ",SUBTITLES=\"subs\"";
     m3u8 << "\n" << video.name << "/" << kHlsMediaPlaylist << "\n";
   }
   return m3u8.str();
@@ -200,8 +254,24 @@ std::string dash_mpd(const PackageMeasure& package) {
     dash_representation(mpd, audio, package.segment_name);
     mpd << "    </AdaptationSet>\n";
   }
+  for (const TextMeasure& text : package.text) dash_text_set(mpd, text, id++, duration);
   mpd << "  </Period>\n</MPD>\n";
   return mpd.str();
+}
+
+std::string hls_subtitle_playlist(const std::vector<SegmentRange>& segments,
+                                  const std::string& segment_name) {
+  long target = 1;
+  for (const SegmentRange& segment : segments)
+    target = std::max(target, std::lround(segment.duration_us / 1e6));
+  std::ostringstream m3u8;
+  m3u8 << "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:" << target
+       << "\n#EXT-X-MEDIA-SEQUENCE:1\n#EXT-X-PLAYLIST-TYPE:VOD\n";
+  for (size_t i = 0; i < segments.size(); ++i)
+    m3u8 << "#EXTINF:" << fixed(segments[i].duration_us / 1e6, 6) << ",\n"
+         << segment_file_name(segment_name, int(i) + 1) << ".vtt\n";
+  m3u8 << "#EXT-X-ENDLIST\n";
+  return m3u8.str();
 }
 
 }  // namespace tc::package

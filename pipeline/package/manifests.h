@@ -8,12 +8,14 @@
 #include <vector>
 
 #include "pipeline/package/segmenter.h"
+#include "pipeline/package/text_rendition.h"
 
 namespace tc::package {
 
 struct PackageMeasure {
   std::vector<TrackMeasure> video;  // one per rendition, in output order
   std::vector<TrackMeasure> audio;  // one per kept audio track
+  std::vector<TextMeasure> text;    // one per kept text subtitle track (WebVTT)
   std::string segment_name;         // "seg_{n}"
   SegmentFormat segment_format = SegmentFormat::kFmp4;
 };
@@ -25,6 +27,9 @@ inline constexpr const char* kDashManifest = "manifest.mpd";
 std::string hls_master(const PackageMeasure& package);
 std::string hls_media_playlist(const TrackMeasure& track, const std::string& segment_name);
 std::string dash_mpd(const PackageMeasure& package);
+// A text rendition's HLS media playlist: a WebVTT segment per video segment, of its duration.
+std::string hls_subtitle_playlist(const std::vector<SegmentRange>& segments,
+                                  const std::string& segment_name);
 // A rendition's bandwidth in HLS: its video and the audio played with it.
 int64_t hls_peak_bandwidth(const PackageMeasure& package, const TrackMeasure& video);
 

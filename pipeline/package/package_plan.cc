@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "pipeline/package/segment_container.h"
+#include "pipeline/package/text_plan.h"
 
 namespace tc {
 namespace {
@@ -98,6 +99,7 @@ std::string describe_package(const Plan& plan) {
        plan.outputs.empty() ? std::vector<AudioPlan>{} : plan.outputs[0].audio)
     text << "audio rendition: input stream #" << audio.input_stream << " " << audio.encoder
          << " into " << package.dir << "/audio_" << audio.input_stream << "/\n";
+  text << describe_text_renditions(plan);
   return text.str();
 }
 

@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "pipeline/package/manifests.h"
+#include "pipeline/package/segment_container.h"
+#include "pipeline/spec/package_spec.h"
 
 namespace tc::package {
 namespace {
@@ -12,6 +14,18 @@ namespace {
 std::string language_of(const AVStream& stream) {
   const AVDictionaryEntry* language = av_dict_get(stream.metadata, "language", nullptr, 0);
   return language && std::string(language->value) != "und" ? language->value : "";
+}
+
+std::string title_of(const AVStream& stream) {
+  const AVDictionaryEntry* title = av_dict_get(stream.metadata, "title", nullptr, 0);
+  return title ? title->value : "";
+}
+
+bool writes_hls(PackageKind kind) {
+  return kind == PackageKind::kHls || kind == PackageKind::kCmaf;
+}
+bool writes_dash(PackageKind kind) {
+  return kind == PackageKind::kDash || kind == PackageKind::kCmaf;
 }
 
 bool track_keyframes_aligned(const TrackMeasure& track, const TrackMeasure& first) {
@@ -38,6 +52,20 @@ RenditionReport rendition_report(const TrackMeasure& track, bool aligned) {
   report.segments = int64_t(track.segments.size());
   report.duration_s = track.duration_s();
   report.keyframes_aligned = aligned;
+  return report;
+}
+
+// A text rendition's cues are placed by the video's segments, so it is aligned by construction.
+RenditionReport text_report(const TextMeasure& text) {
+  RenditionReport report;
+  report.name = text.name;
+  report.type = "subtitles";
+  report.codec = "webvtt";
+  report.language = text.language;
+  report.segments = text.segments;
+  report.duration_s = text.duration_s;
+  report.cues = int64_t(text.cues.size());
+  report.keyframes_aligned = true;
   return report;
 }
 
@@ -87,6 +115,14 @@ Result<TrackSegmenter*> PackageWriter::add_audio(int input_stream, const AVStrea
   return audio_.back().get();
 }
 
+Result<TextRendition*> PackageWriter::add_subtitles(int input_stream, const AVStream& stream) {
+  std::lock_guard lock(tracks_mutex_);
+  std::string name = "subs_" + std::to_string(input_stream);
+  TC_RETURN_IF_ERROR(dir_->make_subdir(name).status());
+  text_.push_back(std::make_unique<TextRendition>(name, language_of(stream), title_of(stream)));
+  return text_.back().get();
+}
+
 PackageMeasure PackageWriter::measure() const {
   PackageMeasure measure;
   measure.segment_name = plan_.segment_name;
@@ -97,14 +133,13 @@ PackageMeasure PackageWriter::measure() const {
             [](const Video* a, const Video* b) { return a->output < b->output; });
   for (const Video* video : in_order) measure.video.push_back(video->track->measure());
   for (const auto& audio : audio_) measure.audio.push_back(audio->measure());
+  for (const auto& text : text_) measure.text.push_back(text->measure());
   return measure;
 }
 
 Status PackageWriter::write_manifests(const PackageMeasure& measure,
                                       std::vector<std::string>& written) {
-  bool hls = plan_.kind == PackageKind::kHls || plan_.kind == PackageKind::kCmaf;
-  bool dash = plan_.kind == PackageKind::kDash || plan_.kind == PackageKind::kCmaf;
-  if (hls) {
+  if (writes_hls(plan_.kind)) {
     for (const auto* tracks : {&measure.video, &measure.audio})
       for (const TrackMeasure& track : *tracks)
         TC_RETURN_IF_ERROR(dir_->write_file(track.name + "/" + kHlsMediaPlaylist,
@@ -112,9 +147,35 @@ Status PackageWriter::write_manifests(const PackageMeasure& measure,
     TC_RETURN_IF_ERROR(dir_->write_file(kHlsMaster, hls_master(measure)));
     written.push_back(kHlsMaster);
   }
-  if (dash) {
+  if (writes_dash(plan_.kind)) {
     TC_RETURN_IF_ERROR(dir_->write_file(kDashManifest, dash_mpd(measure)));
     written.push_back(kDashManifest);
+  }
+  return Status::ok();
+}
+
+// HLS: a WebVTT segment per video segment (the cues overlapping it) and a media playlist of
+// the video's segment durations; DASH: the whole track in one document.
+Status PackageWriter::write_text_renditions(PackageMeasure& measure) {
+  if (measure.text.empty() || measure.video.empty()) return Status::ok();
+  std::vector<SegmentRange> ranges = segment_ranges(measure.video.front());
+  for (TextMeasure& text : measure.text) {
+    text.duration_s = measure.video.front().duration_s();
+    if (writes_hls(plan_.kind)) {
+      for (size_t i = 0; i < ranges.size(); ++i)
+        TC_RETURN_IF_ERROR(dir_->write_file(
+            text.name + "/" + segment_file_name(plan_.segment_name, int(i) + 1) + ".vtt",
+            webvtt_segment(cues_in(text.cues, ranges[i]),
+                           segment_container(plan_.segment_format).media_zero_90khz)));
+      TC_RETURN_IF_ERROR(dir_->write_file(text.name + "/" + kHlsMediaPlaylist,
+                                          hls_subtitle_playlist(ranges, plan_.segment_name)));
+      text.segments = int64_t(ranges.size());
+    }
+    if (writes_dash(plan_.kind)) {
+      std::string document = webvtt_document(text.cues);
+      TC_RETURN_IF_ERROR(dir_->write_file(text.name + "/" + kWebVttDocument, document));
+      text.document_bytes = int64_t(document.size());
+    }
   }
   return Status::ok();
 }
@@ -125,6 +186,7 @@ Result<PackageReport> PackageWriter::finish() {
   report.kind = std::string(name_of(plan_.kind));
   report.dir = dir_->path();
   report.segment_s = plan_.segment_s;
+  TC_RETURN_IF_ERROR(write_text_renditions(measure));
   TC_RETURN_IF_ERROR(write_manifests(measure, report.manifests));
   report.keyframes_aligned = keyframes_aligned(measure.video);
   for (const TrackMeasure& video : measure.video)
@@ -132,6 +194,7 @@ Result<PackageReport> PackageWriter::finish() {
         rendition_report(video, track_keyframes_aligned(video, measure.video.front())));
   for (const TrackMeasure& audio : measure.audio)
     report.renditions.push_back(rendition_report(audio, true));
+  for (const TextMeasure& text : measure.text) report.renditions.push_back(text_report(text));
   return report;
 }
 
@@ -143,6 +206,13 @@ std::string describe_package_report(const PackageReport& package) {
           " across renditions\n";
   for (const RenditionReport& r : package.renditions) {
     char line[256];
+    if (r.type == "subtitles") {
+      std::snprintf(line, sizeof line, "  %s: %s webvtt, %lld cues, %lld segments\n",
+                    r.name.c_str(), r.language.empty() ? "subtitles" : r.language.c_str(),
+                    static_cast<long long>(r.cues), static_cast<long long>(r.segments));
+      text += line;
+      continue;
+    }
     std::snprintf(
         line, sizeof line,
         "  %s: %s %s%s, %lld segments, %.2f s, peak %.0f kb/s, average %.0f kb/s\n", r.name.c_str(),

@@ -1,5 +1,7 @@
 // A package job's output side: the partial directory, a TrackSegmenter per rendition track
-// (each output's video, and the audio tracks of the first output), then the manifests from
+// (each output's video, and the audio tracks of the first output), a TextRendition per text
+// subtitle track of the first output (WebVTT, written once the video's segments are known),
+// then the manifests from
 // what the segmenters measured and, as a separate step (the daemon's publish gate sits between),
 // the atomic publish.
 #pragma once
@@ -13,6 +15,7 @@
 #include "pipeline/package/manifests.h"
 #include "pipeline/package/package_dir.h"
 #include "pipeline/package/segmenter.h"
+#include "pipeline/package/text_rendition.h"
 #include "pipeline/plan/plan.h"
 
 namespace tc::package {
@@ -25,6 +28,8 @@ class PackageWriter {
   Result<TrackSegmenter*> add_video(size_t output, const std::string& name, const AVStream& stream);
   // An audio track (input stream `input_stream`), once its encoder is open.
   Result<TrackSegmenter*> add_audio(int input_stream, const AVStream& stream);
+  // A text subtitle track (input stream `input_stream`), its cues from the webvtt encoder.
+  Result<TextRendition*> add_subtitles(int input_stream, const AVStream& stream);
   // Every track finished: writes the manifests and reports the package, still unpublished.
   Result<PackageReport> finish();
   // After finish(): renames the complete package into place.
@@ -37,6 +42,7 @@ class PackageWriter {
       : plan_(plan), dir_(std::move(dir)) {}
   TrackSetup setup(std::string name) const;
   PackageMeasure measure() const;
+  Status write_text_renditions(PackageMeasure& measure);
   Status write_manifests(const PackageMeasure& measure, std::vector<std::string>& written);
 
   PackagePlan plan_;
@@ -49,6 +55,7 @@ class PackageWriter {
   };
   std::vector<Video> video_;
   std::vector<std::unique_ptr<TrackSegmenter>> audio_;
+  std::vector<std::unique_ptr<TextRendition>> text_;
 };
 
 // Whether every video track's segments start with a keyframe, at the same times (within half

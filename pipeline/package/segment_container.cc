@@ -21,7 +21,8 @@ constexpr int kTsMaxDelayUs = 700'000;
 constexpr const char* kTsTablePeriod = "1073741823";
 
 constexpr SegmentContainer kFmp4{SegmentFormat::kFmp4, "mp4", "init.mp4", ".m4s"};
-constexpr SegmentContainer kTs{SegmentFormat::kTs, "mpegts", "", ".ts"};
+constexpr SegmentContainer kTs{SegmentFormat::kTs, "mpegts", "", ".ts",
+                               2 * kTsMaxDelayUs * 9 / 100};
 
 }  // namespace
 

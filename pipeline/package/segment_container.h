@@ -20,6 +20,9 @@ struct SegmentContainer {
   const char* muxer = "";      // FFmpeg's: "mp4", "mpegts"
   const char* init_name = "";  // "init.mp4"; empty: the segments stand alone
   const char* extension = "";  // a media segment's: ".m4s", ".ts"
+  // The 90 kHz timestamp media time 0 has in the segments (a WebVTT segment's
+  // X-TIMESTAMP-MAP): 0 in fMP4, the mpegts muxer's 1.4 s start in TS.
+  int64_t media_zero_90khz = 0;
   bool has_init() const { return *init_name != '\0'; }
 };
 

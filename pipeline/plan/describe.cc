@@ -6,6 +6,7 @@ extern "C" {
 #include <libavutil/pixdesc.h>
 }
 
+#include "pipeline/package/text_plan.h"
 #include "pipeline/plan/plan.h"
 
 namespace tc {
@@ -86,6 +87,7 @@ void add_audio_args(const Plan& plan, size_t k, std::vector<std::string>& args) 
 }
 
 void add_subtitle_args(const Plan& plan, size_t k, std::vector<std::string>& args) {
+  if (plan.package.on()) return;  // WebVTT renditions: add_text_rendition_args
   const OutputPlan& output = plan.outputs[k];
   for (size_t n = 0; n < output.subtitles.size(); ++n) {
     const SubtitlePlan& subtitle = output.subtitles[n];
@@ -223,6 +225,7 @@ std::string ffmpeg_command(const Plan& plan, const JobSpec& spec) {
     args.insert(args.end(), {"-f", output.format, output.path});
   }
   add_thumbnail_args(plan, args);
+  add_text_rendition_args(plan, args);
   std::string line;
   for (const std::string& arg : args) line += (line.empty() ? "" : " ") + shell_quote(arg);
   return line;

@@ -15,6 +15,7 @@ extern "C" {
 #include "pipeline/hw/backends.h"
 #include "pipeline/hw/decode_caps.h"
 #include "pipeline/package/package_plan.h"
+#include "pipeline/package/text_plan.h"
 #include "pipeline/plan/backend_choice.h"
 #include "pipeline/plan/encoder_options.h"
 #include "pipeline/plan/graphs.h"
@@ -394,6 +395,7 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   add_thumbnail_stages(plan.device, plan);
   add_quality_stages(spec, plan);
   if (spec.package.on()) plan_package(spec, *media.video, plan);
+  if (spec.package.on()) plan_package_subtitles(spec, media, plan);
   return plan;
 }
 

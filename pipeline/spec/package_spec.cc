@@ -62,8 +62,8 @@ void normalize_package(JobSpec& spec) {
   for (size_t i = 0; i < spec.outputs.size(); ++i) {
     OutputSpec& output = spec.outputs[i];
     output.container = "mp4";
-    output.subtitles = SubtitleMode::kNone;
-    // The audio rendition group is written once, from the first output's encoders.
+    // The audio and subtitle renditions are written once, from the first output's encoders.
+    if (i > 0) output.subtitles = SubtitleMode::kNone;
     if (i > 0 || output.audio == AudioMode::kNone)
       output.audio = AudioMode::kNone;
     else
@@ -96,6 +96,8 @@ Status validate_package(const JobSpec& spec) {
     TC_RETURN_IF_ERROR(validate_rendition(spec.outputs[i], field));
     if (spec.outputs[i].path.rfind("audio", 0) == 0)
       return invalid(field + ".path", "names starting with 'audio' are the audio renditions'");
+    if (spec.outputs[i].path.rfind("subs_", 0) == 0)
+      return invalid(field + ".path", "names starting with 'subs_' are the subtitle renditions'");
   }
   return validate_ts_segments(spec);
 }

@@ -12,8 +12,8 @@ namespace tc {
 inline constexpr double kMaxSegmentSeconds = 60;
 
 // A package's renditions are fragmented MP4 with their own audio rendition group: the first
-// output carries the audio tracks (AAC), the others none; subtitles are not packaged. No-op
-// without a package. Idempotent.
+// output carries the audio tracks (AAC) and the subtitles (text ones become WebVTT renditions),
+// the others none. No-op without a package. Idempotent.
 void normalize_package(JobSpec& spec);
 // Segment duration, directory, rendition names and codecs (kInvalidArgument naming the field).
 Status validate_package(const JobSpec& spec);

@@ -79,7 +79,7 @@ PackageReport package_from_proto(const pb::PackageResult& p) {
   for (const pb::RenditionResult& r : p.renditions())
     package.renditions.push_back({r.name(), r.type(), r.width(), r.height(), r.codec(),
                                   r.language(), r.peak_bitrate(), r.average_bitrate(), r.segments(),
-                                  r.duration_s(), r.keyframes_aligned()});
+                                  r.duration_s(), r.keyframes_aligned(), r.cues()});
   return package;
 }
 

@@ -92,6 +92,7 @@ void package_to_proto(const PackageReport& report, pb::PackageResult* out) {
     rendition->set_segments(r.segments);
     rendition->set_duration_s(r.duration_s);
     rendition->set_keyframes_aligned(r.keyframes_aligned);
+    rendition->set_cues(r.cues);
   }
 }
 

@@ -29,6 +29,7 @@ const report = {
   renditions: [],   // every video rendition the player lists, with what was shown on it
   errors: [],       // every error the player or the media element reported
   nudges: [],       // playback stalls with data buffered ahead that the page restarted
+  subtitles: null,  // {tracks: the subtitle tracks the player lists, cue: the first active cue}
   trace: [],        // switches and picture-size changes, for reading a failure
 };
 
@@ -151,6 +152,26 @@ function frameShownAt(seconds) {
   });
 }
 
+// Resolves with the first cue active in a shown (or hidden) text track of the video element,
+// where players put the subtitles they render: its text and times, the track's language, and
+// currentTime when it was seen.
+function activeCue() {
+  return new Promise(resolve => {
+    const check = () => {
+      for (const track of video.textTracks) {
+        if (track.mode === 'disabled' || !track.activeCues || !track.activeCues.length) continue;
+        const cue = track.activeCues[0];
+        video.removeEventListener('timeupdate', check);
+        resolve({text: cue.text, startTime: cue.startTime, endTime: cue.endTime,
+                 currentTime: video.currentTime, language: track.language, label: track.label});
+        return;
+      }
+    };
+    video.addEventListener('timeupdate', check);
+    check();
+  });
+}
+
 // Rejects if `promise` has not settled within `seconds` of page time (paced to about real
 // time): a player that stops for good fails the run with its trace at once, not at the budget.
 function within(seconds, what, promise) {
@@ -161,7 +182,8 @@ function within(seconds, what, promise) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-// Each adapter: version, ready (resolves when the renditions are known), list() of
+// Each adapter: version, ready (resolves when the renditions are known), subtitles() (lists the
+// subtitle tracks {id, language, name} and selects the first for display), list() of
 // {id, width, height, bandwidth, codecs, url}, current() = id of the rendition playing,
 // select(id), which resolves once playback has reached that rendition's first segment, and
 // stop(). Selections are smooth switches at a segment boundary, as an ABR switch would be: the
@@ -184,6 +206,13 @@ function hlsAdapter(src) {
       codecs: [level.videoCodec, level.audioCodec].filter(Boolean).join(','),
       url: new URL(level.uri || level.url, location.href).pathname,
     })),
+    subtitles: () => {
+      const tracks = hls.subtitleTracks.map(track => ({id: String(track.id), language: track.lang,
+                                                       name: track.name}));
+      hls.subtitleDisplay = true;
+      if (tracks.length) hls.subtitleTrack = 0;
+      return tracks;
+    },
     current: () => String(hls.currentLevel),
     select: id => new Promise(resolve => {
       const index = Number(id);
@@ -231,6 +260,16 @@ function dashAdapter(src) {
       id: representation.id, width: representation.width, height: representation.height,
       bandwidth: representation.bandwidth, codecs: representation.codecs, url: null,
     })),
+    subtitles: () => {
+      const tracks = player.getTracksFor('text').map(track => ({
+        id: String(track.id), language: track.lang,
+        name: track.labels && track.labels.length ? track.labels[0].text : null}));
+      if (tracks.length) {
+        player.enableText(true);
+        player.setTextTrack(0);
+      }
+      return tracks;
+    },
     current: () => {
       const representation = player.getCurrentRepresentationForType('video');
       return representation ? representation.id : null;
@@ -260,10 +299,16 @@ async function run() {
   report.version = adapter.version;
   await within(stepSeconds, 'loading the manifest', adapter.ready);
   report.renditions = adapter.list();
+  report.subtitles = {tracks: adapter.subtitles(), cue: null};
   step(`playing to ${startSeconds} s`);
   video.play().catch(error => recordError('video element', true, `play(): ${error.message}`));
   report.playedTo =
       await within(stepSeconds, `playing to ${startSeconds} s`, playedPast(startSeconds));
+  if (report.subtitles.tracks.length) {
+    step('waiting for a subtitle cue on screen');
+    report.subtitles.cue = await within(stepSeconds, 'a subtitle cue', activeCue());
+    trace(`subtitle cue ${JSON.stringify(report.subtitles.cue)}`);
+  }
 
   // The rendition playing now goes last, so that every selection is a real switch.
   const playing = adapter.current();

@@ -11,7 +11,9 @@ the HLS package with MPEG-TS segments, which hls.js transmuxes). The page
 plays past START_SECONDS, switches to every video rendition the player lists and records the
 size of a frame it shows of each. The test then checks what a viewer would: playback started,
 every rendition of the package was offered and shown at the size ffprobe reads from its
-segments, and the player reported no error.
+segments, the source's subtitle track is listed with its language and, once selected, one of
+its cues is active in the video's text tracks with the source's text and times while
+currentTime is inside them, and the player reported no error.
 
 HEVC renditions are not played here: Chromium's MSE on this machine has no hvc1 (the page
 records MediaSource.isTypeSupported for avc1, hvc1, av01 and mp4a); they are checked with ffprobe
@@ -96,12 +98,36 @@ def run(command, **kwargs):
 FFMPEG = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y"]
 
 
+# The source's subtitle track (English, SRT): "Cue N" on screen from 2N + 0.25 s to 2N + 1.75 s,
+# so that one is on screen within a second whenever the page looks.
+SUBTITLE_LANGUAGE = "eng"
+# What players may report it as: the manifests carry the container's ISO 639-2 code, which hls.js
+# reports as it is and dash.js turns into its BCP 47 form.
+SUBTITLE_LANGUAGE_SHOWN = ("eng", "en")
+SUBTITLE_CUES = [(2 * n + 0.25, 2 * n + 1.75, f"Cue {n}") for n in range(CLIP_SECONDS // 2)]
+# How far a cue's times in the player may be from the source's: a frame (players place a
+# WebVTT segment's cues on the video's timeline through X-TIMESTAMP-MAP and their own offsets).
+CUE_TOLERANCE_S = 1 / FPS + 0.001
+# How late the page may see a cue after its start or end: activeCues follows timeupdate.
+CUE_SEEN_SLACK_S = 0.3
+
+
+def _srt_time(seconds):
+    ms = round(seconds * 1000)
+    return f"{ms // 3600000:02}:{ms // 60000 % 60:02}:{ms // 1000 % 60:02},{ms % 1000:03}"
+
+
 def make_source(work):
     source = work / "source.mp4"
+    srt = work / "source.srt"
+    srt.write_text("".join(f"{i + 1}\n{_srt_time(start)} --> {_srt_time(end)}\n{text}\n\n"
+                           for i, (start, end, text) in enumerate(SUBTITLE_CUES)))
     run(FFMPEG + ["-f", "lavfi", "-i", f"testsrc2=size=1280x720:rate={FPS}",
-                  "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+                  "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-i", str(srt),
+                  "-map", "0", "-map", "1", "-map", "2",
                   "-t", str(CLIP_SECONDS), "-c:v", "libx264", "-preset", "ultrafast", "-crf", "18",
-                  "-pix_fmt", "yuv420p", "-c:a", "aac", str(source)])
+                  "-pix_fmt", "yuv420p", "-c:a", "aac", "-c:s", "mov_text",
+                  "-metadata:s:s:0", f"language={SUBTITLE_LANGUAGE}", str(source)])
     return source
 
 
@@ -186,9 +212,9 @@ def make_package(source, out_dir, segment_format="fmp4"):
     return PRODUCERS[producer](source, out_dir, segment_format)
 
 
-def _video_streams(media_url):
+def _video_streams(media_url, options=()):
     """The video streams ffprobe reads from media_url: [{width, height, tags: {id}}]."""
-    return json.loads(run(["ffprobe", "-v", "error", "-select_streams", "v",
+    return json.loads(run(["ffprobe", "-v", "error", *options, "-select_streams", "v",
                            "-show_entries", "stream=width,height:stream_tags=id",
                            "-of", "json", media_url])).get("streams", [])
 
@@ -210,8 +236,10 @@ def probe_hls(master):
 
 def probe_dash(mpd):
     """{Representation id: (width, height)} for every video representation of the MPD, read by
-    ffprobe's dash demuxer from the segments (it names each stream by its Representation id)."""
-    streams = _video_streams("file:" + str(mpd.resolve()))
+    ffprobe's dash demuxer from the segments (it names each stream by its Representation id).
+    The demuxer opens only files with the extensions of its list unless allowed_extensions says
+    otherwise, and the subtitles' WebVTT document (subs.vtt) is not on it."""
+    streams = _video_streams("file:" + str(mpd.resolve()), ("-allowed_extensions", "ALL"))
     return {s["tags"]["id"]: (s["width"], s["height"]) for s in streams}
 
 
@@ -286,6 +314,30 @@ def rendition_key(kind, rendition, package_dir):
     return (package_dir / Path(rendition["url"]).relative_to("/media")).resolve()
 
 
+def check_subtitles(report):
+    """The subtitle track is listed with its language and, once selected, a cue of the source
+    is on screen with its text while currentTime is inside its times; a list of problems."""
+    subtitles = report.get("subtitles") or {}
+    tracks = subtitles.get("tracks") or []
+    if len(tracks) != 1 or tracks[0].get("language") not in SUBTITLE_LANGUAGE_SHOWN:
+        return [f"the player lists subtitle tracks {tracks}, expected one in {SUBTITLE_LANGUAGE}"]
+    cue = subtitles.get("cue")
+    if not cue:
+        return ["no subtitle cue was ever active in the video's text tracks"]
+    source = [c for c in SUBTITLE_CUES if c[2] == cue["text"]]
+    if not source:
+        return [f"the active cue's text {cue['text']!r} is none of the source's"]
+    start, end, _ = source[0]
+    problems = []
+    if abs(cue["startTime"] - start) > CUE_TOLERANCE_S or abs(cue["endTime"] - end) > CUE_TOLERANCE_S:
+        problems.append(f"cue {cue['text']!r} is placed at {cue['startTime']:.3f}-{cue['endTime']:.3f}"
+                        f" s, the source has it at {start:.3f}-{end:.3f} s")
+    if not start - CUE_SEEN_SLACK_S <= cue["currentTime"] <= end + CUE_SEEN_SLACK_S:
+        problems.append(f"cue {cue['text']!r} was on screen at {cue['currentTime']:.3f} s, outside "
+                        f"its {start:.3f}-{end:.3f} s")
+    return problems
+
+
 def check(kind, report, probed, package_dir, recovered_errors=RECOVERED_HLS_ERRORS):
     """What a viewer would check; a list of problems, empty when all is well."""
     problems = []
@@ -355,8 +407,14 @@ def test(kind, work):
         print(f"  {rendition['id']}: listed {rendition['width']}x{rendition['height']} "
               f"{rendition['codecs']} {rendition['bandwidth']} b/s; shown {rendition.get('shown')}")
     print("page trace:\n  " + "\n  ".join(report.get("trace", [])))
+    subtitles = report.get("subtitles") or {}
+    print(f"subtitle tracks: {subtitles.get('tracks')}; first active cue: {subtitles.get('cue')}")
     recovered = RECOVERED_HLS_TS_ERRORS if segment_format == "ts" else RECOVERED_HLS_ERRORS
-    return check(kind, report, probed, package_dir, recovered)
+    problems = check(kind, report, probed, package_dir, recovered)
+    # The ffmpeg CLI's packages (TC_PLAYER_PRODUCER=ffmpeg) carry no subtitles.
+    if os.environ.get("TC_PLAYER_PRODUCER", "transcode") == "transcode":
+        problems += check_subtitles(report)
+    return problems
 
 
 def main(argv):
