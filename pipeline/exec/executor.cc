@@ -18,6 +18,7 @@ extern "C" {
 #include "pipeline/exec/branch_lane.h"
 #include "pipeline/exec/hdr_metadata.h"
 #include "pipeline/exec/quality_meter.h"
+#include "pipeline/exec/source_change.h"
 #include "pipeline/exec/stages.h"
 #include "pipeline/exec/thumbnail_writer.h"
 #include "pipeline/hw/device_cache.h"
@@ -399,15 +400,21 @@ class Transcode {
   // On the video lane: the graph is built with the first frame, then fed.
   Status filter_video(AVFrame* frame) {
     if (!frame && (video_flushed_ || !video_graph_)) return Status::ok();
+    if (frame && video_graph_ && source_watch_.differs(*frame)) {
+      // A mid-stream change (source_change.h): the old graph's frames go to the outputs, whose
+      // encoders go on; a graph for the new frames is built below.
+      TC_RETURN_IF_ERROR(video_graph_->push(nullptr));
+      TC_RETURN_IF_ERROR(drain_video_sinks());
+      video_graph_.reset();
+      source_watch_.record(*frame, input_.video->time_base);
+    }
     if (!video_graph_) {
       AVRational rate = frame_rate_;
-      // The hwaccel refused the stream after all (get_format took the software format): the
-      // planned fallback graph uploads first.
-      bool refused = plan_.decode.hw && !frame->hw_frames_ctx;
       TC_ASSIGN_OR_RETURN(
           video_graph_,
-          FilterGraph::create(refused ? plan_.fallback_video_graph : plan_.video_graph, "in",
+          FilterGraph::create(video_graph_plan(plan_, *frame, source_watch_.changed()), "in",
                               video_source(*frame, input_.video->time_base, rate), device_.get()));
+      source_watch_.configured(*frame);
     }
     if (!frame) video_flushed_ = true;
     TC_RETURN_IF_ERROR(video_graph_->push(frame));
@@ -595,6 +602,7 @@ class Transcode {
     }
     report.package = package_report_;
     if (thumbnails_) report.thumbnails = thumbnails_->report();
+    report.source_changes = source_watch_.changes();
     report.media_duration_s = last_media_pts_s_;
     for (const OutputReport& output : report.outputs)
       report.media_duration_s = std::max(report.media_duration_s, output.duration_s);
@@ -635,6 +643,7 @@ class Transcode {
   std::vector<AudioTrackState> audio_;
   std::vector<SubtitleTrackState> subtitles_;
   std::optional<FilterGraph> video_graph_;
+  SourceWatch source_watch_;  // what video_graph_ was built for
   av::FramePtr frame_ = av::make_frame();
   av::FramePtr filtered_ = av::make_frame();
   av::PacketPtr clipped_subtitle_ = av::make_packet();  // a subtitle cut at the trim start

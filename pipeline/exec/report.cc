@@ -89,6 +89,14 @@ void fields(Self& r, Visit&& visit) {
   visit("engines", r.engines);
   visit("package", r.package);
   visit("thumbnails", r.thumbnails);
+  visit("source_changes", r.source_changes);
+}
+
+template <Is<SourceChangeReport> Self, typename Visit>
+void fields(Self& c, Visit&& visit) {
+  visit("time_s", c.time_s);
+  visit("from", c.from);
+  visit("to", c.to);
 }
 
 template <Is<RenditionReport> Self, typename Visit>
@@ -255,6 +263,9 @@ void to_json(json& j, const PackageReport& package) {
 void to_json(json& j, const ThumbnailReport& thumbnails) {
   j = write_fields(thumbnails);
 }
+void to_json(json& j, const SourceChangeReport& change) {
+  j = write_fields(change);
+}
 
 Status from_json(const json& j, Progress& progress) {
   return read_fields(j, progress, "");
@@ -282,6 +293,9 @@ Status from_json(const json& j, PackageReport& package) {
 }
 Status from_json(const json& j, ThumbnailReport& thumbnails) {
   return read_fields(j, thumbnails, "");
+}
+Status from_json(const json& j, SourceChangeReport& change) {
+  return read_fields(j, change, "");
 }
 
 std::string quality_text(const QualityScore& quality) {

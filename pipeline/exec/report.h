@@ -96,6 +96,14 @@ struct ThumbnailReport {
   bool operator==(const ThumbnailReport&) const = default;
 };
 
+// A mid-stream change of the decoded video that rebuilt the video graph (source_change.h).
+struct SourceChangeReport {
+  double time_s = 0;  // the first new frame's time in the outputs
+  std::string from;   // "640x360 yuv420p", "1920x1080 vaapi (nv12)"
+  std::string to;
+  bool operator==(const SourceChangeReport&) const = default;
+};
+
 struct JobReport {
   std::string input;
   std::string backend;
@@ -116,6 +124,8 @@ struct JobReport {
   std::optional<metrics::EngineUsage> engines;
   std::optional<PackageReport> package;  // a package job's renditions
   std::optional<ThumbnailReport> thumbnails;
+  // Each change of the source's size or format, in order; the outputs kept their sizes.
+  std::vector<SourceChangeReport> source_changes;
 };
 
 // "PSNR 41.23 dB (y 40.10), SSIM 0.9812, 240 frames": the metrics measured.
@@ -133,6 +143,7 @@ void to_json(nlohmann::json& j, const JobReport& report);
 void to_json(nlohmann::json& j, const RenditionReport& rendition);
 void to_json(nlohmann::json& j, const PackageReport& package);
 void to_json(nlohmann::json& j, const ThumbnailReport& thumbnails);
+void to_json(nlohmann::json& j, const SourceChangeReport& change);
 
 // The readers: keys a writer did not know stay at their defaults; a key of the wrong type is a
 // kInvalidArgument naming it ("outputs[1].frames: ..."). Never throws.
@@ -145,6 +156,7 @@ Status from_json(const nlohmann::json& j, JobReport& report);
 Status from_json(const nlohmann::json& j, RenditionReport& rendition);
 Status from_json(const nlohmann::json& j, PackageReport& package);
 Status from_json(const nlohmann::json& j, ThumbnailReport& thumbnails);
+Status from_json(const nlohmann::json& j, SourceChangeReport& change);
 
 // `transcode run --json`: the report as indented text.
 std::string report_to_json(const JobReport& report, int indent = 2);

@@ -56,6 +56,8 @@ constexpr BackendDesc kVaapi{
     .deinterlace = "deinterlace_vaapi=rate=frame:auto=0",
     .deinterlace_auto = "deinterlace_vaapi=rate=frame:auto=1",
     .ten_bit_encoders = {false, true, true, true},
+    // pad_vaapi is in FFmpeg 6.1 and later (7.1 in the container), not in Debian 12's 5.1.
+    .pad = "pad_vaapi=w=%W:h=%H:x=(ow-iw)/2:y=(oh-ih)/2",
 };
 
 // QSV: Intel's Media SDK / oneVPL over the same VA-API driver and render node (the device is

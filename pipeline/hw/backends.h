@@ -90,6 +90,9 @@ struct BackendDesc {
   std::string_view deinterlace_auto;
   // Per codec (h264, hevc, av1, vp9): its hardware encoder writes 10-bit (Main10, profile 2).
   std::array<bool, 4> ten_bit_encoders = {};
+  // Pads device frames to %W x %H, the picture centred (a refit graph's letterbox); empty = the
+  // backend has none, and the pad runs in memory. Used only where this libavfilter has it.
+  std::string_view pad;
 
   std::string_view encoder_for(VideoCodec codec) const;
   bool encodes_ten_bit(VideoCodec codec) const;

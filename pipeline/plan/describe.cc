@@ -8,6 +8,7 @@ extern "C" {
 
 #include "pipeline/package/text_plan.h"
 #include "pipeline/plan/plan.h"
+#include "pipeline/plan/refit_plan.h"
 
 namespace tc {
 namespace {
@@ -171,6 +172,7 @@ std::string describe(const Plan& plan) {
          << plan.deinterlace.device.to_string()
          << "], one frame out per frame in (frame rate kept), output tagged progressive\n";
   if (!plan.video_graph.empty()) text << "video graph: " << plan.video_graph.text << "\n";
+  text << describe_refit(plan);
   for (const Plan::AudioGraph& audio : plan.audio_graphs)
     text << "audio graph (stream #" << audio.input_stream << "): " << audio.graph.text << "\n";
   if (plan.decode.extra_hw_frames)

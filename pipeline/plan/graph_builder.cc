@@ -42,9 +42,14 @@ std::string GraphBuilder::text() const {
 
 std::string GraphBuilder::substitute(std::string_view pattern, int width, int height,
                                      const std::string& format) {
+  return substitute(pattern, std::to_string(width), std::to_string(height), format);
+}
+
+std::string GraphBuilder::substitute(std::string_view pattern, const std::string& width,
+                                     const std::string& height, const std::string& format) {
   std::string text(pattern);
-  for (auto [key, value] : {std::pair{"%W", std::to_string(width)},
-                            std::pair{"%H", std::to_string(height)}, std::pair{"%F", format}})
+  for (auto [key, value] :
+       {std::pair{"%W", width}, std::pair{"%H", height}, std::pair{"%F", format}})
     for (size_t at = text.find(key); at != std::string::npos; at = text.find(key))
       text.replace(at, 2, value);
   return text;

@@ -27,6 +27,9 @@ class GraphBuilder {
   // "scale=%W:%H:format=%F" -> "scale=1280:720:format=nv12".
   static std::string substitute(std::string_view pattern, int width, int height,
                                 const std::string& format = "");
+  // The same with expressions for the sides ("'min(640,...)'"), evaluated by the filter.
+  static std::string substitute(std::string_view pattern, const std::string& width,
+                                const std::string& height, const std::string& format = "");
 
  private:
   std::string split_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "pipeline/plan/graph_builder.h"
+#include "pipeline/plan/refit_plan.h"
 #include "pipeline/plan/video_format.h"
 
 namespace tc {
@@ -28,7 +29,7 @@ void sort_sinks(FilterGraphPlan& graph) {
 std::vector<int> scale_parents(const VideoSource& source,
                                const std::vector<VideoBranch>& branches) {
   std::vector<int> parent(branches.size(), -1);
-  if (!source.on_device)
+  if (!source.on_device && !source.refit)
     for (size_t i = 1; i < branches.size(); ++i)
       if (branches[i].size.fits_in(branches[i - 1].size)) parent[i] = int(i) - 1;
   return parent;
@@ -78,15 +79,21 @@ std::vector<FrameSize> scale_steps(FrameSize from, FrameSize to, int max_ratio) 
 // branch its own pool), in memory only when the size changes.
 std::string scale_filter(const BackendDesc& backend, const VideoSource& source,
                          const VideoBranch& branch, FrameSize from, FilterGraphPlan& plan) {
-  if (!source.on_device && branch.size == from) return branch.select;
+  if (!source.on_device && branch.size == from && !branch.fit) return branch.select;
   std::string chain;
   std::vector<FrameSize> steps = scale_steps(from, branch.size, backend.scale_max_ratio);
+  if (branch.fit) {  // its source's size is not known yet: one step, sized when configured
+    steps.clear();
+    ++plan.scalers;
+    chain = fit_scale_filter(backend, branch.size, branch.device_format);
+  }
   for (const FrameSize& step : steps) {
     ++plan.scalers;
     chain = join(chain, GraphBuilder::substitute(backend.scale, step.width, step.height,
                                                  branch.device_format));
   }
   if (branch.held_frames > 0) chain += ":extra_hw_frames=" + std::to_string(branch.held_frames);
+  chain = join(chain, branch.after_scale);
   // Frames a branch does not take are dropped before they cost a scale.
   return join(branch.select, join(branch.device_filters, chain));
 }

@@ -37,6 +37,10 @@ struct VideoBranch {
   // Before anything else: which frames the branch takes ("select=..."; "" = every frame).
   std::string select;
   bool thumbnails = false;  // the thumbnail branch: its sink is "thumbs"
+  // A refit graph's (refit_plan.h): scales to fit `size` keeping the display aspect, whatever
+  // the source's size; then `after_scale` (the pad, where the scaler runs).
+  bool fit = false;
+  std::string after_scale;
 };
 
 struct VideoSource {
@@ -48,6 +52,9 @@ struct VideoSource {
   // Before the split, for every branch: after the upload when on the device, else before it.
   std::string deinterlace;
   bool deinterlace_on_device = false;
+  // The size is not known when the graph is written (a refit graph, for frames after a
+  // mid-stream change): every branch scales, from the source.
+  bool refit = false;
 };
 
 // On a device every branch scales from the source (cheap there), in steps of at most the

@@ -21,6 +21,7 @@ extern "C" {
 #include "pipeline/plan/graphs.h"
 #include "pipeline/plan/hdr_plan.h"
 #include "pipeline/plan/quality_plan.h"
+#include "pipeline/plan/refit_plan.h"
 #include "pipeline/plan/streams.h"
 #include "pipeline/plan/thumbnail_plan.h"
 #include "pipeline/plan/video_format.h"
@@ -259,8 +260,9 @@ VideoBranch branch_of(const PlanContext& context, size_t k, const OutputPlan& ou
   return branch;
 }
 
-FilterGraphPlan plan_video_graph(const PlanContext& context, const Plan& plan,
-                                 const JobSpec& spec) {
+// `refit`: the graph for frames after a mid-stream change (refit_plan.h).
+FilterGraphPlan plan_video_graph(const PlanContext& context, const Plan& plan, const JobSpec& spec,
+                                 bool refit = false) {
   std::vector<VideoBranch> branches;
   for (size_t k = 0; k < plan.outputs.size(); ++k)
     if (!plan.outputs[k].video_copy)
@@ -269,8 +271,12 @@ FilterGraphPlan plan_video_graph(const PlanContext& context, const Plan& plan,
     branches.push_back(thumbnail_branch(context.backend, plan.thumbnails, context.on_device(),
                                         source_depth(context.video)));
   if (branches.empty()) return {};
+  if (refit)
+    for (VideoBranch& branch : branches)
+      branch = refit_branch(context.backend, context.on_device(), std::move(branch));
   VideoSource source{
       {context.video.width, context.video.height}, context.on_device(), plan.decode.upload, 0};
+  source.refit = refit;
   source.upload_format = format_name(device_format(context.backend, source_depth(context.video)));
   source.deinterlace = plan.deinterlace.filter;
   source.deinterlace_on_device = plan.deinterlace.device.backend != BackendKind::kSoftware;
@@ -385,10 +391,12 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   plan.deinterlace = plan_deinterlace(context, spec, branches);
   for (OutputPlan& output : plan.outputs) output.video.progressive = plan.deinterlace.on;
   plan.video_graph = plan_video_graph(context, plan, spec);
+  plan.refit_video_graph = plan_video_graph(context, plan, spec, true);
   if (plan.decode.hw) {
     Plan software_decode = plan;
     software_decode.decode.upload = true;
     plan.fallback_video_graph = plan_video_graph(context, software_decode, spec);
+    plan.refit_fallback_video_graph = plan_video_graph(context, software_decode, spec, true);
   }
   plan.audio_graphs = plan_audio_graphs(plan);
   plan.stages = plan_stages(plan, media, backend);

@@ -207,6 +207,12 @@ struct Plan {
   // The same graph for software-decoded frames (uploaded first), for when the decoder's hwaccel
   // refuses the stream at run time after all; empty unless decode.hw.
   FilterGraphPlan fallback_video_graph;
+  // What the executor builds instead once the decoded frames change size or format mid-stream
+  // (refit_plan.h): every output keeps its size, the frames scaled to fit it keeping their
+  // display aspect and padded black. Same sinks as video_graph; empty when it is.
+  FilterGraphPlan refit_video_graph;
+  FilterGraphPlan
+      refit_fallback_video_graph;  // for software-decoded frames; empty unless decode.hw
   // One graph per input audio track that some output encodes: "[ain]" to that track's sinks.
   struct AudioGraph {
     int input_stream = -1;

@@ -71,6 +71,12 @@ std::string format_report(const JobReport& report) {
   }
   if (report.package) text << package::describe_package_report(*report.package);
   if (report.thumbnails) text << describe_thumbnail_report(*report.thumbnails);
+  for (const SourceChangeReport& change : report.source_changes) {
+    std::snprintf(line, sizeof line,
+                  "source changed at %.2f s: %s -> %s (outputs kept their sizes)\n", change.time_s,
+                  change.from.c_str(), change.to.c_str());
+    text << line;
+  }
   text << "stages:\n";
   for (const Stage& stage : report.stages)
     text << "  " << stage.name << ": " << stage.what << " [" << stage.device.to_string() << "]\n";

@@ -100,23 +100,19 @@ std::string TempDir::file(const std::string& name, const std::string& text) cons
 }
 
 void make_clip(const std::string& path, const ClipOptions& options) {
-  std::vector<std::string> argv{"ffmpeg",
-                                "-hide_banner",
-                                "-loglevel",
-                                "error",
-                                "-y",
-                                "-f",
-                                "lavfi",
-                                "-i",
-                                "testsrc2=size=" + std::to_string(options.width) + "x" +
-                                    std::to_string(options.height) +
-                                    ":rate=" + std::to_string(options.fps)};
+  std::string video = options.pattern +
+                      (options.pattern.find('=') == std::string::npos ? "=" : ":") +
+                      "size=" + std::to_string(options.width) + "x" +
+                      std::to_string(options.height) + ":rate=" + std::to_string(options.fps);
+  std::vector<std::string> argv{"ffmpeg", "-hide_banner", "-loglevel", "error", "-y",
+                                "-f",     "lavfi",        "-i",        video};
   if (options.audio)
     argv.insert(argv.end(), {"-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"});
   argv.insert(argv.end(), {"-t", std::to_string(options.seconds), "-pix_fmt", "yuv420p", "-c:v",
                            options.video_codec});
   if (options.video_codec == "libx264") argv.insert(argv.end(), {"-preset", "ultrafast"});
   if (options.audio) argv.insert(argv.end(), {"-c:a", options.audio_codec});
+  argv.insert(argv.end(), options.output_args.begin(), options.output_args.end());
   argv.push_back(path);
   ProcessResult made = run_process(argv);
   ASSERT_EQ(made.exit_code, 0) << "ffmpeg could not make " << path << ": " << made.err;

@@ -46,6 +46,8 @@ struct ClipOptions {
   bool audio = true;
   std::string video_codec = "libx264";
   std::string audio_codec = "aac";
+  std::string pattern = "testsrc2";      // the lavfi video source: "color=c=0x3050c0"
+  std::vector<std::string> output_args;  // more options for the output, before its path
 };
 // Makes a test clip with lavfi testsrc2 (+ sine). Fails the test on error.
 void make_clip(const std::string& path, const ClipOptions& options = {});

@@ -73,4 +73,11 @@ inline OutputSpec output(const std::string& path, int width = 0, int height = 0,
   return spec;
 }
 
+// How many times `what` occurs in `text` (a plan's graph text), overlapping ones included.
+inline int occurrences(const std::string& text, const std::string& what) {
+  int found = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++found;
+  return found;
+}
+
 }  // namespace tc::testing
