@@ -1,6 +1,10 @@
 // Hand-made inputs and devices for plan tests: what probe() and discover_devices() would return.
 #pragma once
 
+extern "C" {
+#include <libavcodec/avcodec.h>
+}
+
 #include "pipeline/hw/devices.h"
 #include "pipeline/probe/media_info.h"
 #include "pipeline/spec/job_spec.h"
@@ -47,6 +51,11 @@ inline HwDevice intel_gpu(const std::string& path = "/dev/dri/renderD128") {
   device.encode = {{AV_CODEC_ID_H264, {true, true}}, {AV_CODEC_ID_HEVC, {true, true}}};
   device.can_scale = true;
   return device;
+}
+
+// Whether this FFmpeg has QSV at all (Debian's links libmfx; a build without it plans nothing).
+inline bool qsv_built() {
+  return avcodec_find_encoder_by_name("h264_qsv") && avcodec_find_decoder_by_name("h264_qsv");
 }
 
 inline HwInventory inventory(std::vector<HwDevice> devices) {

@@ -28,11 +28,7 @@ bool has(const std::string& text, const std::string& what) {
   return text.find(what) != std::string::npos;
 }
 
-int count(const std::string& text, const std::string& what) {
-  int found = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++found;
-  return found;
-}
+constexpr auto count = testing::occurrences;
 
 // HEVC Main 10, PQ, BT.2020: an HDR10 source (what libx265 writes with master-display).
 MediaInfo hdr10(int width = 3840, int height = 2160) {

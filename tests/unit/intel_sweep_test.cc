@@ -249,6 +249,7 @@ TEST(IntelSweep, EveryProfileInputOutputAndModePlansAsTheProfileAllows) {
 // QSV, planned over the same profiles: the same checks (entrypoints and modes the profile has,
 // crossings only where a stage leaves the GPU, options this build has, reasons for fallbacks).
 TEST(IntelSweep, QsvPlansAsTheProfileAllows) {
+  if (!tc::testing::qsv_built()) GTEST_SKIP() << "this FFmpeg has no h264_qsv";
   std::vector<std::string> failures;
   std::map<std::string, Tally> tallies = run_sweep(failures, BackendKind::kQsv);
   EXPECT_TRUE(failures.empty()) << failures.size()

@@ -21,11 +21,7 @@ using testing::job;
 using testing::media;
 using testing::output;
 
-int count(const std::string& text, const std::string& what) {
-  int found = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++found;
-  return found;
-}
+constexpr auto count = testing::occurrences;
 
 std::string option(const VideoEncodePlan& plan, const std::string& key) {
   for (const auto& [name, value] : plan.options)

@@ -16,6 +16,7 @@ using testing::inventory;
 using testing::job;
 using testing::media;
 using testing::output;
+using testing::qsv_built;
 
 HwDevice qsv_gpu() {
   return qsv_device_on(testing::intel_gpu());
@@ -25,10 +26,6 @@ std::string option(const VideoEncodePlan& plan, const std::string& key) {
   for (const auto& [name, value] : plan.options)
     if (name == key) return value;
   return "<unset>";
-}
-
-bool qsv_built() {
-  return avcodec_find_encoder_by_name("h264_qsv") && avcodec_find_decoder_by_name("h264_qsv");
 }
 
 TEST(QsvPlan, LadderDecodesScalesAndEncodesInQsvSurfaces) {

@@ -77,7 +77,8 @@ TEST(RefitPlan, VaapiKeepsItsPoolSizesAndPadsWhereThisFfmpegCan) {
   // The scalers' fixed pools (5.1) are sized as in the planned graph: the same frames are held
   // downstream of them. The decoder's new pool (get_format again) keeps its extra_hw_frames.
   const BackendDesc& vaapi = backend_desc(BackendKind::kVaapi);
-  std::string held = std::to_string(vaapi.encoder_held_frames(-1));
+  // What the encoder holds and what waits for its output's thread (plan.h).
+  std::string held = std::to_string(vaapi.encoder_held_frames(-1) + kBranchQueueFrames);
   bool fixed = vaapi.fixed_pools;
   EXPECT_EQ(count(plan->video_graph.text, "extra_hw_frames=" + held), fixed ? 2 : 0);
   EXPECT_EQ(count(refit.text, ":extra_hw_frames=" + held), fixed ? 2 : 0) << refit.text;

@@ -39,11 +39,7 @@ HwDevice gpu_of(BackendKind backend) {
   return device;
 }
 
-int count(const std::string& text, const std::string& what) {
-  int found = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++found;
-  return found;
-}
+constexpr auto count = testing::occurrences;
 
 // The graph's chain that ends at `sink` ("[thumbs]").
 std::string chain_ending(const std::string& graph, const std::string& sink) {
