@@ -45,13 +45,15 @@ void SourceWatch::configured(const AVFrame& frame) {
   if (first_pts_ == AV_NOPTS_VALUE) first_pts_ = frame.pts;
 }
 
+// Every frame is asked: compared field by field, without taking a reference to its pool.
 bool SourceWatch::differs(const AVFrame& frame) const {
-  Shape now = shape_of(frame);
-  auto pool = [](const Shape& shape) { return shape.hw_frames ? shape.hw_frames->data : nullptr; };
-  return now.width != configured_.width || now.height != configured_.height ||
-         now.format != configured_.format ||
-         av_cmp_q(now.sample_aspect, configured_.sample_aspect) != 0 ||
-         pool(now) != pool(configured_);
+  AVRational aspect = frame.sample_aspect_ratio;
+  if (aspect.num <= 0 || aspect.den <= 0) aspect = {1, 1};  // as shape_of reads it
+  const uint8_t* pool = frame.hw_frames_ctx ? frame.hw_frames_ctx->data : nullptr;
+  const uint8_t* configured_pool = configured_.hw_frames ? configured_.hw_frames->data : nullptr;
+  return frame.width != configured_.width || frame.height != configured_.height ||
+         frame.format != configured_.format || av_cmp_q(aspect, configured_.sample_aspect) != 0 ||
+         pool != configured_pool;
 }
 
 void SourceWatch::record(const AVFrame& frame, AVRational time_base) {

@@ -117,7 +117,6 @@ class OutputStage {
                             const AVFrame& first);
   // The encoder of input audio stream `input_stream`, fed by `sink`.
   Status open_audio_encoder(int input_stream, AVFilterContext* sink);
-  bool video_encoder_open() const { return video_encoder_ != nullptr; }
   // Sees each encoded video packet (timestamps in the encoder's time base) before it is muxed:
   // --quality decodes them again.
   using PacketObserver = std::function<Status(const AVCodecContext& encoder, const AVPacket&)>;

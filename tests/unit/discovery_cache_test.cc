@@ -1,7 +1,7 @@
 // Set-up paid once (issue 15): a daemon hands its inventory to workers as JSON, and `transcode
 // run` keeps what discovery found in a cache keyed by the host's devices, drivers and libraries.
 #include <gtest/gtest.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
