@@ -133,6 +133,10 @@ const std::vector<Setting>& settings() {
       list_setting("backend", &C::backends,
                    "a backend this node offers (repeatable); unset = every one it has"),
       int_setting("worker_memory_mb", &C::worker_memory_mb, "address space of a worker; 0 = any"),
+      int_setting("warm_workers", &C::warm_workers,
+                  "workers kept started and set up, per device, for the next jobs; 0 = none"),
+      double_setting("warm_idle", &C::warm_idle_s,
+                     "seconds a device's warm workers may wait unused before they stop"),
       bool_setting("worker_landlock", &C::worker_landlock,
                    "Landlock workers to the media roots where the kernel has it"),
       string_setting("tls_cert", &C::tls_cert, "server certificate chain (PEM)"),
@@ -335,6 +339,9 @@ Status validate_config(const DaemonConfig& c) {
   TC_RETURN_IF_ERROR(require(!c.state_dir.empty(), "state_dir", "must not be empty"));
   TC_RETURN_IF_ERROR(require(c.max_queue >= 1, "max_queue", "must be at least 1"));
   TC_RETURN_IF_ERROR(require(c.slots >= 0 && c.slots <= 256, "slots", "must be 0..256"));
+  TC_RETURN_IF_ERROR(
+      require(c.warm_workers >= 0 && c.warm_workers <= 16, "warm_workers", "must be 0..16"));
+  TC_RETURN_IF_ERROR(require(c.warm_idle_s > 0, "warm_idle", "must be positive"));
   TC_RETURN_IF_ERROR(
       require(c.max_outputs >= 1 && c.max_outputs <= 64, "max_outputs", "must be 1..64"));
   TC_RETURN_IF_ERROR(require(c.max_pixels >= 0, "max_pixels", "must not be negative"));

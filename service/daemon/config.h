@@ -48,6 +48,8 @@ struct DaemonConfig {
   double shutdown_grace_s = 30;       // running jobs may finish for this long on SIGTERM
   long long worker_memory_mb = 8192;  // RLIMIT_AS of a worker; 0 = unlimited (CUDA needs it)
   bool worker_landlock = true;        // workers see only the roots and system dirs (landlock.h)
+  int warm_workers = 1;               // workers started ahead of jobs, per device (worker_pool.h)
+  double warm_idle_s = 600;           // a device's warm workers unused this long are stopped
 
   std::string log_level = "info";  // trace, debug, info, warn, error
 

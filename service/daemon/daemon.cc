@@ -132,6 +132,7 @@ ManagerOptions manager_options(const DaemonConfig& config) {
   options.supervise = {config.stall_timeout_s, config.cancel_grace_s};
   options.worker_memory_mb = config.worker_memory_mb;
   options.worker_landlock = config.worker_landlock;
+  options.warm = {config.warm_workers, config.warm_idle_s};
   options.max_attempts = config.max_attempts;
   options.node_id = node_id(config);
   options.max_queue = config.max_queue;
@@ -144,8 +145,10 @@ ManagerOptions manager_options(const DaemonConfig& config) {
   return options;
 }
 
-void log_devices(const std::vector<SchedDevice>& devices, const HwInventory& inventory) {
-  for (const SchedDevice& d : devices) spdlog::info("device {}: {} slots", d.name, d.slots);
+void log_devices(const std::vector<SchedDevice>& devices, const HwInventory& inventory,
+                 int warm_workers) {
+  for (const SchedDevice& d : devices)
+    spdlog::info("device {}: {} slots, {} warm workers", d.name, d.slots, warm_workers);
   for (const HwDevice& hw : inventory.devices)
     if (!hw.usable()) spdlog::info("device {} not used: {}", hw.path, hw.unusable_reason);
 }
@@ -198,7 +201,7 @@ int serve(const DaemonConfig& config) {
       devices_from_inventory(inventory, config.slots, std::thread::hardware_concurrency());
   keep_backends(config.backends, inventory, devices);
   Scheduler scheduler(inventory, std::move(devices));
-  log_devices(scheduler.devices(), inventory);
+  log_devices(scheduler.devices(), inventory, config.warm_workers);
   log_landlock(config);
   JobStore& outbox = **store;
   ManagerOptions options = manager_options(config);

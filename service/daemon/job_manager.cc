@@ -132,6 +132,7 @@ JobManager::~JobManager() {
   if (listener_.joinable()) listener_.join();
   for (auto& [id, running] : running_)
     if (running->thread.joinable()) running->thread.join();
+  pool_.reset();  // no job thread takes from it any more
 }
 
 Status JobManager::start() {
@@ -141,6 +142,7 @@ Status JobManager::start() {
     TC_RETURN_IF_ERROR(learn_offers());
   }
   events_ = store_->events();
+  pool_ = std::make_unique<WorkerPool>(worker_launch(), scheduler_.devices(), options_.warm);
   dispatcher_ = std::thread([this] { dispatch_loop(); });
   if (events_) listener_ = std::thread([this] { listen_loop(); });
   return {};
@@ -418,13 +420,36 @@ void JobManager::start_job(JobRecord job, int device_index) {
   running_[started.id] = std::move(running);
 }
 
+WorkerLaunch JobManager::worker_launch() const {
+  WorkerLaunch launch;
+  launch.executable = options_.worker_executable;
+  launch.memory_mb = options_.worker_memory_mb;
+  launch.max_pixels = options_.policy.max_pixels;
+  launch.media_roots = options_.policy.roots;
+  launch.protocols = options_.policy.protocols;
+  launch.landlock = options_.worker_landlock;
+  launch.devices_json = options_.devices_json;
+  return launch;
+}
+
+Result<std::unique_ptr<WorkerProcess>> JobManager::start_worker(JobSpec spec,
+                                                                const Running& running) {
+  std::unique_ptr<WorkerProcess> worker = pool_->take(static_cast<size_t>(running.device));
+  bool warm = worker != nullptr;
+  if (!warm) {
+    TC_ASSIGN_OR_RETURN(worker, WorkerProcess::spawn(worker_launch()));
+  }
+  (void)worker->send_job({std::move(spec), running.job.attempt});
+  std::lock_guard lock(mutex_);
+  DeviceTotals& totals = device_totals_[running.job.device];
+  (warm ? totals.warm_starts : totals.cold_starts) += 1;
+  return worker;
+}
+
 void JobManager::run_job_thread(JobSpec spec, Running* running) {
   const std::string id = running->job.id;
   WorkerOutcome outcome;
-  Result<std::unique_ptr<WorkerProcess>> worker = WorkerProcess::spawn(
-      {options_.worker_executable, std::move(spec), options_.worker_memory_mb,
-       options_.policy.max_pixels, options_.policy.roots, options_.policy.protocols,
-       options_.worker_landlock, running->job.attempt, options_.devices_json});
+  Result<std::unique_ptr<WorkerProcess>> worker = start_worker(std::move(spec), *running);
   std::unique_ptr<metrics::JobSampler> sampler;
   if (!worker.is_ok()) {
     outcome.status = worker.status();
@@ -596,6 +621,13 @@ NodeSnapshot JobManager::node_snapshot() {
     if (auto it = device_totals_.find(d.name); it != device_totals_.end())
       device.totals = it->second;
     snapshot.devices.push_back(std::move(device));
+  }
+  std::vector<WorkerPool::Counts> warm =
+      pool_ ? pool_->counts() : std::vector<WorkerPool::Counts>{};
+  for (size_t i = 0; i < warm.size() && i < snapshot.devices.size(); ++i) {
+    snapshot.devices[i].warm_ready = warm[i].ready;
+    snapshot.devices[i].warm_lost = warm[i].lost;
+    snapshot.devices[i].warm_failed_setup = warm[i].failed_setup;
   }
   for (const auto& [id, running] : running_) {
     if (running->done) continue;

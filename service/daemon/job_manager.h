@@ -27,6 +27,7 @@
 #include "service/daemon/request_policy.h"
 #include "service/daemon/scheduler.h"
 #include "service/daemon/webhook_notice.h"
+#include "service/daemon/worker_pool.h"
 #include "service/daemon/worker_supervisor.h"
 
 namespace tc::daemon {
@@ -52,6 +53,7 @@ struct ManagerOptions {
   long long worker_memory_mb = 0;
   bool worker_landlock = false;
   std::string devices_json;  // the node's inventory, discovered once, handed to every worker
+  WarmOptions warm;          // workers started ahead of jobs (worker_pool.h)
   int max_attempts = 3;
   double retention_hours = 168;
   std::string proc_root = "/proc";  // workers' fdinfo and stat are read under it
@@ -132,6 +134,9 @@ class JobManager {
   bool take_job(JobRecord& job, std::optional<Notification>& notice, int& device);
   void start_job(JobRecord job, int device);
   void run_job_thread(JobSpec spec, Running* running);
+  WorkerLaunch worker_launch() const;  // every worker's, the device it opens aside
+  // A warm worker of the job's device when one is ready, else one started now; given the job.
+  Result<std::unique_ptr<WorkerProcess>> start_worker(JobSpec spec, const Running& running);
   // The fence (job_store.h hold_lease): may this attempt publish its outputs?
   Status may_publish(const Running& running);
   JobRecord finished_record(const Running& running, const WorkerOutcome& outcome,
@@ -184,6 +189,7 @@ class JobManager {
   std::thread dispatcher_;
   std::unique_ptr<StoreEvents> events_;  // null with a store no other node shares
   std::thread listener_;
+  std::unique_ptr<WorkerPool> pool_;  // from start(); job threads take from it
 };
 
 // A spec's backend and device, as the scheduler places it.

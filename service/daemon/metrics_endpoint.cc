@@ -139,6 +139,18 @@ std::vector<MetricFamily> node_families(const NodeSnapshot& s) {
                                 "Video frames encoded by succeeded jobs", MetricType::Counter);
   MetricFamily decoded = family("transcoded_frames_decoded_total",
                                 "Video frames decoded by succeeded jobs", MetricType::Counter);
+  MetricFamily warm =
+      family("transcoded_warm_workers", "Workers started and set up ahead of jobs, waiting for one",
+             MetricType::Gauge);
+  MetricFamily starts = family("transcoded_worker_starts_total",
+                               "Jobs' workers: kind=warm taken from the pool, kind=cold started "
+                               "for the job",
+                               MetricType::Counter);
+  MetricFamily warm_failures =
+      family("transcoded_warm_worker_failures_total",
+             "Warm workers that could not serve: kind=lost ended while they waited (replaced), "
+             "kind=setup never got ready (their device did not open)",
+             MetricType::Counter);
   for (const NodeSnapshot::Device& d : s.devices) {
     Labels device = {{"device", d.name}, {"backend", d.backend}};
     add(running, device, d.running);
@@ -149,6 +161,12 @@ std::vector<MetricFamily> node_families(const NodeSnapshot& s) {
       add(busy_s, {{"device", d.name}, {"engine", engine}}, seconds);
     add(encoded, device, static_cast<double>(d.totals.frames_encoded));
     add(decoded, device, static_cast<double>(d.totals.frames_decoded));
+    add(warm, device, d.warm_ready);
+    add(starts, {{"device", d.name}, {"kind", "warm"}}, static_cast<double>(d.totals.warm_starts));
+    add(starts, {{"device", d.name}, {"kind", "cold"}}, static_cast<double>(d.totals.cold_starts));
+    add(warm_failures, {{"device", d.name}, {"kind", "lost"}}, static_cast<double>(d.warm_lost));
+    add(warm_failures, {{"device", d.name}, {"kind", "setup"}},
+        static_cast<double>(d.warm_failed_setup));
   }
 
   MetricFamily job_busy =
@@ -172,8 +190,9 @@ std::vector<MetricFamily> node_families(const NodeSnapshot& s) {
              MetricType::Histogram);
   for (const auto& [state, histogram] : s.job_duration)
     duration.metric.push_back(histogram_metric({{"state", state}}, histogram));
-  std::vector<MetricFamily> families{build,  jobs,    queue,   running,  slots,   busy,
-                                     busy_s, encoded, decoded, job_busy, job_cpu, duration};
+  std::vector<MetricFamily> families{build,  jobs,          queue,    running, slots,
+                                     busy,   busy_s,        encoded,  decoded, warm,
+                                     starts, warm_failures, job_busy, job_cpu, duration};
   for (MetricFamily& f : quality_families(s)) families.push_back(std::move(f));
   return families;
 }

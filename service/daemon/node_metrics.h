@@ -40,6 +40,8 @@ struct DeviceTotals {
   int64_t frames_encoded = 0;  // video frames of encoded (not copied) outputs of succeeded jobs
   int64_t frames_decoded = 0;
   std::map<std::string, double> engine_busy_s;  // busy engine-seconds per engine class
+  int64_t warm_starts = 0;  // jobs that ran on a worker started ahead (worker_pool.h)
+  int64_t cold_starts = 0;  // jobs whose worker was started for them
 };
 
 struct NodeSnapshot {
@@ -50,6 +52,9 @@ struct NodeSnapshot {
     std::string backend;
     int slots = 0;
     int running = 0;
+    int warm_ready = 0;                                 // warm workers waiting for a job
+    int64_t warm_lost = 0;                              // warm workers that ended while they waited
+    int64_t warm_failed_setup = 0;                      // warm workers that never got ready
     std::map<std::string, double> engine_busy_percent;  // summed over its running jobs, live
     DeviceTotals totals;
   };

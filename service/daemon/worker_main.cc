@@ -21,6 +21,8 @@ extern "C" {
 }
 
 #include "pipeline/exec/executor.h"
+#include "pipeline/hw/backends.h"
+#include "pipeline/hw/device_cache.h"
 #include "pipeline/hw/inventory_json.h"
 #include "pipeline/probe/media_info.h"
 #include "service/common/command_line.h"
@@ -55,8 +57,7 @@ Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_flag("--landlock", options.landlock, "see only the roots and system directories");
   app.add_option("--devices", options.devices_json, "the daemon's device inventory (JSON)");
-  app.add_option("--attempt", options.attempt, "the job's attempt: in its temp names")
-      ->check(CLI::NonNegativeNumber);
+  app.add_option("--open-device", options.open_device, "BACKEND:PATH to open before the job");
   TC_ASSIGN_OR_RETURN(std::optional<std::string> shown, parse_command_line(app, args));
   if (shown) return Status(Code::kInvalidArgument, "a worker takes no --help or --version");
   return options;
@@ -101,16 +102,11 @@ void apply_fault(Fault fault) {
     while (!g_cancel.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
 }
 
-RunOptions run_options(Fault fault) {
-  RunOptions options;
-  options.cancel = &g_cancel;
-  options.progress_interval_s = 0.5;
-  if (fault != Fault::kSlow) {
-    options.on_progress = [](const Progress& p) { emit(worker_line(p)); };
-    return options;
-  }
-  // The executor calls on_progress for each frame when the interval is 0: sleeping there slows
-  // the real pipeline down, so a tiny test clip stays mid-run long enough to cancel or kill.
+// The test fault "slow": the executor calls on_progress for each frame when the interval is 0;
+// sleeping there slows the real pipeline down, so a tiny test clip stays mid-run long enough to
+// cancel or kill.
+void throttle_if_slow(Fault fault, RunOptions& options) {
+  if (fault != Fault::kSlow) return;
   options.progress_interval_s = 0;
   options.on_progress = [last =
                              std::chrono::steady_clock::time_point{}](const Progress& p) mutable {
@@ -120,7 +116,6 @@ RunOptions run_options(Fault fault) {
     last = now;
     emit(worker_line(p));
   };
-  return options;
 }
 
 // The daemon decides whether the outputs may get their names (the job may have passed to
@@ -141,6 +136,51 @@ Result<io::Access> worker_access(const WorkerOptions& options) {
   return io::Access{std::make_shared<const io::Roots>(std::move(roots)), options.protocols};
 }
 
+// The device a warm worker holds open for its job: the job's pipeline takes the same context from
+// the process's cache (hw/device_cache.h) instead of opening it again. Errors are kDevice.
+Status open_named_device(const std::string& named) {
+  if (named.empty()) return Status::ok();
+  size_t colon = named.find(':');
+  Result<BackendKind> backend = parse_backend(named.substr(0, colon));
+  if (!backend.is_ok() || colon == std::string::npos)
+    return {Code::kInvalidArgument, "--open-device: not BACKEND:PATH: " + named};
+  if (fault_for(std::getenv("TC_TEST_FAULT"), "") == Fault::kDevice)
+    return {Code::kDevice, "opening " + named + ": refused by TC_TEST_FAULT=device"};
+  const std::string path = named.substr(colon + 1);
+  TC_ASSIGN_OR_RETURN(av::BufferRefPtr device,
+                      open_hw_device(backend_desc(*backend).device_type, path));
+  return Status::ok();
+}
+
+// Everything the worker sets up before its job: what it may open, the daemon's devices, the
+// device it holds open. A warm worker has done all of it when a job arrives.
+Result<RunOptions> worker_run_options(const WorkerOptions& worker) {
+  RunOptions options;
+  options.cancel = &g_cancel;
+  options.progress_interval_s = 0.5;
+  options.on_progress = [](const Progress& p) { emit(worker_line(p)); };
+  options.publish_gate = ask_daemon_to_publish;
+  TC_ASSIGN_OR_RETURN(options.access, worker_access(worker));
+  // The daemon's log is for jobs, not for every encoder's statistics: errors only.
+  av_log_set_level(AV_LOG_ERROR);
+  if (!worker.devices_json.empty()) {
+    TC_ASSIGN_OR_RETURN(options.devices, inventory_from_json(nlohmann::json::parse(
+                                             worker.devices_json, nullptr, false)));
+  }
+  TC_RETURN_IF_ERROR(open_named_device(worker.open_device));
+  return options;
+}
+
+// The first line of stdin: the job. A warm worker waits here.
+Result<WorkerJob> read_job() {
+  std::string text;
+  if (!std::getline(std::cin, text)) {
+    if (g_cancel.load()) return Status(Code::kCancelled, "cancelled before start");
+    return Status(Code::kInternal, "no job on stdin: the daemon closed it");
+  }
+  return parse_job_line(text);
+}
+
 }  // namespace
 
 Fault fault_for(const char* env_value, const std::string& input) {
@@ -153,6 +193,7 @@ Fault fault_for(const char* env_value, const std::string& input) {
   if (kind == "crash") return Fault::kCrash;
   if (kind == "stall") return Fault::kStall;
   if (kind == "slow") return Fault::kSlow;
+  if (kind == "device") return Fault::kDevice;
   return Fault::kNone;
 }
 
@@ -176,36 +217,28 @@ int worker_main(const std::vector<std::string>& args) {
   if (!parsed.is_ok()) return fail(parsed.status());
   const WorkerOptions& options = *parsed;
   limit_process(options);
-  // Before the spec is read: nothing the job names is opened outside the rules. A kernel
+  // Before the job is read: nothing the job names is opened outside the rules. A kernel
   // without Landlock leaves the confinement by construction alone (the daemon logged it).
   if (options.landlock) {
     Status sandboxed = apply_landlock(worker_landlock_paths(options.media_roots));
     if (!sandboxed.is_ok() && sandboxed.code() != Code::kUnsupported) return fail(sandboxed);
   }
-  Result<io::Access> access = worker_access(options);
-  // The daemon's log is for jobs, not for every encoder's statistics: errors only.
-  av_log_set_level(AV_LOG_ERROR);
-  std::string text;
-  std::getline(std::cin, text);  // the rest of stdin is the daemon's answer, later
-  Result<JobSpec> spec = job_spec_from_json(text);
-  if (!spec.is_ok()) return fail(spec.status());
-  Fault fault = fault_for(std::getenv("TC_TEST_FAULT"), spec->input);
+  Result<RunOptions> set_up = worker_run_options(options);
+  if (!set_up.is_ok()) return fail(set_up.status());
+  emit(ready_line());
+  // The rest of stdin is the daemon's answer to publishing, later.
+  Result<WorkerJob> job = read_job();
+  if (!job.is_ok()) return fail(job.status());
+  const JobSpec& spec = job->spec;
+  Fault fault = fault_for(std::getenv("TC_TEST_FAULT"), spec.input);
   apply_fault(fault);
   if (g_cancel.load()) return fail(Status(Code::kCancelled, "cancelled before start"));
-  if (!access.is_ok()) return fail(access.status());
-  RunOptions run = run_options(fault);
-  run.access = std::move(*access);
-  run.attempt = options.attempt;
-  run.publish_gate = ask_daemon_to_publish;
-  if (!options.devices_json.empty()) {
-    Result<HwInventory> devices =
-        inventory_from_json(nlohmann::json::parse(options.devices_json, nullptr, false));
-    if (!devices.is_ok()) return fail(devices.status());
-    run.devices = std::move(*devices);
-  }
-  Result<PreparedJob> prepared = prepare_job(*spec, run, pixel_check(*spec, options.max_pixels));
+  RunOptions run = std::move(*set_up);
+  throttle_if_slow(fault, run);
+  run.attempt = job->attempt;
+  Result<PreparedJob> prepared = prepare_job(spec, run, pixel_check(spec, options.max_pixels));
   if (!prepared.is_ok()) return fail(prepared.status());
-  Result<JobReport> report = run_prepared(*prepared, *spec, run);
+  Result<JobReport> report = run_prepared(*prepared, spec, run);
   if (!report.is_ok()) return fail(report.status());
   emit(worker_line(*report));
   return kExitOk;

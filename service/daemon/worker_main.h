@@ -1,9 +1,11 @@
-// `transcoded --worker`: runs one job in this process. The spec arrives as the first line of
-// stdin (JSON); JSON lines (worker_protocol.h) leave on stdout; with every output complete it asks
-// the daemon whether to publish them and reads the answer on stdin (its end: refused); the exit
-// code is exit_code_for(status). SIGTERM
-// cancels (the executor removes partial outputs). The daemon that started it is its parent: if
-// that dies, the kernel kills the worker, so a restarted daemon never races an orphan.
+// `transcoded --worker`: runs one job in this process. It sets itself up (limits, sandbox, the
+// device named by --open-device), says it is ready, then reads its job as the first line of
+// stdin (JSON): a warm worker (worker_pool.h) waits there until the daemon has a job for it; JSON
+// lines (worker_protocol.h) leave on stdout; with every output complete it asks the daemon whether
+// to publish them and reads the answer on stdin (its end: refused); the exit code is
+// exit_code_for(status). SIGTERM cancels (the executor removes partial outputs). The daemon that
+// started it is its parent: if that dies, the kernel kills the worker, so a restarted daemon never
+// races an orphan.
 #pragma once
 
 #include <string>
@@ -18,8 +20,8 @@ struct WorkerOptions {
   std::vector<std::string> media_roots;  // --media-root, repeated: all it may open is below
   std::vector<std::string> protocols;    // --allow-protocol, repeated: network input protocols
   bool landlock = false;                 // --landlock: restrict itself to the roots first
-  int attempt = 0;                       // --attempt: the job's, in its temp names
   std::string devices_json;              // --devices: the daemon's inventory (may be empty)
+  std::string open_device;               // --open-device BACKEND:PATH, opened before the job
 };
 
 bool is_worker_invocation(const std::vector<std::string>& args);
@@ -28,7 +30,8 @@ int worker_main(const std::vector<std::string>& args);
 // Test-only faults, read from TC_TEST_FAULT in the daemon's environment (which workers inherit)
 // and never from a request: "crash", "stall" or "slow", optionally ":SUBSTRING" to hit only
 // jobs whose input path contains it. slow throttles the pipeline so tests can act mid-run.
-enum class Fault { kNone, kCrash, kStall, kSlow };
+// "device": every --open-device fails, as a device whose context does not open (warm pools).
+enum class Fault { kNone, kCrash, kStall, kSlow, kDevice };
 Fault fault_for(const char* env_value, const std::string& input);
 
 }  // namespace tc::daemon

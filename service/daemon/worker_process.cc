@@ -74,8 +74,10 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const WorkerLaunch& 
   for (const std::string& protocol : launch.protocols)
     args.insert(args.end(), {"--allow-protocol", protocol});
   if (launch.landlock) args.push_back("--landlock");
-  args.insert(args.end(), {"--attempt", std::to_string(launch.attempt)});
   if (!launch.devices_json.empty()) args.insert(args.end(), {"--devices", launch.devices_json});
+  if (launch.open_backend != BackendKind::kSoftware)
+    args.insert(args.end(), {"--open-device",
+                             std::string(name_of(launch.open_backend)) + ":" + launch.open_path});
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -92,11 +94,14 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const WorkerLaunch& 
   // The child holds its ends now; ours must close, or the stdout pipe never reaches its end.
   in_read.reset();
   out_write.reset();
+  return worker;
+}
+
+Status WorkerProcess::send_job(const WorkerJob& job) {
   // The spec is a few KB, well under a pipe's buffer; a worker that died early gives EPIPE
   // (SIGPIPE is ignored by the daemon) and is judged by its exit status. One line: the answer
   // to the worker's publish request follows it on the same pipe.
-  (void)write_all(worker->in_fd_.get(), job_spec_to_json(launch.spec) + "\n");
-  return worker;
+  return write_all(in_fd_.get(), job_line(job) + "\n");
 }
 
 WorkerProcess::~WorkerProcess() {

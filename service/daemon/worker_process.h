@@ -1,7 +1,8 @@
-// One worker process: spawned with posix_spawn (safe in a threaded daemon), its stdin fed the
-// spec as one line and kept open for the answer to its publish request (worker_protocol.h), its
-// stdout read as lines. The object owns the process: destroying it kills and reaps a
-// worker still running, so no path leaves a zombie or an orphan.
+// One worker process: spawned with posix_spawn (safe in a threaded daemon), its stdin fed its
+// job as one line once there is one (a warm worker waits: worker_pool.h) and kept open for the
+// answer to its publish request (worker_protocol.h), its stdout read as lines. The object owns the
+// process: destroying it kills and reaps a worker still running, so no path leaves a zombie or an
+// orphan.
 #pragma once
 
 #include <sys/types.h>
@@ -13,26 +14,33 @@
 #include "pipeline/core/fd.h"
 #include "pipeline/core/status.h"
 #include "pipeline/spec/job_spec.h"
+#include "service/daemon/worker_protocol.h"
 
 namespace tc::daemon {
 
+// What every worker of the daemon is started with; the job itself follows on stdin.
 struct WorkerLaunch {
   std::string executable;  // this daemon's binary
-  JobSpec spec;  // the first line of the worker's stdin, as JSON: the pipe's one encoding of it
   long long memory_mb = 0;
   long long max_pixels = 0;
   std::vector<std::string> media_roots;  // the worker opens everything below these
   std::vector<std::string> protocols;    // allow_protocol
   bool landlock = false;                 // restrict the worker to the roots (landlock.h)
-  int attempt = 0;  // the job's attempt (--attempt): in its temp names (io::partial_name)
   // The node's devices as discovered once at start (hw/inventory_json.h; --devices): the worker
   // plans with them instead of probing every device again. Empty: it discovers.
   std::string devices_json;
+  // A warm worker opens its device before it waits for a job (--open-device BACKEND:PATH), so
+  // the job finds the context open (hw/device_cache.h). Software: none.
+  BackendKind open_backend = BackendKind::kSoftware;
+  std::string open_path;
 };
 
 class WorkerProcess {
  public:
   static Result<std::unique_ptr<WorkerProcess>> spawn(const WorkerLaunch& launch);
+  // Hands the worker its job (the first line of its stdin). A worker that died meanwhile is
+  // judged by its exit, as ever.
+  Status send_job(const WorkerJob& job);
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;

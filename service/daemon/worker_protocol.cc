@@ -51,12 +51,45 @@ std::string publish_request_line() {
   return json{{"publish", json::object()}}.dump();
 }
 
+std::string ready_line() {
+  return json{{"ready", json::object()}}.dump();
+}
+
+std::string job_line(const WorkerJob& job) {
+  // The spec's one encoding, embedded: job_spec_to_json gives the text the spec API reads.
+  return json{
+      {"job", {{"attempt", job.attempt}, {"spec", json::parse(job_spec_to_json(job.spec))}}}}
+      .dump();
+}
+
+Result<WorkerJob> parse_job_line(std::string_view line) {
+  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  auto bad = [&](const std::string& why) {
+    return Status(Code::kInvalidArgument,
+                  "the job line does not read (" + why + "): " + std::string(line.substr(0, 200)));
+  };
+  if (!j.is_object() || j.size() != 1 || !j.contains("job") || !j["job"].is_object())
+    return bad("not {\"job\": {...}}");
+  const json& job = j["job"];
+  auto attempt = job.find("attempt");
+  if (attempt == job.end() || !attempt->is_number_integer() || attempt->get<int>() < 0)
+    return bad("attempt: not a count");
+  auto spec = job.find("spec");
+  if (spec == job.end()) return bad("spec: missing");
+  TC_ASSIGN_OR_RETURN(JobSpec parsed, job_spec_from_json(spec->dump()));
+  return WorkerJob{std::move(parsed), attempt->get<int>()};
+}
+
 Result<WorkerMessage> parse_worker_line(std::string_view line) {
   json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || j.size() != 1) return bad_line(line, "not a one-key JSON object");
   WorkerMessage message;
   Status read;
-  if (j.contains("progress")) {
+  if (j.contains("ready")) {
+    message.kind = WorkerMessage::Kind::kReady;
+    if (!j["ready"].is_object() || !j["ready"].empty())
+      read = {Code::kInternal, "ready: not an empty object"};
+  } else if (j.contains("progress")) {
     message.kind = WorkerMessage::Kind::kProgress;
     read = from_json(j["progress"], message.progress);
   } else if (j.contains("publish")) {

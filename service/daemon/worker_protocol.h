@@ -1,4 +1,5 @@
 // What a worker writes on its stdout, one JSON object a line:
+//   {"ready": {}}             once, its process set up (limits, sandbox, libraries, device)
 //   {"progress": <to_json(Progress)>}                                  about every 0.5 s
 //   {"publish": {}}                          once, every output complete: may it rename them?
 //   {"result": <to_json(JobReport)>}                                   once, on success
@@ -7,8 +8,9 @@
 // exit status instead (worker_process.h). The worker encodes with worker_line, the daemon
 // decodes with parse_worker_line: the only two places these lines are touched.
 //
-// Its stdin carries the job spec as the first line (job_spec_to_json), then, once it has asked
-// to publish, the daemon's one-line answer:
+// Its stdin carries the job as the first line, once the daemon has one for it (a warm worker
+// waits there, ready: worker_pool.h), then, once it has asked to publish, the daemon's answer:
+//   {"job": {"attempt": 1, "spec": <job_spec_to_json>}}
 //   {"publish": {"allowed": true}}
 //   {"publish": {"allowed": false, "error": {"code": ..., "message": ..., "retryable": ...}}}
 // encoded by publish_answer_line and read by parse_publish_answer.
@@ -20,11 +22,12 @@
 
 #include "pipeline/core/status.h"
 #include "pipeline/exec/report.h"
+#include "pipeline/spec/job_spec.h"
 
 namespace tc::daemon {
 
 struct WorkerMessage {
-  enum class Kind { kProgress, kPublish, kResult, kError } kind = Kind::kProgress;
+  enum class Kind { kReady, kProgress, kPublish, kResult, kError } kind = Kind::kProgress;
   Progress progress;  // kProgress
   JobReport report;   // kResult
   Status error;       // kError: never ok
@@ -36,6 +39,17 @@ std::string worker_line(const JobReport& report);
 std::string worker_line(const Status& error);
 // {"publish": {}}: the worker asks whether it may publish its complete outputs.
 std::string publish_request_line();
+// {"ready": {}}: the worker is set up and waits for its job.
+std::string ready_line();
+
+// The job a worker runs: its spec and the daemon's attempt at it (in its temp names).
+struct WorkerJob {
+  JobSpec spec;
+  int attempt = 0;
+};
+std::string job_line(const WorkerJob& job);
+// kInvalidArgument naming what is wrong (a spec that does not validate says why).
+Result<WorkerJob> parse_job_line(std::string_view line);
 
 // kInternal naming the problem for a line that is not JSON, not one of the three, or whose
 // content does not read back.

@@ -56,6 +56,9 @@ void handle_line(const std::string& line, Watch& watch, WorkerProcess& worker,
     return;
   }
   switch (message->kind) {
+    case WorkerMessage::Kind::kReady:  // a worker started for this job: set up, it reads it now
+      watch.last_progress = Clock::now();
+      break;
     case WorkerMessage::Kind::kProgress:
       watch.last_progress = Clock::now();
       if (on_progress) on_progress(message->progress);

@@ -309,7 +309,8 @@ class ClusterTest(unittest.TestCase):
 
     def test_a_node_paused_past_its_lease_does_not_publish_when_resumed(self):
         cluster = self.start_cluster(cluster_flags.lease(SHORT_LEASE_S))
-        a = cluster.start("node-a", env=SLOW)
+        # No warm workers: node-a's children are then the job's worker alone.
+        a = cluster.start("node-a", ["--warm-workers", "0"], env=SLOW)
         job = self.submit(a, "paused.mp4", clip="slow.mp4")
         self.running_on(a, job.id, "node-a")
         b = cluster.start("node-b")

@@ -166,6 +166,24 @@ std::string http_get(const std::string& address, const std::string& path) {
   return response.substr(body + 4);
 }
 
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    size_t paren = text.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::istringstream fields(text.substr(paren + 2));
+    std::string state;
+    pid_t ppid = 0;
+    if (fields >> state >> ppid && ppid == parent) found.push_back(std::stoi(name));
+  }
+  return found;
+}
+
 int shell(const std::string& command) {
   int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;

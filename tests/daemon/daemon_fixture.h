@@ -56,6 +56,9 @@ CommandResult run_client(const std::vector<std::string>& args);
 // GET http://ADDRESS/PATH (HTTP/1.0, plain TCP): the body, or empty on any failure.
 std::string http_get(const std::string& address, const std::string& path);
 
+// The processes whose parent is `parent` (a daemon's workers), from /proc.
+std::vector<pid_t> children_of(pid_t parent);
+
 // Runs a shell command; its exit status.
 int shell(const std::string& command);
 

@@ -631,25 +631,6 @@ TEST_F(DaemonTest, QualityFiguresReachTheResultAndTheHistograms) {
 
 namespace {
 
-// The daemon's worker processes: children of `parent` in /proc.
-std::vector<pid_t> children_of(pid_t parent) {
-  std::vector<pid_t> found;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
-    std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "stat");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    size_t paren = text.rfind(')');
-    if (paren == std::string::npos) continue;
-    std::istringstream fields(text.substr(paren + 2));
-    std::string state;
-    pid_t ppid = 0;
-    if (fields >> state >> ppid && ppid == parent) found.push_back(std::stoi(name));
-  }
-  return found;
-}
-
 // Writes `text` to `path` atomically (the daemon may read at any moment).
 void write_atomically(const std::string& path, const std::string& text) {
   std::ofstream(path + ".tmp") << text;
@@ -662,7 +643,9 @@ TEST_F(DaemonTest, EngineFiguresComeFromTheProcRootSetting) {
   fs::create_directories(fake);
   std::string long_input = media + "/long.mp4";
   ASSERT_TRUE(make_clip(long_input, 4));
-  ASSERT_TRUE(daemon.start({"--proc-root", fake, "--metrics-listen", "127.0.0.1:0"}, "slow"));
+  // No warm workers: the job's worker is then the daemon's only child.
+  ASSERT_TRUE(daemon.start(
+      {"--proc-root", fake, "--metrics-listen", "127.0.0.1:0", "--warm-workers", "0"}, "slow"));
   std::string id = submit(long_input, media + "/engines.mp4", {"--size", "160x120"});
   std::vector<pid_t> workers;
   ASSERT_TRUE(wait_until([&] { return !(workers = children_of(daemon.pid())).empty(); }));

@@ -43,16 +43,18 @@ class WorkerGate : public ::testing::Test {
   WorkerOutcome run(const PublishCheck& check, const SuperviseOptions& options = {}) {
     WorkerLaunch launch;
     launch.executable = transcoded_binary();
-    launch.spec.input = dir_ / "in.mp4";
-    launch.spec.backend = BackendKind::kSoftware;
-    launch.spec.outputs.push_back(OutputSpec{});
-    launch.spec.outputs[0].path = output_;
-    launch.spec.outputs[0].width = 160;
-    launch.spec.outputs[0].height = 120;
     launch.media_roots = {dir_.path()};
-    launch.attempt = kAttempt;
+    WorkerJob job;
+    job.spec.input = dir_ / "in.mp4";
+    job.spec.backend = BackendKind::kSoftware;
+    job.spec.outputs.push_back(OutputSpec{});
+    job.spec.outputs[0].path = output_;
+    job.spec.outputs[0].width = 160;
+    job.spec.outputs[0].height = 120;
+    job.attempt = kAttempt;
     Result<std::unique_ptr<WorkerProcess>> worker = WorkerProcess::spawn(launch);
     if (!worker.is_ok()) return {worker.status(), {}};
+    if (Status sent = (*worker)->send_job(job); !sent.is_ok()) return {sent, {}};
     std::atomic<int> stop{kStopNone};
     return supervise(**worker, options, stop, {}, {}, [&] {
       ++checks_;

@@ -1,6 +1,6 @@
 // The publish request and its answer on the worker's pipes (worker_protocol.h): they round-trip,
 // a line that does not read is a refusal, and so is the end of the worker's stdin (the daemon
-// gone). The spec, the first line of that stdin, is one line.
+// gone). The job, the first line of that stdin, is one line.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -53,16 +53,40 @@ TEST(PublishProtocol, TheEndOfStdinRefuses) {
   EXPECT_EQ(read_publish_answer(refused).message(), "fenced");
 }
 
-TEST(PublishProtocol, TheSpecIsOneLineEvenWithNewlinesInItsPaths) {
-  JobSpec spec;
-  spec.input = "/media/two\nlines.mp4";
-  spec.outputs.push_back(OutputSpec{});
-  spec.outputs[0].path = "/media/out\n.mp4";
-  std::string text = job_spec_to_json(spec);
+TEST(PublishProtocol, TheJobIsOneLineEvenWithNewlinesInItsPaths) {
+  WorkerJob job;
+  job.spec.input = "/media/two\nlines.mp4";
+  job.spec.outputs.push_back(OutputSpec{});
+  job.spec.outputs[0].path = "/media/out\n.mp4";
+  job.attempt = 3;
+  std::string text = job_line(job);
   EXPECT_EQ(text.find('\n'), std::string::npos) << text;
-  Result<JobSpec> back = job_spec_from_json(text);
+  Result<WorkerJob> back = parse_job_line(text);
   ASSERT_TRUE(back.is_ok()) << back.status().message();
-  EXPECT_EQ(*back, spec);
+  EXPECT_EQ(back->spec, job.spec);
+  EXPECT_EQ(back->attempt, 3);
+}
+
+// A warm worker waits for its job after saying it is ready; a job line that does not read is
+// refused naming what is wrong, never run with a default attempt or spec.
+TEST(PublishProtocol, ReadyIsAWorkerLineAndABadJobLineNamesItsFault) {
+  Result<WorkerMessage> ready = parse_worker_line(ready_line());
+  ASSERT_TRUE(ready.is_ok()) << ready.status().message();
+  EXPECT_EQ(ready->kind, WorkerMessage::Kind::kReady);
+  EXPECT_FALSE(parse_worker_line(R"({"ready": {"device": 1}})").is_ok());
+  struct Case {
+    const char* line;
+    const char* named;
+  };
+  for (const Case& c : {Case{"", "not {"}, Case{R"({"job": {"spec": {}}})", "attempt"},
+                        Case{R"({"job": {"attempt": -1, "spec": {}}})", "attempt"},
+                        Case{R"({"job": {"attempt": 1}})", "spec"},
+                        Case{R"({"job": {"attempt": 1, "spec": {"input": 7}}})", "input"}}) {
+    Result<WorkerJob> job = parse_job_line(c.line);
+    ASSERT_FALSE(job.is_ok()) << c.line;
+    EXPECT_EQ(job.status().code(), Code::kInvalidArgument) << c.line;
+    EXPECT_NE(job.status().message().find(c.named), std::string::npos) << job.status().message();
+  }
 }
 
 }  // namespace

@@ -1,0 +1,174 @@
+#include "service/daemon/worker_pool.h"
+
+#include <spdlog/spdlog.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+
+#include "service/daemon/worker_protocol.h"
+
+namespace tc::daemon {
+namespace {
+
+constexpr double kMaxBackoffS = 300;
+constexpr double kTendIntervalS = 0.1;
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// How a worker that closed its stdout ended, for the log.
+std::string describe_end(WorkerProcess& worker) {
+  int status = worker.wait();
+  if (WIFSIGNALED(status)) return "killed by " + describe_signal(WTERMSIG(status));
+  return "exited with code " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+}  // namespace
+
+WorkerPool::WorkerPool(const WorkerLaunch& launch, const std::vector<SchedDevice>& devices,
+                       WarmOptions options)
+    : options_(options) {
+  if (options_.per_device <= 0) return;
+  for (const SchedDevice& device : devices) {
+    DevicePool pool;
+    pool.name = device.name;
+    pool.launch = launch;
+    pool.launch.open_backend = device.backend;
+    pool.launch.open_path = device.path;
+    pool.last_used = Clock::now();
+    pools_.push_back(std::move(pool));
+  }
+  thread_ = std::thread([this] { loop(); });
+}
+
+WorkerPool::~WorkerPool() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  // The workers still waiting are killed and reaped with pools_.
+}
+
+void WorkerPool::loop() {
+  auto interval = std::chrono::duration<double>(kTendIntervalS);
+  for (;;) {
+    tend();
+    std::unique_lock lock(mutex_);
+    wake_.wait_for(lock, interval, [this] { return taken_ || stopping_; });
+    if (stopping_) return;
+    taken_ = false;
+  }
+}
+
+std::unique_ptr<WorkerProcess> WorkerPool::take(size_t device) {
+  std::lock_guard lock(mutex_);
+  if (device >= pools_.size()) return nullptr;
+  DevicePool& pool = pools_[device];
+  pool.last_used = Clock::now();
+  pool.stopped_idle = false;
+  std::unique_ptr<WorkerProcess> taken;
+  for (Waiting& w : pool.workers) {
+    if (!w.ready) continue;
+    check(pool, w);  // one that died while it waited is dropped here, not handed out
+    if (!w.process) continue;
+    taken = std::move(w.process);
+    break;
+  }
+  std::erase_if(pool.workers, [](const Waiting& w) { return !w.process; });
+  taken_ = true;
+  wake_.notify_all();
+  return taken;
+}
+
+std::vector<WorkerPool::Counts> WorkerPool::counts() {
+  std::lock_guard lock(mutex_);
+  std::vector<Counts> counts;
+  for (const DevicePool& pool : pools_) {
+    auto ready = std::count_if(pool.workers.begin(), pool.workers.end(),
+                               [](const Waiting& w) { return w.ready; });
+    counts.push_back({static_cast<int>(ready), pool.lost, pool.failed_setup});
+  }
+  return counts;
+}
+
+void WorkerPool::tend() {
+  std::lock_guard lock(mutex_);
+  for (DevicePool& pool : pools_) {
+    for (Waiting& w : pool.workers) check(pool, w);
+    std::erase_if(pool.workers, [](const Waiting& w) { return !w.process; });
+    if (!pool.stopped_idle && seconds_since(pool.last_used) > options_.idle_s) {
+      if (!pool.workers.empty())
+        spdlog::info("warm workers of {}: unused for {} s, stopped until its next job", pool.name,
+                     options_.idle_s);
+      pool.workers.clear();
+      pool.stopped_idle = true;
+    }
+    top_up(pool);
+  }
+}
+
+// What a waiting worker said since the last look. Only {"ready": {}}, once, keeps it: an error
+// (its device did not open), any other line, or its end drops it, so no job lands there.
+void WorkerPool::check(DevicePool& pool, Waiting& w) {
+  std::string line;
+  WorkerProcess::Read read = w.process->read_line(line, 0);
+  if (read == WorkerProcess::Read::kTimeout) {
+    if (!w.ready && seconds_since(w.started) > options_.ready_timeout_s) {
+      pool.failed_setup += 1;
+      failed_start(pool, "not ready after " + std::to_string(options_.ready_timeout_s) + " s");
+      w.process.reset();
+    }
+    return;
+  }
+  std::string why;
+  if (read == WorkerProcess::Read::kLine) {
+    Result<WorkerMessage> said = parse_worker_line(line);
+    if (said.is_ok() && said->kind == WorkerMessage::Kind::kReady && !w.ready) {
+      w.ready = true;
+      pool.backoff_s = 1;
+      return;
+    }
+    why = said.is_ok() && said->kind == WorkerMessage::Kind::kError ? said->error.message()
+                                                                    : "it said: " + line;
+  } else {
+    why = describe_end(*w.process);
+  }
+  if (w.ready) {
+    spdlog::warn("warm worker {} of {} ended while it waited ({}): replaced", w.process->pid(),
+                 pool.name, why);
+    pool.lost += 1;
+  } else {
+    pool.failed_setup += 1;
+    failed_start(pool, why);
+  }
+  w.process.reset();
+}
+
+void WorkerPool::top_up(DevicePool& pool) {
+  if (pool.stopped_idle || Clock::now() < pool.next_try) return;
+  while (static_cast<int>(pool.workers.size()) < options_.per_device) {
+    Result<std::unique_ptr<WorkerProcess>> started = WorkerProcess::spawn(pool.launch);
+    if (!started.is_ok()) {
+      failed_start(pool, started.status().message());
+      return;
+    }
+    pool.workers.push_back({std::move(*started), Clock::now(), false});
+  }
+}
+
+// A worker that could not set up is never handed a job; its device is tried again later, each
+// failure doubling the wait (to 5 min), so a broken device does not spin worker starts.
+void WorkerPool::failed_start(DevicePool& pool, const std::string& why) {
+  spdlog::warn(
+      "warm worker of {} did not start: {}; its jobs start workers cold; next try in "
+      "{} s",
+      pool.name, why, pool.backoff_s);
+  pool.next_try = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(pool.backoff_s));
+  pool.backoff_s = std::min(pool.backoff_s * 2, kMaxBackoffS);
+}
+
+}  // namespace tc::daemon

@@ -1,0 +1,91 @@
+// Warm workers: per device, a few `transcoded --worker` processes started ahead of any job, set
+// up (limits, sandbox, libraries loaded, the device context open) and waiting on stdin for one
+// job each (worker_main.h). A job takes a ready one and skips process start, library load and
+// device open: on the 2-core VM, starting the binary alone took 110-180 ms (233 shared
+// libraries), more than a 1 s clip's transcode. Isolation is kept: a worker runs one job and
+// exits; a new one is started in its place at once.
+//
+// A worker that dies while it waits is replaced; one that fails to set up (its device does not
+// open) is never handed a job, and its device's pool backs off before trying again. A device
+// whose workers wait unused for `idle_s` has them stopped, until its next job. The pool's
+// thread does all of this, starting every warm worker too: a worker dies with the thread that
+// started it (PR_SET_PDEATHSIG follows the thread), and job threads end with their jobs. take()
+// is called from job threads, never from RPC threads.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "service/daemon/scheduler.h"
+#include "service/daemon/worker_process.h"
+
+namespace tc::daemon {
+
+struct WarmOptions {
+  int per_device = 0;           // `warm_workers`: ready workers kept per device; 0 = none
+  double idle_s = 600;          // `warm_idle`: a device's workers unused this long are stopped
+  double ready_timeout_s = 60;  // a worker not ready by then is killed (a wedged device open)
+};
+
+class WorkerPool {
+ public:
+  // A pool per device of `devices`, each worker started with `launch`; a device's workers open
+  // it (WorkerLaunch::open_backend/open_path). Starts filling at once.
+  WorkerPool(const WorkerLaunch& launch, const std::vector<SchedDevice>& devices,
+             WarmOptions options);
+  ~WorkerPool();  // kills the workers still waiting
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  // A ready worker of device `device` (its index in `devices`), or null when none is: the
+  // caller starts one cold. Either way the pool's thread starts a replacement now.
+  std::unique_ptr<WorkerProcess> take(size_t device);
+  struct Counts {
+    int ready = 0;             // set up, waiting for a job
+    int64_t lost = 0;          // ended while they waited (killed, crashed): replaced
+    int64_t failed_setup = 0;  // never got ready (their device did not open)
+  };
+  // Per device, in the order of `devices`.
+  std::vector<Counts> counts();
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Waiting {
+    std::unique_ptr<WorkerProcess> process;
+    Clock::time_point started;
+    bool ready = false;  // it said {"ready": {}}
+  };
+  struct DevicePool {
+    std::string name;  // the scheduler's, for the log
+    WorkerLaunch launch;
+    std::vector<Waiting> workers;
+    Clock::time_point last_used;
+    Clock::time_point next_try;  // after a failed start
+    double backoff_s = 1;
+    bool stopped_idle = false;
+    int64_t lost = 0;
+    int64_t failed_setup = 0;
+  };
+
+  void loop();                               // the pool's thread
+  void tend();                               // its round: every 100 ms, and after a take()
+  void check(DevicePool& pool, Waiting& w);  // mutex_ held; drops what cannot serve
+  void top_up(DevicePool& pool);             // mutex_ held; on the pool's thread only
+  void failed_start(DevicePool& pool, const std::string& why);  // mutex_ held
+
+  const WarmOptions options_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool taken_ = false;  // a take() since the last round: top up now
+  bool stopping_ = false;
+  std::vector<DevicePool> pools_;
+  std::thread thread_;
+};
+
+}  // namespace tc::daemon

@@ -1,0 +1,154 @@
+// Warm workers (worker_pool.h) through a real daemon: a job runs on a worker started ahead of
+// it and another takes its place; a worker killed while it waits is replaced and no job is lost
+// to it; a worker whose device did not open is never handed a job. What a user checks: the
+// daemon's children, its /metrics, and the jobs' outcomes.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "daemon_fixture.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using namespace tc::test;
+
+namespace {
+
+class WarmPool : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::create_directories(media);
+    ASSERT_TRUE(make_clip(input));
+  }
+
+  CommandResult client(std::vector<std::string> args) {
+    args.insert(args.end(), {"--server", daemon.address()});
+    return run_client(args);
+  }
+
+  // Submits `input` -> `name` with `extra` flags and waits for its end; the job's final JSON.
+  json run_job(const std::string& name, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"submit", input,   media + "/" + name, "--size", "160x120",
+                                     "--wait", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CommandResult r = client(args);
+    json job = json::parse(r.out, nullptr, false);
+    return job.is_object() ? job : json{{"client_error", r.err}};
+  }
+
+  // A figure of /metrics: the sample whose name and labels start with `series`; -1 if none.
+  double metric(const std::string& series) {
+    std::string text = http_get(daemon.metrics_address(), "/metrics");
+    size_t at = text.find("\n" + series);
+    if (at == std::string::npos) return -1;
+    size_t space = text.find(' ', text.find('}', at));
+    return std::stod(text.substr(space + 1));
+  }
+  double warm_ready(const std::string& device, const std::string& backend = "software") {
+    return metric("transcoded_warm_workers{device=\"" + device + "\",backend=\"" + backend + "\"}");
+  }
+  double failures(const std::string& device, const std::string& kind) {
+    return metric("transcoded_warm_worker_failures_total{device=\"" + device + "\",kind=\"" + kind +
+                  "\"}");
+  }
+  double starts(const std::string& device, const std::string& kind) {
+    return metric("transcoded_worker_starts_total{device=\"" + device + "\",kind=\"" + kind +
+                  "\"}");
+  }
+  // The daemon's one child once the pool has it ready.
+  pid_t ready_worker() {
+    pid_t pid = -1;
+    wait_until([&] {
+      std::vector<pid_t> children = children_of(daemon.pid());
+      if (children.size() != 1 || warm_ready("software") != 1) return false;
+      pid = children[0];
+      return true;
+    });
+    return pid;
+  }
+
+  TempDir dir;
+  std::string media = dir.path() + "/media";
+  std::string input = media + "/in.mp4";
+  Daemon daemon{dir.path() + "/state", media};
+};
+
+TEST_F(WarmPool, AJobRunsOnAReadyWorkerAndAnotherTakesItsPlace) {
+  ASSERT_TRUE(daemon.start({"--warm-workers", "1", "--metrics-listen", "127.0.0.1:0"}));
+  pid_t first = ready_worker();
+  ASSERT_GT(first, 0) << "no warm worker became ready";
+
+  json job = run_job("warm.mp4");
+  EXPECT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
+  EXPECT_EQ(video_frames(media + "/warm.mp4"), 30);
+  EXPECT_EQ(starts("software", "warm"), 1);
+  EXPECT_EQ(starts("software", "cold"), 0);
+  // One job per worker: the one that ran it is gone, a new one waits.
+  pid_t second = ready_worker();
+  EXPECT_GT(second, 0);
+  EXPECT_NE(second, first);
+  EXPECT_FALSE(fs::exists("/proc/" + std::to_string(first)));
+
+  // The replacement outlives the first job's thread (a worker dies with the thread that
+  // started it) and runs the next job.
+  job = run_job("warm2.mp4");
+  EXPECT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
+  EXPECT_EQ(starts("software", "warm"), 2);
+  EXPECT_EQ(failures("software", "lost"), 0);
+  EXPECT_EQ(failures("software", "setup"), 0);
+}
+
+TEST_F(WarmPool, AWorkerKilledWhileItWaitsIsReplacedAndNoJobLandsOnIt) {
+  ASSERT_TRUE(daemon.start({"--warm-workers", "1", "--metrics-listen", "127.0.0.1:0"}));
+  pid_t killed = ready_worker();
+  ASSERT_GT(killed, 0);
+  ASSERT_EQ(::kill(killed, SIGKILL), 0);
+  pid_t replacement = -1;
+  ASSERT_TRUE(wait_until([&] { return (replacement = ready_worker()) != killed; }));
+  EXPECT_EQ(failures("software", "lost"), 1);
+
+  json job = run_job("after-kill.mp4");
+  EXPECT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
+  EXPECT_EQ(starts("software", "warm"), 1);
+  EXPECT_FALSE(fs::exists("/proc/" + std::to_string(replacement)))
+      << "the job ran elsewhere than on the ready replacement";
+}
+
+TEST_F(WarmPool, WithZeroEveryJobStartsItsOwnWorker) {
+  ASSERT_TRUE(daemon.start({"--warm-workers", "0", "--metrics-listen", "127.0.0.1:0"}));
+  EXPECT_TRUE(children_of(daemon.pid()).empty());
+  json job = run_job("cold.mp4");
+  EXPECT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
+  EXPECT_EQ(starts("software", "cold"), 1);
+  EXPECT_EQ(starts("software", "warm"), 0);
+  EXPECT_TRUE(children_of(daemon.pid()).empty());
+}
+
+// A device whose context does not open (TC_TEST_FAULT=device: every --open-device fails, as a
+// wedged or missing GPU would): its warm workers are dropped as they say so, none is counted
+// ready, and a job for it starts a worker cold, which runs it. Needs a Vulkan device
+// (lavapipe in CI).
+TEST_F(WarmPool, AWorkerWhoseDeviceFailedIsNeverHandedAJob) {
+  ASSERT_TRUE(daemon.start({"--warm-workers", "1", "--metrics-listen", "127.0.0.1:0", "--backend",
+                            "software", "--backend", "vulkan"},
+                           "device"));
+  json caps = json::parse(client({"caps", "--json"}).out, nullptr, false);
+  std::string device;  // the scheduler's name: "vulkan PATH"
+  for (const json& d : caps.value("devices", json::array()))
+    if (d.value("backend", "") == "vulkan" && d.value("usable", false))
+      device = "vulkan " + d.value("path", "");
+  if (device.empty()) GTEST_SKIP() << "no Vulkan device here: " << caps.dump();
+  // The software pool fills; the Vulkan one tries, fails, and backs off.
+  ASSERT_GT(ready_worker(), 0);
+  EXPECT_EQ(warm_ready(device, "vulkan"), 0);
+  EXPECT_GE(failures(device, "setup"), 1);
+
+  json job = run_job("vk.mp4", {"--backend", "vulkan"});
+  EXPECT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
+  EXPECT_EQ(starts(device, "warm"), 0);
+  EXPECT_EQ(starts(device, "cold"), 1);
+}
+
+}  // namespace
