@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pipeline/metrics/engine_usage.h"
+#include "service/daemon/load_model.h"
 
 namespace tc::daemon {
 
@@ -50,6 +51,7 @@ struct NodeSnapshot {
     std::string backend;
     int slots = 0;
     int running = 0;
+    DeviceLoadView load;  // capacity, load and one job's estimate (Scheduler::devices_now)
     std::map<std::string, double> engine_busy_percent;  // summed over its running jobs, live
     DeviceTotals totals;
   };
