@@ -3,6 +3,7 @@
 // estimate, and the slots stay a cap. The clock is the test's.
 #include <gtest/gtest.h>
 
+#include "service/daemon/job_manager.h"
 #include "service/daemon/load_model.h"
 #include "service/daemon/scheduler.h"
 #include "tests/unit/fixtures.h"
@@ -174,6 +175,23 @@ TEST(Scheduler, GpuEngineBusyDrivesAGpuDevice) {
   s.sample("gpu", usage(0.1));
   EXPECT_EQ(s.devices_now()[1].load.capacity, 3);  // (105 - 25) / 25
   EXPECT_EQ(s.devices_now()[0].load.capacity, 1);  // the software device is its own
+}
+
+// What a finished job teaches: a succeeded job its report's exact cpu_s / wall_s; a failed job
+// its samples; a job never sampled (its worker did not start) nothing.
+TEST(LoadModel, AJobTeachesWhatItsRunMeasured) {
+  WorkerOutcome succeeded;
+  succeeded.report.cpu_s = 0.3;
+  succeeded.report.wall_s = 1.2;
+  std::optional<metrics::EngineUsage> taught = usage_to_learn(succeeded, usage(0.9));
+  ASSERT_TRUE(taught.has_value());
+  EXPECT_DOUBLE_EQ(taught->cpu_cores, 0.25);
+  WorkerOutcome failed;
+  failed.status = Status(Code::kInternal, "worker died");
+  taught = usage_to_learn(failed, usage(0.9));
+  ASSERT_TRUE(taught.has_value());
+  EXPECT_DOUBLE_EQ(taught->cpu_cores, 0.9);
+  EXPECT_FALSE(usage_to_learn(failed, metrics::EngineUsage{}).has_value());
 }
 
 }  // namespace
