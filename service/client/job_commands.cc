@@ -169,7 +169,7 @@ int caps_command(bool json, const Connection& connection) {
                 d.model().empty() ? "" : (" " + d.model()).c_str(),
                 d.usable() ? "" : (": not used: " + d.unusable_reason()).c_str());
     if (!d.usable()) continue;
-    std::printf("  slots %d, running %d\n", d.slots(), d.running());
+    std::printf("  slots %d, running %d, %s\n", d.slots(), d.running(), capacity_text(d).c_str());
     auto join = [](const auto& list) {
       std::string text;
       for (const std::string& s : list) text += (text.empty() ? "" : " ") + s;

@@ -4,6 +4,7 @@
 
 #include <grpcpp/support/status.h>
 
+#include <cstdio>
 #include <string>
 
 #include "pipeline/exec/executor.h"
@@ -26,6 +27,21 @@ std::string job_line(const pb::Job& job);
 // Several lines: state, times, device, error or per-output result.
 std::string job_details(const pb::Job& job);
 std::string to_json(const google::protobuf::Message& message);
+
+// "capacity 3 more, load 25%, a job ~0.50 cores" (GPUs: "... ~0.10 cores, 20% engine"): the
+// load model's figures, as a Device (caps) and a NodeDevice (nodes) both carry them.
+template <typename DeviceMessage>
+std::string capacity_text(const DeviceMessage& d) {
+  char text[128];
+  std::snprintf(text, sizeof text, "capacity %d more, load %.0f%%, a job ~%.2f cores", d.capacity(),
+                d.load_percent(), d.job_cores());
+  std::string line = text;
+  if (d.job_engine_percent() > 0) {
+    std::snprintf(text, sizeof text, ", %.0f%% engine", d.job_engine_percent());
+    line += text;
+  }
+  return line;
+}
 
 bool is_terminal(pb::JobState state);
 // The process exit code for a job's outcome (service/common/exit_codes.h).

@@ -31,7 +31,8 @@ void print_node(const pb::Node& node) {
               ago(node.heartbeat_time()).c_str(), ago(node.start_time()).c_str(), node.free_slots(),
               running.empty() ? " -" : running.c_str());
   for (const pb::NodeDevice& d : node.devices())
-    std::printf("  %s: %d of %d slots running\n", d.name().c_str(), d.running(), d.slots());
+    std::printf("  %s: %d of %d slots running, %s\n", d.name().c_str(), d.running(), d.slots(),
+                capacity_text(d).c_str());
 }
 
 }  // namespace

@@ -111,7 +111,7 @@ const std::vector<Setting>& settings() {
       list_setting("allow_protocol", &C::allowed_protocols,
                    "an input protocol beyond files, e.g. http (repeatable)"),
       int_setting("max_queue", &C::max_queue, "queued jobs at most"),
-      int_setting("slots", &C::slots, "jobs at once per device; 0 = per backend"),
+      int_setting("slots", &C::slots, "cap on jobs at once per device; 0 = per backend"),
       int_setting("max_outputs", &C::max_outputs, "outputs per job at most"),
       int_setting("max_pixels", &C::max_pixels, "width x height of an output at most; 0 = any"),
       double_setting("max_duration", &C::max_duration_s, "seconds of media per job; 0 = any"),

@@ -42,7 +42,7 @@ struct DaemonConfig {
 
   // Scheduling and workers
   int max_queue = 100;
-  int slots = 0;  // jobs at once per device; 0 = per backend (software: cores/2, GPU: 4)
+  int slots = 0;  // cap on jobs at once per device; 0 = per backend (software: cores, GPU: 16)
   double stall_timeout_s = 60;        // no progress for this long: the watchdog kills the worker
   double cancel_grace_s = 10;         // SIGTERM to SIGKILL
   double shutdown_grace_s = 30;       // running jobs may finish for this long on SIGTERM

@@ -197,10 +197,11 @@ int serve(const DaemonConfig& config) {
   log_store(config);
   HwInventory inventory = discover_devices(daemon_discovery(config.backends));
   flag_doctor_findings(config, inventory);
-  std::vector<SchedDevice> devices =
-      devices_from_inventory(inventory, config.slots, std::thread::hardware_concurrency());
+  unsigned cores = std::thread::hardware_concurrency();
+  std::vector<SchedDevice> devices = devices_from_inventory(inventory, config.slots, cores);
   keep_backends(config.backends, inventory, devices);
-  Scheduler scheduler(inventory, std::move(devices));
+  LoadModel load = load_model_for(devices, config.slots, cores);
+  Scheduler scheduler(inventory, std::move(devices), std::move(load));
   log_devices(scheduler.devices(), inventory, config.warm_workers);
   log_landlock(config);
   JobStore& outbox = **store;

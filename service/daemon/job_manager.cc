@@ -118,6 +118,13 @@ JobReport attach_engine_usage(JobReport report, metrics::EngineUsage usage) {
   return report;
 }
 
+std::optional<metrics::EngineUsage> usage_to_learn(const WorkerOutcome& outcome,
+                                                   const metrics::EngineUsage& sampled) {
+  if (outcome.status.is_ok()) return attach_engine_usage(outcome.report, sampled).engines;
+  if (sampled.samples > 0) return sampled;
+  return std::nullopt;
+}
+
 JobManager::JobManager(ManagerOptions options, std::unique_ptr<JobStore> store, Scheduler scheduler)
     : options_(std::move(options)), store_(std::move(store)), scheduler_(std::move(scheduler)) {}
 
@@ -312,7 +319,7 @@ void JobManager::unwatch(const std::string& id, const JobWatcher* watcher) {
 
 std::vector<SchedDevice> JobManager::devices() {
   std::lock_guard lock(mutex_);
-  return scheduler_.devices();
+  return scheduler_.devices_now();
 }
 
 void JobManager::publish(EventKind kind, const JobRecord& job) {
@@ -365,9 +372,11 @@ bool JobManager::claim_one() {
   std::vector<std::string> backends = scheduler_.claimable(offered_anywhere_);
   if (backends.empty()) return false;
   int device = -1;
+  std::string placed;
   ClaimRequest request{options_.node_id, std::move(backends), lease_ms(options_.lease_s)};
   Result<std::optional<JobRecord>> claimed =
       store_->claim(request, [&](JobRecord& job, std::optional<Notification>& notice) {
+        placed = job.id;
         return take_job(job, notice, device);
       });
   // Said once per outage, not at every poll: the beat reports the store's health.
@@ -376,7 +385,7 @@ bool JobManager::claim_one() {
     if (claim_failing_) spdlog::warn("cannot claim jobs: {}", claimed.status().message());
   }
   if (!claimed.is_ok() || !*claimed) {
-    if (device >= 0) scheduler_.release(device);  // placed, but the write did not happen
+    if (device >= 0) scheduler_.release(device, placed);  // placed, but the write did not happen
     return false;
   }
   start_job(std::move(**claimed), device);
@@ -478,7 +487,7 @@ void JobManager::run_job_thread(JobSpec spec, Running* running) {
   }
   std::lock_guard lock(mutex_);
   running->done = true;
-  scheduler_.release(running->device);
+  scheduler_.release(running->device, id, usage_to_learn(outcome, engines));
   wake_dispatcher();
 }
 
@@ -501,6 +510,8 @@ void JobManager::on_sample(Running& running, const metrics::JobSampler& sampler)
   std::lock_guard lock(mutex_);
   running.job.engines = sampler.live();
   const metrics::EngineUsage& live = running.job.engines;
+  // The load fell below the device's capacity: a held job may start now, not at the next poll.
+  if (scheduler_.sample(running.job.id, live)) wake_dispatcher();
   if (!live.available) return;
   DeviceTotals& totals = device_totals_[running.job.device];
   for (const metrics::EngineBusy& e : live.engines)
@@ -612,12 +623,13 @@ NodeSnapshot JobManager::node_snapshot() {
     snapshot.jobs_by_state[std::string(state_name(state))] = count.is_ok() ? *count : 0;
   }
   snapshot.queue_depth = snapshot.jobs_by_state["queued"];
-  for (const SchedDevice& d : scheduler_.devices()) {
+  for (const SchedDevice& d : scheduler_.devices_now()) {
     NodeSnapshot::Device device;
     device.name = d.name;
     device.backend = std::string(name_of(d.backend));
     device.slots = d.slots;
     device.running = d.running;
+    device.load = d.load;
     if (auto it = device_totals_.find(d.name); it != device_totals_.end())
       device.totals = it->second;
     snapshot.devices.push_back(std::move(device));

@@ -204,4 +204,9 @@ void remove_partial_outputs(const JobSpec& spec, int attempt,
 // report's own cpu_s / wall_s (the worker's rusage, exact) when both are there.
 JobReport attach_engine_usage(JobReport report, metrics::EngineUsage usage);
 
+// What a finished job teaches its device's load estimate (load_model.h): a succeeded job's
+// usage as its report keeps it, a failed one's sampled average, nothing for a job never sampled.
+std::optional<metrics::EngineUsage> usage_to_learn(const WorkerOutcome& outcome,
+                                                   const metrics::EngineUsage& sampled);
+
 }  // namespace tc::daemon

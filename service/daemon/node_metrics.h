@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pipeline/metrics/engine_usage.h"
+#include "service/daemon/load_model.h"
 
 namespace tc::daemon {
 
@@ -52,9 +53,10 @@ struct NodeSnapshot {
     std::string backend;
     int slots = 0;
     int running = 0;
-    int warm_ready = 0;                                 // warm workers waiting for a job
-    int64_t warm_lost = 0;                              // warm workers that ended while they waited
-    int64_t warm_failed_setup = 0;                      // warm workers that never got ready
+    int warm_ready = 0;             // warm workers waiting for a job
+    int64_t warm_lost = 0;          // warm workers that ended while they waited
+    int64_t warm_failed_setup = 0;  // warm workers that never got ready
+    DeviceLoadView load;  // capacity, load and one job's estimate (Scheduler::devices_now)
     std::map<std::string, double> engine_busy_percent;  // summed over its running jobs, live
     DeviceTotals totals;
   };

@@ -10,6 +10,27 @@ namespace tc::daemon {
 
 using nlohmann::json;
 
+namespace {
+
+json load_view_to_json(const DeviceLoadView& load) {
+  return {{"capacity", load.capacity},
+          {"load_percent", load.load_percent},
+          {"job_cores", load.job_cores},
+          {"job_engine_percent", load.job_engine_percent}};
+}
+
+// A node of a release before the load model writes none: its figures read as zero.
+DeviceLoadView load_view_from_json(const json& j) {
+  DeviceLoadView load;
+  load.capacity = j.value("capacity", 0);
+  load.load_percent = j.value("load_percent", 0.0);
+  load.job_cores = j.value("job_cores", 0.0);
+  load.job_engine_percent = j.value("job_engine_percent", 0.0);
+  return load;
+}
+
+}  // namespace
+
 int NodeRecord::free_slots() const {
   int free = 0;
   for (const NodeDevice& d : devices) free += std::max(0, d.slots - d.running);
@@ -22,7 +43,7 @@ NodeRecord node_from_snapshot(const std::string& id, int64_t started_ms,
   node.id = id;
   node.started_ms = started_ms;
   for (const NodeSnapshot::Device& d : snapshot.devices) {
-    node.devices.push_back({d.name, d.backend, d.slots, d.running});
+    node.devices.push_back({d.name, d.backend, d.slots, d.running, d.load});
     if (std::find(node.backends.begin(), node.backends.end(), d.backend) == node.backends.end())
       node.backends.push_back(d.backend);
   }
@@ -33,8 +54,11 @@ NodeRecord node_from_snapshot(const std::string& id, int64_t started_ms,
 std::string node_details_json(const NodeRecord& node) {
   json devices = json::array();
   for (const NodeDevice& d : node.devices)
-    devices.push_back(
-        {{"name", d.name}, {"backend", d.backend}, {"slots", d.slots}, {"running", d.running}});
+    devices.push_back({{"name", d.name},
+                       {"backend", d.backend},
+                       {"slots", d.slots},
+                       {"running", d.running},
+                       {"load", load_view_to_json(d.load)}});
   return json{
       {"devices", devices}, {"backends", node.backends}, {"running_jobs", node.running_jobs}}
       .dump();
@@ -46,7 +70,8 @@ Status node_details_from_json(const std::string& text, NodeRecord& node) {
   try {
     for (const json& d : j.at("devices"))
       node.devices.push_back({d.at("name").get<std::string>(), d.at("backend").get<std::string>(),
-                              d.at("slots").get<int>(), d.at("running").get<int>()});
+                              d.at("slots").get<int>(), d.at("running").get<int>(),
+                              load_view_from_json(d.value("load", json::object()))});
     node.backends = j.at("backends").get<std::vector<std::string>>();
     node.running_jobs = j.at("running_jobs").get<std::vector<std::string>>();
   } catch (const json::exception& e) {

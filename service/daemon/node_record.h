@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pipeline/core/status.h"
+#include "service/daemon/load_model.h"
 #include "service/daemon/node_metrics.h"
 
 namespace tc::daemon {
@@ -17,6 +18,7 @@ struct NodeDevice {
   std::string backend;
   int slots = 0;
   int running = 0;
+  DeviceLoadView load;  // capacity, load and one job's estimate at the last heartbeat
 };
 
 struct NodeRecord {

@@ -170,6 +170,15 @@ std::vector<std::string> codec_names(const std::map<AVCodecID, int>& codecs) {
   return names;
 }
 
+// Device (caps) and NodeDevice (ListNodes) show the load model's figures alike.
+template <typename Message>
+void set_load(const DeviceLoadView& load, Message* out) {
+  out->set_capacity(load.capacity);
+  out->set_load_percent(load.load_percent);
+  out->set_job_cores(load.job_cores);
+  out->set_job_engine_percent(load.job_engine_percent);
+}
+
 }  // namespace
 
 pb::JobState state_to_proto(JobState state) {
@@ -230,6 +239,7 @@ void capabilities_to_proto(const HwInventory& inventory, const std::vector<Sched
     device->set_usable(true);
     device->set_slots(d.slots);
     device->set_running(d.running);
+    set_load(d.load, device);
     const HwDevice* hw =
         d.backend == BackendKind::kSoftware ? nullptr : inventory.find(d.backend, d.path);
     if (!hw) continue;
@@ -272,6 +282,7 @@ void node_to_proto(const NodeRecord& node, pb::Node* out) {
     device->set_backend(d.backend);
     device->set_slots(d.slots);
     device->set_running(d.running);
+    set_load(d.load, device);
   }
   for (const std::string& backend : node.backends) out->add_backends(backend);
   out->set_free_slots(node.free_slots());

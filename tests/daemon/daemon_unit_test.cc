@@ -333,7 +333,7 @@ TEST(Scheduler, SlotsBoundPlacementUntilReleased) {
   EXPECT_EQ(s.place({"b", 0, 2}), 0);
   EXPECT_FALSE(s.place({"c", 0, 3}).has_value());  // both slots taken
   EXPECT_TRUE(s.claimable({"software"}).empty());  // so nothing is claimed
-  s.release(0);
+  s.release(0, "a");
   EXPECT_EQ(s.place({"c", 0, 3}), 0);
 }
 
