@@ -91,6 +91,10 @@ ProcRead read_proc(const std::string& proc_root, int pid) {
 JobSampler::JobSampler(SamplerOptions options, int pid, double start_s)
     : options_(std::move(options)), pid_(pid), start_s_(start_s), last_s_(start_s) {
   live_.unavailable_reason = reason(true);
+  // A warm worker used CPU to set itself up before this job: the job's CPU counts from here.
+  Result<std::string> stat = read_file(options_.proc_root + "/" + std::to_string(pid_) + "/stat");
+  if (stat.is_ok()) cpu_at_start_ = parse_stat_cpu_seconds(*stat).value_or(0);
+  last_cpu_s_ = cpu_at_start_;
 }
 
 void JobSampler::add_drm(const ProcRead& read, double interval_s, Classes& interval,
@@ -218,7 +222,7 @@ EngineUsage JobSampler::average() const {
     usage.unavailable_reason = reason(false);
     usage.engines.clear();
   }
-  if (last_cpu_s_ && wall_s > 0) usage.cpu_cores = *last_cpu_s_ / wall_s;
+  if (last_cpu_s_ && wall_s > 0) usage.cpu_cores = (*last_cpu_s_ - cpu_at_start_) / wall_s;
   return usage;
 }
 

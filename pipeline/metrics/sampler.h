@@ -88,6 +88,7 @@ class JobSampler {
   int drm_fds_without_stats_ = 0;
   std::string last_error_;
   std::optional<double> last_cpu_s_;
+  double cpu_at_start_ = 0;  // the worker's CPU seconds when this job began
   uint64_t nvml_since_us_ = 0;
   int64_t memory_total_peak_ = 0;
   int64_t memory_resident_peak_ = 0;

@@ -168,6 +168,8 @@ Result<RunOptions> worker_run_options(const WorkerOptions& worker) {
                                              worker.devices_json, nullptr, false)));
   }
   TC_RETURN_IF_ERROR(open_named_device(worker.open_device));
+  if (fault_for(std::getenv("TC_TEST_FAULT"), "") == Fault::kSlowSetup)
+    std::this_thread::sleep_for(std::chrono::seconds(2));
   return options;
 }
 
@@ -194,6 +196,7 @@ Fault fault_for(const char* env_value, const std::string& input) {
   if (kind == "stall") return Fault::kStall;
   if (kind == "slow") return Fault::kSlow;
   if (kind == "device") return Fault::kDevice;
+  if (kind == "slow-setup") return Fault::kSlowSetup;
   return Fault::kNone;
 }
 

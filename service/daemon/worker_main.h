@@ -31,7 +31,8 @@ int worker_main(const std::vector<std::string>& args);
 // and never from a request: "crash", "stall" or "slow", optionally ":SUBSTRING" to hit only
 // jobs whose input path contains it. slow throttles the pipeline so tests can act mid-run.
 // "device": every --open-device fails, as a device whose context does not open (warm pools).
-enum class Fault { kNone, kCrash, kStall, kSlow, kDevice };
+// "slow-setup": every worker takes 2 s more to set up before it says it is ready.
+enum class Fault { kNone, kCrash, kStall, kSlow, kDevice, kSlowSetup };
 Fault fault_for(const char* env_value, const std::string& input);
 
 }  // namespace tc::daemon

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "service/daemon/worker_protocol.h"
 
@@ -64,23 +65,29 @@ void WorkerPool::loop() {
 }
 
 std::unique_ptr<WorkerProcess> WorkerPool::take(size_t device) {
-  std::lock_guard lock(mutex_);
-  if (device >= pools_.size()) return nullptr;
-  DevicePool& pool = pools_[device];
-  pool.last_used = Clock::now();
-  pool.stopped_idle = false;
-  std::unique_ptr<WorkerProcess> taken;
-  for (Waiting& w : pool.workers) {
-    if (!w.ready) continue;
-    check(pool, w);  // one that died while it waited is dropped here, not handed out
-    if (!w.process) continue;
-    taken = std::move(w.process);
-    break;
+  std::optional<Waiting> starting;
+  {
+    std::lock_guard lock(mutex_);
+    if (device >= pools_.size()) return nullptr;
+    DevicePool& pool = pools_[device];
+    pool.last_used = Clock::now();
+    pool.stopped_idle = false;
+    taken_ = true;  // the pool's thread starts the replacement
+    wake_.notify_all();
+    for (Waiting& w : pool.workers) {
+      if (!w.ready) continue;
+      check(pool, w);  // one that died while it waited is dropped here, not handed out
+      if (w.process) {
+        std::unique_ptr<WorkerProcess> taken = std::move(w.process);
+        std::erase_if(pool.workers, [](const Waiting& x) { return !x.process; });
+        return taken;
+      }
+    }
+    for (Waiting& w : pool.workers)
+      if (w.process && !starting) starting = std::move(w);
+    std::erase_if(pool.workers, [](const Waiting& x) { return !x.process; });
   }
-  std::erase_if(pool.workers, [](const Waiting& w) { return !w.process; });
-  taken_ = true;
-  wake_.notify_all();
-  return taken;
+  return starting ? wait_ready(device, std::move(*starting)) : nullptr;
 }
 
 std::vector<WorkerPool::Counts> WorkerPool::counts() {
@@ -110,41 +117,56 @@ void WorkerPool::tend() {
   }
 }
 
-// What a waiting worker said since the last look. Only {"ready": {}}, once, keeps it: an error
-// (its device did not open), any other line, or its end drops it, so no job lands there.
-void WorkerPool::check(DevicePool& pool, Waiting& w) {
+// What a worker said within `timeout_s`: nothing yet (nullopt), "ready" (empty string), or why
+// it cannot serve: an error (its device did not open), any other line, or its end.
+std::optional<std::string> WorkerPool::listen(WorkerProcess& worker, double timeout_s) {
   std::string line;
-  WorkerProcess::Read read = w.process->read_line(line, 0);
-  if (read == WorkerProcess::Read::kTimeout) {
+  WorkerProcess::Read read = worker.read_line(line, timeout_s);
+  if (read == WorkerProcess::Read::kTimeout) return std::nullopt;
+  if (read == WorkerProcess::Read::kEnd) return describe_end(worker);
+  Result<WorkerMessage> said = parse_worker_line(line);
+  if (said.is_ok() && said->kind == WorkerMessage::Kind::kReady) return std::string();
+  if (said.is_ok() && said->kind == WorkerMessage::Kind::kError) return said->error.message();
+  return "it said: " + line;
+}
+
+// What a waiting worker said since the last look. Only {"ready": {}}, once, keeps it: anything
+// else drops it, so no job lands there.
+void WorkerPool::check(DevicePool& pool, Waiting& w) {
+  std::optional<std::string> said = listen(*w.process, 0);
+  if (!said) {
     if (!w.ready && seconds_since(w.started) > options_.ready_timeout_s) {
-      pool.failed_setup += 1;
-      failed_start(pool, "not ready after " + std::to_string(options_.ready_timeout_s) + " s");
+      lost_setup(pool, "not ready after " + std::to_string(options_.ready_timeout_s) + " s");
       w.process.reset();
     }
     return;
   }
-  std::string why;
-  if (read == WorkerProcess::Read::kLine) {
-    Result<WorkerMessage> said = parse_worker_line(line);
-    if (said.is_ok() && said->kind == WorkerMessage::Kind::kReady && !w.ready) {
-      w.ready = true;
-      pool.backoff_s = 1;
-      return;
-    }
-    why = said.is_ok() && said->kind == WorkerMessage::Kind::kError ? said->error.message()
-                                                                    : "it said: " + line;
-  } else {
-    why = describe_end(*w.process);
+  if (said->empty() && !w.ready) {
+    w.ready = true;
+    pool.backoff_s = 1;
+    return;
   }
   if (w.ready) {
     spdlog::warn("warm worker {} of {} ended while it waited ({}): replaced", w.process->pid(),
-                 pool.name, why);
+                 pool.name, said->empty() ? "it said ready twice" : *said);
     pool.lost += 1;
   } else {
-    pool.failed_setup += 1;
-    failed_start(pool, why);
+    lost_setup(pool, *said);
   }
   w.process.reset();
+}
+
+// A worker being set up, taken for a job because none was ready: it is nearer to running the
+// job than a process started now. Waited for on the job's thread; one that fails to set up
+// is dropped as the pool would drop it, and the caller starts a worker cold.
+std::unique_ptr<WorkerProcess> WorkerPool::wait_ready(size_t device, Waiting w) {
+  double left = options_.ready_timeout_s - seconds_since(w.started);
+  std::optional<std::string> said = listen(*w.process, std::max(left, 0.0));
+  if (said && said->empty()) return std::move(w.process);
+  std::lock_guard lock(mutex_);
+  lost_setup(pools_[device],
+             said ? *said : "not ready after " + std::to_string(options_.ready_timeout_s) + " s");
+  return nullptr;
 }
 
 void WorkerPool::top_up(DevicePool& pool) {
@@ -157,6 +179,11 @@ void WorkerPool::top_up(DevicePool& pool) {
     }
     pool.workers.push_back({std::move(*started), Clock::now(), false});
   }
+}
+
+void WorkerPool::lost_setup(DevicePool& pool, const std::string& why) {
+  pool.failed_setup += 1;
+  failed_start(pool, why);
 }
 
 // A worker that could not set up is never handed a job; its device is tried again later, each

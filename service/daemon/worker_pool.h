@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -43,8 +44,9 @@ class WorkerPool {
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
-  // A ready worker of device `device` (its index in `devices`), or null when none is: the
-  // caller starts one cold. Either way the pool's thread starts a replacement now.
+  // A ready worker of device `device` (its index in `devices`); else one being set up, once it
+  // says it is ready (waited for here, on the caller's thread); else null: the caller starts
+  // one cold. Either way the pool's thread starts a replacement now.
   std::unique_ptr<WorkerProcess> take(size_t device);
   struct Counts {
     int ready = 0;             // set up, waiting for a job
@@ -73,10 +75,13 @@ class WorkerPool {
     int64_t failed_setup = 0;
   };
 
-  void loop();                               // the pool's thread
-  void tend();                               // its round: every 100 ms, and after a take()
+  void loop();  // the pool's thread
+  void tend();  // its round: every 100 ms, and after a take()
+  static std::optional<std::string> listen(WorkerProcess& worker, double timeout_s);
   void check(DevicePool& pool, Waiting& w);  // mutex_ held; drops what cannot serve
-  void top_up(DevicePool& pool);             // mutex_ held; on the pool's thread only
+  std::unique_ptr<WorkerProcess> wait_ready(size_t device, Waiting w);  // mutex_ not held
+  void lost_setup(DevicePool& pool, const std::string& why);            // mutex_ held
+  void top_up(DevicePool& pool);  // mutex_ held; on the pool's thread only
   void failed_start(DevicePool& pool, const std::string& why);  // mutex_ held
 
   const WarmOptions options_;

@@ -116,6 +116,18 @@ TEST_F(WarmPool, AWorkerKilledWhileItWaitsIsReplacedAndNoJobLandsOnIt) {
       << "the job ran elsewhere than on the ready replacement";
 }
 
+// A job that finds no worker ready takes the one being set up rather than starting another:
+// here every set-up takes 2 s more (TC_TEST_FAULT=slow-setup) and the job comes at once.
+TEST_F(WarmPool, AJobTakesTheWorkerBeingSetUpRatherThanStartingOne) {
+  ASSERT_TRUE(
+      daemon.start({"--warm-workers", "1", "--metrics-listen", "127.0.0.1:0"}, "slow-setup"));
+  json job = run_job("early.mp4");
+  EXPECT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
+  EXPECT_EQ(starts("software", "warm"), 1);
+  EXPECT_EQ(starts("software", "cold"), 0);
+  EXPECT_EQ(failures("software", "setup"), 0);
+}
+
 TEST_F(WarmPool, WithZeroEveryJobStartsItsOwnWorker) {
   ASSERT_TRUE(daemon.start({"--warm-workers", "0", "--metrics-listen", "127.0.0.1:0"}));
   EXPECT_TRUE(children_of(daemon.pid()).empty());

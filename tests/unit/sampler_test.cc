@@ -178,14 +178,16 @@ TEST(Sampler, XeCyclesOverTotalCycles) {
   EXPECT_EQ(job.memory_total_peak_bytes, 1024 * 1024);
 }
 
-TEST(Sampler, CpuCoresFromStat) {
+// CPU counts from the job's start: a warm worker spent some setting itself up before it.
+TEST(Sampler, CpuCoresFromStatSinceTheJobBegan) {
   FakeProc proc;
   long ticks = sysconf(_SC_CLK_TCK);
-  proc.set_cpu_ticks(ticks, ticks / 2);  // 1.5 CPU seconds
+  proc.set_cpu_ticks(ticks / 2, 0);  // 0.5 CPU seconds of set-up, before the job
   JobSampler sampler = sampler_for(proc);
+  proc.set_cpu_ticks(ticks + ticks / 2, ticks / 2);  // 1.5 more
   sampler.sample(1.0);
   EXPECT_DOUBLE_EQ(sampler.live().cpu_cores, 1.5);
-  proc.set_cpu_ticks(2 * ticks, ticks);  // 3 CPU seconds
+  proc.set_cpu_ticks(2 * ticks + ticks / 2, ticks);  // 1.5 more
   sampler.sample(2.0);
   EXPECT_DOUBLE_EQ(sampler.live().cpu_cores, 1.5);
   EXPECT_DOUBLE_EQ(sampler.average().cpu_cores, 1.5);
