@@ -91,10 +91,17 @@ ProcRead read_proc(const std::string& proc_root, int pid) {
 JobSampler::JobSampler(SamplerOptions options, int pid, double start_s)
     : options_(std::move(options)), pid_(pid), start_s_(start_s), last_s_(start_s) {
   live_.unavailable_reason = reason(true);
-  // A warm worker used CPU to set itself up before this job: the job's CPU counts from here.
-  Result<std::string> stat = read_file(options_.proc_root + "/" + std::to_string(pid_) + "/stat");
-  if (stat.is_ok()) cpu_at_start_ = parse_stat_cpu_seconds(*stat).value_or(0);
+  if (options_.worker_predates_job) count_from_now();
+}
+
+// The job's figures start from what the worker's counters hold now: a baseline, credited to
+// no interval.
+void JobSampler::count_from_now() {
+  ProcRead now = read_proc(options_.proc_root, pid_);
+  cpu_at_start_ = now.cpu_s.value_or(0);
   last_cpu_s_ = cpu_at_start_;
+  for (const DrmClient& client : now.clients)
+    for (const auto& [name, counter] : client.engines) previous_[client.key()][name].last = counter;
 }
 
 void JobSampler::add_drm(const ProcRead& read, double interval_s, Classes& interval,

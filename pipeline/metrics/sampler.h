@@ -41,6 +41,9 @@ struct SamplerOptions {
   std::shared_ptr<Nvml> nvml_library;  // null with nvml: nvml_reason says why
   std::string nvml_reason;
   std::string no_gpu_note;  // why a job may use no GPU: " (a software job)"
+  // The worker was set up before this job (a warm one, or one that ran earlier jobs): the CPU
+  // time and engine counters it holds when the sampler starts are not the job's.
+  bool worker_predates_job = false;
 };
 
 class JobSampler {
@@ -65,6 +68,7 @@ class JobSampler {
 
   void add_drm(const ProcRead& read, double interval_s, Classes& interval, Classes& earlier);
   void add_nvml(double interval_s, Classes& interval);
+  void count_from_now();
   std::string reason(bool live) const;
   EngineUsage usage_of(const Classes& classes, double interval_s) const;
 

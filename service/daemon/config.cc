@@ -137,6 +137,9 @@ const std::vector<Setting>& settings() {
                   "workers kept started and set up, per device, for the next jobs; 0 = none"),
       double_setting("warm_idle", &C::warm_idle_s,
                      "seconds a device's warm workers may wait unused before they stop"),
+      int_setting("worker_jobs", &C::worker_jobs,
+                  "jobs a warm worker runs one after another before it exits; 1 = a fresh "
+                  "process per job"),
       bool_setting("worker_landlock", &C::worker_landlock,
                    "Landlock workers to the media roots where the kernel has it"),
       string_setting("tls_cert", &C::tls_cert, "server certificate chain (PEM)"),
@@ -342,6 +345,8 @@ Status validate_config(const DaemonConfig& c) {
   TC_RETURN_IF_ERROR(
       require(c.warm_workers >= 0 && c.warm_workers <= 16, "warm_workers", "must be 0..16"));
   TC_RETURN_IF_ERROR(require(c.warm_idle_s > 0, "warm_idle", "must be positive"));
+  TC_RETURN_IF_ERROR(
+      require(c.worker_jobs >= 1 && c.worker_jobs <= 10000, "worker_jobs", "must be 1..10000"));
   TC_RETURN_IF_ERROR(
       require(c.max_outputs >= 1 && c.max_outputs <= 64, "max_outputs", "must be 1..64"));
   TC_RETURN_IF_ERROR(require(c.max_pixels >= 0, "max_pixels", "must not be negative"));

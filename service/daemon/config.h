@@ -50,6 +50,7 @@ struct DaemonConfig {
   bool worker_landlock = true;        // workers see only the roots and system dirs (landlock.h)
   int warm_workers = 1;               // workers started ahead of jobs, per device (worker_pool.h)
   double warm_idle_s = 600;           // a device's warm workers unused this long are stopped
+  int worker_jobs = 1;  // jobs a warm worker runs one after another; 1 = fresh per job
 
   std::string log_level = "info";  // trace, debug, info, warn, error
 

@@ -441,10 +441,9 @@ WorkerLaunch JobManager::worker_launch() const {
   return launch;
 }
 
-Result<std::unique_ptr<WorkerProcess>> JobManager::start_worker(JobSpec spec,
-                                                                const Running& running) {
+Result<std::unique_ptr<WorkerProcess>> JobManager::start_worker(JobSpec spec, Running& running) {
   std::unique_ptr<WorkerProcess> worker = pool_->take(static_cast<size_t>(running.device));
-  bool warm = worker != nullptr;
+  bool warm = running.warm_worker = worker != nullptr;
   if (!warm) {
     TC_ASSIGN_OR_RETURN(worker, WorkerProcess::spawn(worker_launch()));
   }
@@ -485,6 +484,14 @@ void JobManager::run_job_thread(JobSpec spec, Running* running) {
   } else {
     store_final(*running, finished_record(*running, outcome, engines));
   }
+  // The pool's worker goes back only when it succeeded and waits for more; a cold one never
+  // does: its life is tied to this thread (PR_SET_PDEATHSIG).
+  if (running->warm_worker && worker.is_ok()) {
+    bool again = outcome.ready_again && running->stop.load() == kStopNone;
+    pid_t pid = (*worker)->pid();  // before the worker may move
+    pool_->job_ended(static_cast<size_t>(running->device), pid,
+                     again ? std::move(*worker) : nullptr);
+  }
   std::lock_guard lock(mutex_);
   running->done = true;
   scheduler_.release(running->device, id, usage_to_learn(outcome, engines));
@@ -497,6 +504,7 @@ std::unique_ptr<metrics::JobSampler> JobManager::make_sampler(const Running& run
                                                               int pid) const {
   metrics::SamplerOptions options;
   options.proc_root = options_.proc_root;
+  options.worker_predates_job = running.warm_worker;
   if (running.backend == BackendKind::kSoftware) options.no_gpu_note = " (a software job)";
   if (running.backend == BackendKind::kCuda) {
     options.nvml = true;

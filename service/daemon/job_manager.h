@@ -124,6 +124,7 @@ class JobManager {
     int device = 0;
     BackendKind backend = BackendKind::kSoftware;  // the device's
     std::string device_path;
+    bool warm_worker = false;  // its worker was set up before the job (worker_pool.h)
     bool done = false;
   };
 
@@ -136,7 +137,7 @@ class JobManager {
   void run_job_thread(JobSpec spec, Running* running);
   WorkerLaunch worker_launch() const;  // every worker's, the device it opens aside
   // A warm worker of the job's device when one is ready, else one started now; given the job.
-  Result<std::unique_ptr<WorkerProcess>> start_worker(JobSpec spec, const Running& running);
+  Result<std::unique_ptr<WorkerProcess>> start_worker(JobSpec spec, Running& running);
   // The fence (job_store.h hold_lease): may this attempt publish its outputs?
   Status may_publish(const Running& running);
   JobRecord finished_record(const Running& running, const WorkerOutcome& outcome,

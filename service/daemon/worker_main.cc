@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <malloc.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -58,6 +59,8 @@ Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args) {
   app.add_flag("--landlock", options.landlock, "see only the roots and system directories");
   app.add_option("--devices", options.devices_json, "the daemon's device inventory (JSON)");
   app.add_option("--open-device", options.open_device, "BACKEND:PATH to open before the job");
+  app.add_option("--jobs", options.jobs, "jobs to run, one after another, before exiting")
+      ->check(CLI::PositiveNumber);
   TC_ASSIGN_OR_RETURN(std::optional<std::string> shown, parse_command_line(app, args));
   if (shown) return Status(Code::kInvalidArgument, "a worker takes no --help or --version");
   return options;
@@ -215,6 +218,22 @@ SourceCheck pixel_check(const JobSpec& spec, long long max_pixels) {
   };
 }
 
+// One job, start to end: its result or error line written; the worker's exit code for it.
+int run_one(const WorkerJob& job, RunOptions run, long long max_pixels) {
+  const JobSpec& spec = job.spec;
+  Fault fault = fault_for(std::getenv("TC_TEST_FAULT"), spec.input);
+  apply_fault(fault);
+  if (g_cancel.load()) return fail(Status(Code::kCancelled, "cancelled before start"));
+  throttle_if_slow(fault, run);
+  run.attempt = job.attempt;
+  Result<PreparedJob> prepared = prepare_job(spec, run, pixel_check(spec, max_pixels));
+  if (!prepared.is_ok()) return fail(prepared.status());
+  Result<JobReport> report = run_prepared(*prepared, spec, run);
+  if (!report.is_ok()) return fail(report.status());
+  emit(worker_line(*report));
+  return kExitOk;
+}
+
 int worker_main(const std::vector<std::string>& args) {
   Result<WorkerOptions> parsed = parse_worker_args(args);
   if (!parsed.is_ok()) return fail(parsed.status());
@@ -228,22 +247,16 @@ int worker_main(const std::vector<std::string>& args) {
   }
   Result<RunOptions> set_up = worker_run_options(options);
   if (!set_up.is_ok()) return fail(set_up.status());
-  emit(ready_line());
-  // The rest of stdin is the daemon's answer to publishing, later.
-  Result<WorkerJob> job = read_job();
-  if (!job.is_ok()) return fail(job.status());
-  const JobSpec& spec = job->spec;
-  Fault fault = fault_for(std::getenv("TC_TEST_FAULT"), spec.input);
-  apply_fault(fault);
-  if (g_cancel.load()) return fail(Status(Code::kCancelled, "cancelled before start"));
-  RunOptions run = std::move(*set_up);
-  throttle_if_slow(fault, run);
-  run.attempt = job->attempt;
-  Result<PreparedJob> prepared = prepare_job(spec, run, pixel_check(spec, options.max_pixels));
-  if (!prepared.is_ok()) return fail(prepared.status());
-  Result<JobReport> report = run_prepared(*prepared, spec, run);
-  if (!report.is_ok()) return fail(report.status());
-  emit(worker_line(*report));
+  // Up to --jobs jobs, one at a time; only a job that succeeded lets the worker take another.
+  for (int served = 0; served < options.jobs; ++served) {
+    emit(ready_line());
+    // The rest of stdin is the daemon's answer to publishing, later, then the next job.
+    Result<WorkerJob> job = read_job();
+    // Its stdin closed after a job: the daemon let it go.
+    if (!job.is_ok()) return served > 0 && std::cin.eof() ? kExitOk : fail(job.status());
+    if (int code = run_one(*job, *set_up, options.max_pixels); code != kExitOk) return code;
+    malloc_trim(0);  // what the job freed goes back before the next one
+  }
   return kExitOk;
 }
 

@@ -22,6 +22,7 @@ struct WorkerOptions {
   bool landlock = false;                 // --landlock: restrict itself to the roots first
   std::string devices_json;              // --devices: the daemon's inventory (may be empty)
   std::string open_device;               // --open-device BACKEND:PATH, opened before the job
+  int jobs = 1;                          // --jobs: run up to this many, one after another
 };
 
 bool is_worker_invocation(const std::vector<std::string>& args);

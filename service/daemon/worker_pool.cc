@@ -37,6 +37,7 @@ WorkerPool::WorkerPool(const WorkerLaunch& launch, const std::vector<SchedDevice
     pool.launch = launch;
     pool.launch.open_backend = device.backend;
     pool.launch.open_path = device.path;
+    pool.launch.jobs = options_.jobs_per_worker;
     pool.last_used = Clock::now();
     pools_.push_back(std::move(pool));
   }
@@ -78,16 +79,38 @@ std::unique_ptr<WorkerProcess> WorkerPool::take(size_t device) {
       if (!w.ready) continue;
       check(pool, w);  // one that died while it waited is dropped here, not handed out
       if (w.process) {
-        std::unique_ptr<WorkerProcess> taken = std::move(w.process);
+        std::unique_ptr<WorkerProcess> taken = hand_out(pool, w);
         std::erase_if(pool.workers, [](const Waiting& x) { return !x.process; });
         return taken;
       }
     }
     for (Waiting& w : pool.workers)
-      if (w.process && !starting) starting = std::move(w);
+      if (w.process && !starting) {
+        if (w.jobs_left > 1) pool.out[w.process->pid()] = w.jobs_left - 1;
+        starting = std::move(w);
+      }
     std::erase_if(pool.workers, [](const Waiting& x) { return !x.process; });
   }
   return starting ? wait_ready(device, std::move(*starting)) : nullptr;
+}
+
+void WorkerPool::job_ended(size_t device, pid_t pid, std::unique_ptr<WorkerProcess> worker) {
+  std::lock_guard lock(mutex_);
+  if (device >= pools_.size()) return;
+  DevicePool& pool = pools_[device];
+  auto out = pool.out.find(pid);
+  if (out == pool.out.end()) return;  // it had no job left: it exits, a replacement is up
+  int jobs_left = out->second;
+  pool.out.erase(out);
+  if (worker && !stopping_ && !pool.stopped_idle)
+    pool.workers.push_back({std::move(worker), Clock::now(), true, jobs_left});
+  taken_ = true;  // a place came free, or a worker came back: the pool's thread looks
+  wake_.notify_all();
+}
+
+std::unique_ptr<WorkerProcess> WorkerPool::hand_out(DevicePool& pool, Waiting& w) {
+  if (w.jobs_left > 1) pool.out[w.process->pid()] = w.jobs_left - 1;
+  return std::move(w.process);
 }
 
 std::vector<WorkerPool::Counts> WorkerPool::counts() {
@@ -164,6 +187,7 @@ std::unique_ptr<WorkerProcess> WorkerPool::wait_ready(size_t device, Waiting w) 
   std::optional<std::string> said = listen(*w.process, std::max(left, 0.0));
   if (said && said->empty()) return std::move(w.process);
   std::lock_guard lock(mutex_);
+  pools_[device].out.erase(w.process->pid());
   lost_setup(pools_[device],
              said ? *said : "not ready after " + std::to_string(options_.ready_timeout_s) + " s");
   return nullptr;
@@ -171,13 +195,13 @@ std::unique_ptr<WorkerProcess> WorkerPool::wait_ready(size_t device, Waiting w) 
 
 void WorkerPool::top_up(DevicePool& pool) {
   if (pool.stopped_idle || Clock::now() < pool.next_try) return;
-  while (static_cast<int>(pool.workers.size()) < options_.per_device) {
+  while (static_cast<int>(pool.workers.size() + pool.out.size()) < options_.per_device) {
     Result<std::unique_ptr<WorkerProcess>> started = WorkerProcess::spawn(pool.launch);
     if (!started.is_ok()) {
       failed_start(pool, started.status().message());
       return;
     }
-    pool.workers.push_back({std::move(*started), Clock::now(), false});
+    pool.workers.push_back({std::move(*started), Clock::now(), false, options_.jobs_per_worker});
   }
 }
 

@@ -3,7 +3,8 @@
 // job each (worker_main.h). A job takes a ready one and skips process start, library load and
 // device open: on the 2-core VM, starting the binary alone took 110-180 ms (233 shared
 // libraries), more than a 1 s clip's transcode. Isolation is kept: a worker runs one job and
-// exits; a new one is started in its place at once.
+// exits, or, with `worker_jobs` above 1, takes up to that many one after another (only after
+// a job that succeeded); a new one is started in its place at once.
 //
 // A worker that dies while it waits is replaced; one that fails to set up (its device does not
 // open) is never handed a job, and its device's pool backs off before trying again. A device
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -32,6 +34,9 @@ struct WarmOptions {
   int per_device = 0;           // `warm_workers`: ready workers kept per device; 0 = none
   double idle_s = 600;          // `warm_idle`: a device's workers unused this long are stopped
   double ready_timeout_s = 60;  // a worker not ready by then is killed (a wedged device open)
+  // `worker_jobs`: jobs a warm worker runs, one after another, before it exits; 1 = a fresh
+  // process for every job.
+  int jobs_per_worker = 1;
 };
 
 class WorkerPool {
@@ -55,6 +60,9 @@ class WorkerPool {
   };
   // Per device, in the order of `devices`.
   std::vector<Counts> counts();
+  // The end of a job that ran on a worker take() gave: `worker` when it said it is ready for
+  // another (supervise's ready_again; kept as ready while it has jobs left), else null.
+  void job_ended(size_t device, pid_t pid, std::unique_ptr<WorkerProcess> worker);
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -62,6 +70,7 @@ class WorkerPool {
     std::unique_ptr<WorkerProcess> process;
     Clock::time_point started;
     bool ready = false;  // it said {"ready": {}}
+    int jobs_left = 1;   // it exits after this many more
   };
   struct DevicePool {
     std::string name;  // the scheduler's, for the log
@@ -73,6 +82,9 @@ class WorkerPool {
     bool stopped_idle = false;
     int64_t lost = 0;
     int64_t failed_setup = 0;
+    // Workers out on a job that may come back (jobs left after it), by pid: each holds its
+    // place in the pool, so no replacement is started for it.
+    std::map<pid_t, int> out;
   };
 
   void loop();  // the pool's thread
@@ -81,6 +93,8 @@ class WorkerPool {
   void check(DevicePool& pool, Waiting& w);  // mutex_ held; drops what cannot serve
   std::unique_ptr<WorkerProcess> wait_ready(size_t device, Waiting w);  // mutex_ not held
   void lost_setup(DevicePool& pool, const std::string& why);            // mutex_ held
+  // Hands `w` out: it holds its place while it may come back.
+  static std::unique_ptr<WorkerProcess> hand_out(DevicePool& pool, Waiting& w);  // mutex_ held
   void top_up(DevicePool& pool);  // mutex_ held; on the pool's thread only
   void failed_start(DevicePool& pool, const std::string& why);  // mutex_ held
 

@@ -75,6 +75,7 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const WorkerLaunch& 
     args.insert(args.end(), {"--allow-protocol", protocol});
   if (launch.landlock) args.push_back("--landlock");
   if (!launch.devices_json.empty()) args.insert(args.end(), {"--devices", launch.devices_json});
+  if (launch.jobs > 1) args.insert(args.end(), {"--jobs", std::to_string(launch.jobs)});
   if (launch.open_backend != BackendKind::kSoftware)
     args.insert(args.end(), {"--open-device",
                              std::string(name_of(launch.open_backend)) + ":" + launch.open_path});

@@ -33,6 +33,7 @@ struct WorkerLaunch {
   // the job finds the context open (hw/device_cache.h). Software: none.
   BackendKind open_backend = BackendKind::kSoftware;
   std::string open_path;
+  int jobs = 1;  // --jobs: it runs up to this many, one after another (warm workers only)
 };
 
 class WorkerProcess {

@@ -26,7 +26,8 @@ struct Watch {
   bool stalled = false;
   bool got_result = false;
   bool asked_to_publish = false;
-  Status said;  // its error line
+  bool ready_again = false;  // "ready" after its result
+  Status said;               // its error line
   JobReport report;
 };
 
@@ -56,8 +57,11 @@ void handle_line(const std::string& line, Watch& watch, WorkerProcess& worker,
     return;
   }
   switch (message->kind) {
-    case WorkerMessage::Kind::kReady:  // a worker started for this job: set up, it reads it now
+    case WorkerMessage::Kind::kReady:
+      // Before the result: a worker started for this job, set up, reads it now. After it: the
+      // worker waits for another job.
       watch.last_progress = Clock::now();
+      watch.ready_again = watch.got_result;
       break;
     case WorkerMessage::Kind::kProgress:
       watch.last_progress = Clock::now();
@@ -122,6 +126,12 @@ WorkerOutcome supervise(WorkerProcess& worker, const SuperviseOptions& options,
     if (read == WorkerProcess::Read::kEnd) break;
     if (read == WorkerProcess::Read::kLine)
       handle_line(line, watch, worker, on_progress, may_publish);
+    if (watch.ready_again) {  // the job is done; the worker is the caller's to keep or end
+      WorkerOutcome outcome;
+      outcome.report = std::move(watch.report);
+      outcome.ready_again = true;
+      return outcome;
+    }
     enforce(worker, options, stop.load(), watch);
     if (on_tick) on_tick();
   }

@@ -22,8 +22,11 @@ struct SuperviseOptions {
 };
 
 struct WorkerOutcome {
-  Status status;     // ok: the worker sent a result and exited 0
+  Status status;     // ok: the worker sent a result, then exited 0 or said it is ready again
   JobReport report;  // when ok
+  // It said it is ready for another job after its result (worker_main.h --jobs): it still
+  // runs, waiting on its stdin.
+  bool ready_again = false;
 };
 
 // Decides whether the worker may publish its complete outputs: ok allows; any other status is

@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "daemon_fixture.h"
@@ -29,9 +30,11 @@ class WarmPool : public ::testing::Test {
   }
 
   // Submits `input` -> `name` with `extra` flags and waits for its end; the job's final JSON.
-  json run_job(const std::string& name, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"submit", input,   media + "/" + name, "--size", "160x120",
-                                     "--wait", "--json"};
+  json run_job(const std::string& name, std::vector<std::string> extra = {},
+               const std::string& from = "") {
+    std::vector<std::string> args = {
+        "submit", from.empty() ? input : from, media + "/" + name, "--size", "160x120", "--wait",
+        "--json"};
     args.insert(args.end(), extra.begin(), extra.end());
     CommandResult r = client(args);
     json job = json::parse(r.out, nullptr, false);
@@ -126,6 +129,31 @@ TEST_F(WarmPool, AJobTakesTheWorkerBeingSetUpRatherThanStartingOne) {
   EXPECT_EQ(starts("software", "warm"), 1);
   EXPECT_EQ(starts("software", "cold"), 0);
   EXPECT_EQ(failures("software", "setup"), 0);
+}
+
+// With worker_jobs 3 a warm worker runs three jobs, one after another, then ends and another
+// takes its place; a job that fails ends its worker at once.
+TEST_F(WarmPool, AWorkerRunsUpToWorkerJobsJobsThenEnds) {
+  ASSERT_TRUE(daemon.start(
+      {"--warm-workers", "1", "--worker-jobs", "3", "--metrics-listen", "127.0.0.1:0"}));
+  pid_t worker = ready_worker();
+  ASSERT_GT(worker, 0);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(ready_worker(), worker) << "before job " << i;
+    json job = run_job("reuse" + std::to_string(i) + ".mp4");
+    EXPECT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
+    EXPECT_EQ(video_frames(media + "/reuse" + std::to_string(i) + ".mp4"), 30);
+  }
+  pid_t fresh = ready_worker();
+  EXPECT_NE(fresh, worker);
+  EXPECT_FALSE(fs::exists("/proc/" + std::to_string(worker)));
+
+  std::ofstream(media + "/bad.mp4") << "not media";
+  json bad = run_job("bad-out.mp4", {}, media + "/bad.mp4");
+  EXPECT_EQ(bad.value("state", ""), "JOB_STATE_FAILED") << bad.dump();
+  EXPECT_NE(ready_worker(), fresh) << "a worker whose job failed took another";
+  EXPECT_EQ(starts("software", "warm"), 4);
+  EXPECT_EQ(failures("software", "lost"), 0);
 }
 
 TEST_F(WarmPool, WithZeroEveryJobStartsItsOwnWorker) {

@@ -76,9 +76,10 @@ double busy(const EngineUsage& usage, const std::string& engine) {
   return -1;
 }
 
-JobSampler sampler_for(const FakeProc& proc) {
+JobSampler sampler_for(const FakeProc& proc, bool worker_predates_job = false) {
   SamplerOptions options;
   options.proc_root = proc.root();
+  options.worker_predates_job = worker_predates_job;
   return JobSampler(options, kPid, 0.0);
 }
 
@@ -178,20 +179,35 @@ TEST(Sampler, XeCyclesOverTotalCycles) {
   EXPECT_EQ(job.memory_total_peak_bytes, 1024 * 1024);
 }
 
-// CPU counts from the job's start: a warm worker spent some setting itself up before it.
-TEST(Sampler, CpuCoresFromStatSinceTheJobBegan) {
+TEST(Sampler, CpuCoresFromStat) {
   FakeProc proc;
   long ticks = sysconf(_SC_CLK_TCK);
-  proc.set_cpu_ticks(ticks / 2, 0);  // 0.5 CPU seconds of set-up, before the job
+  proc.set_cpu_ticks(ticks, ticks / 2);  // 1.5 CPU seconds
   JobSampler sampler = sampler_for(proc);
-  proc.set_cpu_ticks(ticks + ticks / 2, ticks / 2);  // 1.5 more
   sampler.sample(1.0);
   EXPECT_DOUBLE_EQ(sampler.live().cpu_cores, 1.5);
-  proc.set_cpu_ticks(2 * ticks + ticks / 2, ticks);  // 1.5 more
+  proc.set_cpu_ticks(2 * ticks, ticks);  // 3 CPU seconds
   sampler.sample(2.0);
   EXPECT_DOUBLE_EQ(sampler.live().cpu_cores, 1.5);
   EXPECT_DOUBLE_EQ(sampler.average().cpu_cores, 1.5);
   EXPECT_EQ(parse_stat_cpu_seconds("garbage"), std::nullopt);
+}
+
+// A warm worker set itself up, and may have run earlier jobs, before this one: the CPU time
+// and the i915 busy time it holds when the job begins are not the job's.
+TEST(Sampler, AWorkerOlderThanTheJobCountsFromTheJobsStart) {
+  FakeProc proc;
+  long ticks = sysconf(_SC_CLK_TCK);
+  proc.set_cpu_ticks(ticks / 2, 0);  // 0.5 CPU seconds before the job
+  proc.set_fd(5, "/dev/dri/renderD128", i915(7, kSecond / 2, kSecond));
+  JobSampler sampler = sampler_for(proc, /*worker_predates_job=*/true);
+  proc.set_cpu_ticks(ticks + ticks / 2, ticks / 2);  // 1.5 more
+  proc.set_fd(5, "/dev/dri/renderD128", i915(7, kSecond / 2, kSecond + kSecond / 4));
+  sampler.sample(1.0);
+  EXPECT_DOUBLE_EQ(sampler.live().cpu_cores, 1.5);
+  EXPECT_NEAR(busy(sampler.live(), "video"), 12.5, 1e-9);  // 0.25 s of 2 engines in 1 s
+  EXPECT_NEAR(busy(sampler.live(), "render"), 0.0, 1e-9);
+  EXPECT_DOUBLE_EQ(sampler.average().cpu_cores, 1.5);
 }
 
 TEST(Sampler, NoDrmFdSaysNotAvailableAndWhyNeverZero) {
