@@ -123,6 +123,8 @@ JobReport report_from_proto(const pb::JobResult& r) {
   report.first_frame_s = r.first_frame_s();
   if (r.has_package()) report.package = package_from_proto(r.package());
   if (r.has_thumbnails()) report.thumbnails = thumbnails_from_proto(r.thumbnails());
+  for (const pb::SourceChange& c : r.source_changes())
+    report.source_changes.push_back({c.time_s(), c.before(), c.after()});
   return report;
 }
 

@@ -156,6 +156,12 @@ void result_to_proto(const JobReport& report, pb::JobResult* out) {
   if (report.engines) engines_to_proto(*report.engines, out->mutable_engines());
   if (report.package) package_to_proto(*report.package, out->mutable_package());
   if (report.thumbnails) thumbnails_to_proto(*report.thumbnails, out->mutable_thumbnails());
+  for (const SourceChangeReport& c : report.source_changes) {
+    pb::SourceChange* change = out->add_source_changes();
+    change->set_time_s(c.time_s);
+    change->set_before(c.from);
+    change->set_after(c.to);
+  }
   // The API's one JSON copy of the report: written here, from the typed report.
   out->set_report_json(nlohmann::json(report).dump());
 }

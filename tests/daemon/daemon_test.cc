@@ -9,6 +9,7 @@
 #include <fstream>
 #include <future>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -180,6 +181,32 @@ TEST_F(DaemonTest, TsPackageJobThroughTheApi) {
   EXPECT_TRUE(tc::testing::file_exists(package + "/small/seg_00001.ts"));
   EXPECT_FALSE(tc::testing::file_exists(package + "/small/init.mp4"));
   EXPECT_GT(video_frames(package + "/master.m3u8"), 0);
+}
+
+// A source whose size changes mid-stream: GetJob's result lists the change, and the client
+// prints it with the job's result.
+TEST_F(DaemonTest, SourceChangeReachesTheResult) {
+  ASSERT_TRUE(daemon.start());
+  std::string first = media + "/first.ts", second = media + "/second.ts";
+  tc::testing::make_colour_ts(first, "0x3050c0", 640, 360, 30, 1, 0);
+  tc::testing::make_colour_ts(second, "0xc8c8c8", 320, 240, 30, 1, 1);
+  std::string joined = media + "/joined.ts";
+  tc::testing::join_files(first, second, joined);
+  std::string id = submit(joined, media + "/out.mp4");
+  ASSERT_FALSE(id.empty());
+  CommandResult watched = client({"watch", id});
+  EXPECT_EQ(watched.exit_code, 0) << watched.err;
+  const std::regex change(
+      "source changed at (0\\.9|1\\.0)\\d s: 640x360 yuv420p -> 320x240 yuv420p");
+  EXPECT_TRUE(std::regex_search(watched.out, change)) << watched.out;
+  CommandResult human = client({"get", id});
+  EXPECT_TRUE(std::regex_search(human.out, change)) << human.out;
+  json result = get_json(id)["result"];
+  ASSERT_EQ(result["source_changes"].size(), 1u) << result.dump();
+  EXPECT_EQ(result["source_changes"][0]["before"], "640x360 yuv420p");
+  EXPECT_EQ(result["source_changes"][0]["after"], "320x240 yuv420p");
+  EXPECT_NEAR(result["source_changes"][0]["time_s"].get<double>(), 1, 0.1);
+  EXPECT_EQ(video_frames(media + "/out.mp4"), 60);
 }
 
 TEST_F(DaemonTest, ListPagesThroughEveryJob) {

@@ -140,17 +140,23 @@ TEST(ProtoConvert, ThumbnailsRoundTripAndAnExplicitZeroIntervalIsRefused) {
   EXPECT_EQ(validate(*back).field(), "thumbnails.interval_s");
 }
 
-TEST(ProtoConvert, ThumbnailsReportBecomesItsResult) {
+// A succeeded job with `report`, as GetJob returns it.
+pb::Job succeeded_job(const JobReport& report) {
   JobRecord job;
   job.id = "j-2";
   job.state = JobState::kSucceeded;
   job.spec = every_field_set();
-  JobReport report;
-  report.thumbnails =
-      ThumbnailReport{"/media/thumbnails.vtt", {"sheet_1.jpg"}, 5, 2, 160, 90, 5, 5};
   job.report = report;
   pb::Job out;
   job_to_proto(job, &out);
+  return out;
+}
+
+TEST(ProtoConvert, ThumbnailsReportBecomesItsResult) {
+  JobReport report;
+  report.thumbnails =
+      ThumbnailReport{"/media/thumbnails.vtt", {"sheet_1.jpg"}, 5, 2, 160, 90, 5, 5};
+  pb::Job out = succeeded_job(report);
   const pb::ThumbnailsResult& thumbnails = out.result().thumbnails();
   EXPECT_EQ(thumbnails.index(), "/media/thumbnails.vtt");
   ASSERT_EQ(thumbnails.sheets_size(), 1);
@@ -158,6 +164,25 @@ TEST(ProtoConvert, ThumbnailsReportBecomesItsResult) {
   EXPECT_EQ(thumbnails.tiles(), 5);
   EXPECT_EQ(thumbnails.width(), 160);
   EXPECT_EQ(nlohmann::json::parse(out.result().report_json())["thumbnails"]["tiles"], 5);
+}
+
+// Each mid-stream change, in order, as its own message (and in report_json as the worker wrote it).
+TEST(ProtoConvert, SourceChangesReachTheResultInOrder) {
+  JobReport report;
+  report.source_changes = {{2.0, "640x360 yuv420p", "320x240 yuv420p"},
+                           {4.5, "320x240 yuv420p", "1920x1080 vaapi (nv12)"}};
+  pb::Job out = succeeded_job(report);
+  const pb::JobResult& result = out.result();
+  ASSERT_EQ(result.source_changes_size(), 2);
+  EXPECT_EQ(result.source_changes(0).time_s(), 2.0);
+  EXPECT_EQ(result.source_changes(0).before(), "640x360 yuv420p");
+  EXPECT_EQ(result.source_changes(0).after(), "320x240 yuv420p");
+  EXPECT_EQ(result.source_changes(1).time_s(), 4.5);
+  EXPECT_EQ(result.source_changes(1).after(), "1920x1080 vaapi (nv12)");
+  nlohmann::json json = nlohmann::json::parse(result.report_json());
+  EXPECT_EQ(json["source_changes"][1]["from"], "320x240 yuv420p");
+  // A job whose source kept its size has none.
+  EXPECT_EQ(succeeded_job(JobReport{}).result().source_changes_size(), 0);
 }
 
 }  // namespace

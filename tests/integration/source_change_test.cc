@@ -21,26 +21,6 @@ constexpr int kFps = 30;
 constexpr int kClipSeconds = 2;
 constexpr int kClipFrames = kFps * kClipSeconds;
 
-// A flat-coloured clip in MPEG-TS whose timestamps start at `offset_s` (no mux delay: the clips
-// joined below continue each other's timestamps exactly, and a package's segment grid starts at 0).
-void make_colour_clip(const std::string& path, const std::string& colour, int width, int height,
-                      int offset_s) {
-  make_clip(path, {.width = width,
-                   .height = height,
-                   .fps = kFps,
-                   .seconds = kClipSeconds,
-                   .audio = false,
-                   .pattern = "color=c=" + colour,
-                   .output_args = {"-muxdelay", "0", "-muxpreload", "0", "-output_ts_offset",
-                                   std::to_string(offset_s)}});
-}
-
-// The bytes of `first` then `second`, as a broadcast switching resolution sends them: the second's
-// keyframe brings new parameter sets.
-void join(const std::string& first, const std::string& second, const std::string& joined) {
-  std::ofstream(joined, std::ios::binary) << read_file(first) << read_file(second);
-}
-
 // The average luma of frame `index` of `path`, in the `crop` (w:h:x:y) of it.
 double mean_luma(const std::string& path, int index, const std::string& crop) {
   ProcessResult run = run_process({"ffmpeg", "-hide_banner", "-loglevel", "info", "-i", path, "-vf",
@@ -77,11 +57,12 @@ class SourceChange : public ::testing::TestWithParam<std::string> {
   static void SetUpTestSuite() {
     inputs_ = new TempDir();
     const TempDir& in = *inputs_;
-    make_colour_clip(in / "blue_640x360.ts", "0x3050c0", 640, 360, 0);
-    make_colour_clip(in / "grey_320x240.ts", "0xc8c8c8", 320, 240, kClipSeconds);
-    make_colour_clip(in / "grey_1280x720.ts", "0xc8c8c8", 1280, 720, kClipSeconds);
-    join(in / "blue_640x360.ts", in / "grey_320x240.ts", in / "to_4x3.ts");
-    join(in / "blue_640x360.ts", in / "grey_1280x720.ts", in / "to_720p.ts");
+    make_colour_ts(in / "blue_640x360.ts", "0x3050c0", 640, 360, kFps, kClipSeconds, 0);
+    make_colour_ts(in / "grey_320x240.ts", "0xc8c8c8", 320, 240, kFps, kClipSeconds, kClipSeconds);
+    make_colour_ts(in / "grey_1280x720.ts", "0xc8c8c8", 1280, 720, kFps, kClipSeconds,
+                   kClipSeconds);
+    join_files(in / "blue_640x360.ts", in / "grey_320x240.ts", in / "to_4x3.ts");
+    join_files(in / "blue_640x360.ts", in / "grey_1280x720.ts", in / "to_720p.ts");
   }
   static void TearDownTestSuite() { delete inputs_; }
   static std::string in(const std::string& name) { return *inputs_ / name; }

@@ -118,6 +118,22 @@ void make_clip(const std::string& path, const ClipOptions& options) {
   ASSERT_EQ(made.exit_code, 0) << "ffmpeg could not make " << path << ": " << made.err;
 }
 
+void make_colour_ts(const std::string& path, const std::string& colour, int width, int height,
+                    int fps, int seconds, int offset_s) {
+  make_clip(path, {.width = width,
+                   .height = height,
+                   .fps = fps,
+                   .seconds = double(seconds),
+                   .audio = false,
+                   .pattern = "color=c=" + colour,
+                   .output_args = {"-muxdelay", "0", "-muxpreload", "0", "-output_ts_offset",
+                                   std::to_string(offset_s)}});
+}
+
+void join_files(const std::string& first, const std::string& second, const std::string& joined) {
+  std::ofstream(joined, std::ios::binary) << read_file(first) << read_file(second);
+}
+
 void make_hls(const std::string& clip, const std::string& segment_dir, const std::string& playlist,
               const std::string& entry_prefix) {
   std::string made_playlist = segment_dir + "/made.m3u8";

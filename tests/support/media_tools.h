@@ -52,6 +52,15 @@ struct ClipOptions {
 // Makes a test clip with lavfi testsrc2 (+ sine). Fails the test on error.
 void make_clip(const std::string& path, const ClipOptions& options = {});
 
+// A flat-coloured clip (no audio) in MPEG-TS whose timestamps start at `offset_s`, with no mux
+// delay: clips made so and joined by join_files() continue each other's timestamps exactly (and
+// a package's segment grid starts at 0). Fails the test on error.
+void make_colour_ts(const std::string& path, const std::string& colour, int width, int height,
+                    int fps, int seconds, int offset_s);
+// The bytes of `first` then `second` in `joined`: a source whose size changes mid-stream, as a
+// broadcast switching resolution sends it (the second's keyframe brings new parameter sets).
+void join_files(const std::string& first, const std::string& second, const std::string& joined);
+
 // An HLS rendition of the media file `clip` (ffmpeg's hls muxer): segments seg0.ts, seg1.ts...
 // in `segment_dir`, and a playlist at `playlist` whose entries are each segment's name with
 // `entry_prefix` before it (an absolute directory, "../elsewhere/", "file:///dir/"), as a

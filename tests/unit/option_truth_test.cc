@@ -3,6 +3,7 @@
 // test): an unknown option fails the open on a GPU, where no test of ours runs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <ostream>
 #include <tuple>
 
