@@ -21,6 +21,7 @@ extern "C" {
 #include "pipeline/exec/source_change.h"
 #include "pipeline/exec/stages.h"
 #include "pipeline/exec/thumbnail_writer.h"
+#include "pipeline/hw/backends.h"
 #include "pipeline/hw/device_cache.h"
 #include "pipeline/hw/discovery_cache.h"
 #include "pipeline/package/package_writer.h"
@@ -143,10 +144,7 @@ class Transcode {
     for (AudioTrackState& track : audio_) TC_RETURN_IF_ERROR(open_audio_graph(track));
     attach_quality_meters();
     frame_rate_ = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
-    // Vulkan jobs keep to one thread: with the stage threads, on lavapipe (FFmpeg 5.1), one run
-    // in four gave thumbnail tiles whose pixels were a frame 0.4 s later than their time (a
-    // race not found yet); serial, ten runs of ten were right.
-    const bool threaded = options_.branch_threads && plan_.backend != BackendKind::kVulkan;
+    const bool threaded = options_.branch_threads && backend_desc(plan_.backend).stage_threads;
     for (size_t k = 0; k < outputs_.size(); ++k)
       lanes_.push_back(std::make_unique<BranchLane>(kBranchQueueFrames, threaded));
     video_lane_ = std::make_unique<BranchLane>(kDecodeQueueFrames, threaded);

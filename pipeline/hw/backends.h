@@ -93,6 +93,8 @@ struct BackendDesc {
   // Pads device frames to %W x %H, the picture centred (a refit graph's letterbox); empty = the
   // backend has none, and the pad runs in memory. Used only where this libavfilter has it.
   std::string_view pad;
+  // Its jobs may run their stages on threads (exec/branch_lane.h); false keeps them on one.
+  bool stage_threads = true;
 
   std::string_view encoder_for(VideoCodec codec) const;
   bool encodes_ten_bit(VideoCodec codec) const;

@@ -363,6 +363,10 @@ Status thumbnails_from_json(const json& root, ThumbnailSpec& thumbnails) {
 Result<JobSpec> job_spec_from_json(std::string_view text) {
   json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded()) return invalid("job: not valid JSON");
+  return job_spec_from_json_value(root);
+}
+
+Result<JobSpec> job_spec_from_json_value(const nlohmann::json& root) {
   if (!root.is_object()) return invalid("job: must be a JSON object");
   JobSpec spec;
   TC_RETURN_IF_ERROR(read_field(root, "input", spec.input, ""));
@@ -388,6 +392,11 @@ Result<JobSpec> job_spec_from_json(std::string_view text) {
 }
 
 std::string job_spec_to_json(const JobSpec& spec) {
+  // One line (newlines in strings are escaped): the worker reads its job as its stdin's first.
+  return job_spec_json_value(spec).dump();
+}
+
+nlohmann::json job_spec_json_value(const JobSpec& spec) {
   json outputs = json::array();
   for (const OutputSpec& output : spec.outputs)
     outputs.push_back({{"path", output.path},
@@ -424,8 +433,7 @@ std::string job_spec_to_json(const JobSpec& spec) {
                           {"height", spec.thumbnails.height},
                           {"columns", spec.thumbnails.columns},
                           {"rows", spec.thumbnails.rows}};
-  // One line (newlines in strings are escaped): the worker reads the spec as its stdin's first.
-  return root.dump();
+  return root;
 }
 
 }  // namespace tc

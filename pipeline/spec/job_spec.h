@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "pipeline/core/status.h"
 #include "pipeline/spec/loudness.h"
 #include "pipeline/spec/quality_metrics.h"
@@ -116,6 +118,9 @@ Result<std::string> container_of(const OutputSpec& output);
 
 Result<JobSpec> job_spec_from_json(std::string_view json);
 std::string job_spec_to_json(const JobSpec& spec);
+// The same, as the JSON value: for a spec inside a larger JSON message.
+Result<JobSpec> job_spec_from_json_value(const nlohmann::json& json);
+nlohmann::json job_spec_json_value(const JobSpec& spec);
 
 std::string_view name_of(BackendKind backend);
 std::string_view name_of(VideoCodec codec);

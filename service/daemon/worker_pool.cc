@@ -79,14 +79,15 @@ std::unique_ptr<WorkerProcess> WorkerPool::take(size_t device) {
       if (!w.ready) continue;
       check(pool, w);  // one that died while it waited is dropped here, not handed out
       if (w.process) {
-        std::unique_ptr<WorkerProcess> taken = hand_out(pool, w);
+        hold_place(pool, w);
+        std::unique_ptr<WorkerProcess> taken = std::move(w.process);
         std::erase_if(pool.workers, [](const Waiting& x) { return !x.process; });
         return taken;
       }
     }
     for (Waiting& w : pool.workers)
       if (w.process && !starting) {
-        if (w.jobs_left > 1) pool.out[w.process->pid()] = w.jobs_left - 1;
+        hold_place(pool, w);
         starting = std::move(w);
       }
     std::erase_if(pool.workers, [](const Waiting& x) { return !x.process; });
@@ -108,9 +109,8 @@ void WorkerPool::job_ended(size_t device, pid_t pid, std::unique_ptr<WorkerProce
   wake_.notify_all();
 }
 
-std::unique_ptr<WorkerProcess> WorkerPool::hand_out(DevicePool& pool, Waiting& w) {
+void WorkerPool::hold_place(DevicePool& pool, const Waiting& w) {
   if (w.jobs_left > 1) pool.out[w.process->pid()] = w.jobs_left - 1;
-  return std::move(w.process);
 }
 
 std::vector<WorkerPool::Counts> WorkerPool::counts() {

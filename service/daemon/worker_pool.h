@@ -93,8 +93,8 @@ class WorkerPool {
   void check(DevicePool& pool, Waiting& w);  // mutex_ held; drops what cannot serve
   std::unique_ptr<WorkerProcess> wait_ready(size_t device, Waiting w);  // mutex_ not held
   void lost_setup(DevicePool& pool, const std::string& why);            // mutex_ held
-  // Hands `w` out: it holds its place while it may come back.
-  static std::unique_ptr<WorkerProcess> hand_out(DevicePool& pool, Waiting& w);  // mutex_ held
+  // `w` is handed out: it keeps its place in the pool while it may come back.
+  static void hold_place(DevicePool& pool, const Waiting& w);  // mutex_ held
   void top_up(DevicePool& pool);  // mutex_ held; on the pool's thread only
   void failed_start(DevicePool& pool, const std::string& why);  // mutex_ held
 

@@ -56,10 +56,7 @@ std::string ready_line() {
 }
 
 std::string job_line(const WorkerJob& job) {
-  // The spec's one encoding, embedded: job_spec_to_json gives the text the spec API reads.
-  return json{
-      {"job", {{"attempt", job.attempt}, {"spec", json::parse(job_spec_to_json(job.spec))}}}}
-      .dump();
+  return json{{"job", {{"attempt", job.attempt}, {"spec", job_spec_json_value(job.spec)}}}}.dump();
 }
 
 Result<WorkerJob> parse_job_line(std::string_view line) {
@@ -76,7 +73,7 @@ Result<WorkerJob> parse_job_line(std::string_view line) {
     return bad("attempt: not a count");
   auto spec = job.find("spec");
   if (spec == job.end()) return bad("spec: missing");
-  TC_ASSIGN_OR_RETURN(JobSpec parsed, job_spec_from_json(spec->dump()));
+  TC_ASSIGN_OR_RETURN(JobSpec parsed, job_spec_from_json_value(*spec));
   return WorkerJob{std::move(parsed), attempt->get<int>()};
 }
 
