@@ -1,11 +1,42 @@
 #include "pipeline/exec/branch_lane.h"
 
+#include <pthread.h>
+
+#include <chrono>
 #include <utility>
 
 namespace tc {
+namespace {
 
-BranchLane::BranchLane(size_t depth, bool threaded) : depth_(depth < 1 ? 1 : depth) {
-  if (threaded) thread_ = std::thread([this] { run(); });
+using Clock = std::chrono::steady_clock;
+
+thread_local int64_t blocked_ns_here = 0;
+
+int64_t nanoseconds_since(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+}
+
+// Waits on `changed` until `ready`, counting the time on the calling thread's account.
+template <typename Ready>
+void wait_counted(std::condition_variable& changed, std::unique_lock<std::mutex>& lock,
+                  Ready ready) {
+  if (ready()) return;
+  Clock::time_point start = Clock::now();
+  changed.wait(lock, ready);
+  blocked_ns_here += nanoseconds_since(start);
+}
+
+}  // namespace
+
+BranchLane::BranchLane(size_t depth, bool threaded, const std::string& name)
+    : depth_(depth < 1 ? 1 : depth) {
+  if (!threaded) return;
+  thread_ = std::thread([this] { run(); });
+  pthread_setname_np(thread_.native_handle(), name.substr(0, 15).c_str());
+}
+
+int64_t BranchLane::blocked_ns_of_this_thread() {
+  return blocked_ns_here;
 }
 
 BranchLane::~BranchLane() {
@@ -25,7 +56,7 @@ Status BranchLane::post(Task task) {
     return failure_;
   }
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return queue_.size() < depth_ || !failure_.is_ok(); });
+  wait_counted(changed_, lock, [&] { return queue_.size() < depth_ || !failure_.is_ok(); });
   if (!failure_.is_ok()) return failure_;
   queue_.push_back(std::move(task));
   changed_.notify_all();
@@ -34,7 +65,8 @@ Status BranchLane::post(Task task) {
 
 Status BranchLane::drain() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return (queue_.empty() && !running_task_) || !failure_.is_ok(); });
+  wait_counted(changed_, lock,
+               [&] { return (queue_.empty() && !running_task_) || !failure_.is_ok(); });
   return failure_;
 }
 
@@ -48,8 +80,13 @@ void BranchLane::run() {
     running_task_ = true;
     changed_.notify_all();  // a place in the queue is free
     lock.unlock();
+    Clock::time_point start = Clock::now();
+    int64_t blocked_before = blocked_ns_here;
     Status status = task();
     task = nullptr;  // its frame references go now, not with the next task
+    int64_t blocked = blocked_ns_here - blocked_before;
+    busy_ns_.fetch_add(nanoseconds_since(start) - blocked, std::memory_order_relaxed);
+    blocked_ns_.fetch_add(blocked, std::memory_order_relaxed);
     lock.lock();
     running_task_ = false;
     if (!status.is_ok() && failure_.is_ok()) {

@@ -6,12 +6,15 @@
 // pools are fixed the plan counts the queued frames (kBranchQueueFrames in plan.h).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "pipeline/core/av.h"
@@ -23,8 +26,9 @@ class BranchLane {
  public:
   using Task = std::function<Status()>;
   // `threaded` false runs every task as it is posted, on the caller's thread (the serial
-  // executor, kept to compare against).
-  BranchLane(size_t depth, bool threaded);
+  // executor, kept to compare against). `name` names the thread (`top -H`, and the threads a
+  // library starts from it, such as an encoder's, inherit it): at most 15 characters.
+  BranchLane(size_t depth, bool threaded, const std::string& name = "tc-lane");
   BranchLane(const BranchLane&) = delete;
   BranchLane& operator=(const BranchLane&) = delete;
   // Drops what is still queued (a failed or cancelled job) and joins.
@@ -36,6 +40,14 @@ class BranchLane {
   // Waits until every posted task has run; the lane's first failure, if any.
   Status drain();
 
+  // Where the lane's thread spent its time, in nanoseconds: running its tasks, less what those
+  // tasks spent waiting on a full lane downstream (`busy`), and that waiting (`blocked`). The
+  // rest of the wall time the thread had nothing to do. Zero for a lane that is not threaded.
+  int64_t busy_ns() const { return busy_ns_.load(std::memory_order_relaxed); }
+  int64_t blocked_ns() const { return blocked_ns_.load(std::memory_order_relaxed); }
+  // What the calling thread has spent waiting in post() and drain(), on any lane.
+  static int64_t blocked_ns_of_this_thread();
+
  private:
   void run();
 
@@ -46,6 +58,8 @@ class BranchLane {
   bool running_task_ = false;
   bool stopping_ = false;
   Status failure_ = Status::ok();
+  std::atomic<int64_t> busy_ns_ = 0;
+  std::atomic<int64_t> blocked_ns_ = 0;
   std::thread thread_;  // none when not threaded
 };
 

@@ -99,6 +99,7 @@ class Transcode {
   Result<JobReport> run() {
     started_ = Clock::now();
     cpu_at_start_ = cpu_seconds();
+    blocked_at_start_ = BranchLane::blocked_ns_of_this_thread();
     TC_RETURN_IF_ERROR(open());
     TC_RETURN_IF_ERROR(demux());
     TC_RETURN_IF_ERROR(finish());
@@ -146,8 +147,9 @@ class Transcode {
     frame_rate_ = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
     const bool threaded = options_.branch_threads && backend_desc(plan_.backend).stage_threads;
     for (size_t k = 0; k < outputs_.size(); ++k)
-      lanes_.push_back(std::make_unique<BranchLane>(kBranchQueueFrames, threaded));
-    video_lane_ = std::make_unique<BranchLane>(kDecodeQueueFrames, threaded);
+      lanes_.push_back(
+          std::make_unique<BranchLane>(kBranchQueueFrames, threaded, "tc-out" + std::to_string(k)));
+    video_lane_ = std::make_unique<BranchLane>(kDecodeQueueFrames, threaded, "tc-graph");
     video_encoder_posted_.assign(outputs_.size(), false);
     if (std::any_of(plan_.outputs.begin(), plan_.outputs.end(),
                     [](const OutputPlan& output) { return output.video.format.to_sdr_on_device; }))
@@ -605,6 +607,8 @@ class Transcode {
     report.package = package_report_;
     if (thumbnails_) report.thumbnails = thumbnails_->report();
     report.source_changes = source_watch_.changes();
+    if (backend_desc(plan_.backend).stage_threads && options_.branch_threads)
+      report.threads = thread_reports(report.wall_s);
     report.media_duration_s = last_media_pts_s_;
     for (const OutputReport& output : report.outputs)
       report.media_duration_s = std::max(report.media_duration_s, output.duration_s);
@@ -613,6 +617,19 @@ class Transcode {
       report.speed = report.media_duration_s / report.wall_s;
     }
     return report;
+  }
+
+  // The demux thread (this one) decodes; its waiting is on the video lane and the drains.
+  std::vector<ThreadReport> thread_reports(double wall_s) const {
+    auto seconds = [](int64_t ns) { return static_cast<double>(ns) / 1e9; };
+    double decode_blocked_s = seconds(BranchLane::blocked_ns_of_this_thread() - blocked_at_start_);
+    std::vector<ThreadReport> threads{
+        {"decode", std::max(0.0, wall_s - decode_blocked_s), decode_blocked_s},
+        {"video graph", seconds(video_lane_->busy_ns()), seconds(video_lane_->blocked_ns())}};
+    for (size_t k = 0; k < lanes_.size(); ++k)
+      threads.push_back({"out" + std::to_string(k), seconds(lanes_[k]->busy_ns()),
+                         seconds(lanes_[k]->blocked_ns())});
+    return threads;
   }
 
   OutputReport output_report(const OutputStage& output) const {
@@ -664,6 +681,7 @@ class Transcode {
   double last_progress_s_ = 0;
   Clock::time_point started_;
   double cpu_at_start_ = 0;
+  int64_t blocked_at_start_ = 0;  // this thread's waiting on lanes before the job
   // Per output, the thread its work runs on. Last: its tasks use the members above, so the
   // lanes stop (dropping what is queued) before any of them goes.
   std::vector<char> video_encoder_posted_;  // the encoder's opening is on its lane already
@@ -675,10 +693,12 @@ class Transcode {
 
 }  // namespace
 
-Result<JobReport> execute(const Plan& plan, const JobSpec& spec, const MediaInfo& media,
-                          const RunOptions& options) {
+Result<FinishedJob> execute(const Plan& plan, const JobSpec& spec, const MediaInfo& media,
+                            const RunOptions& options) {
   if (!options.access.roots) return Status(Code::kInternal, "no roots to read and write below");
-  return Transcode(plan, spec, media, options).run();
+  auto pipeline = std::make_shared<Transcode>(plan, spec, media, options);
+  TC_ASSIGN_OR_RETURN(JobReport report, pipeline->run());
+  return FinishedJob{std::move(report), std::move(pipeline)};
 }
 
 namespace {
@@ -706,16 +726,17 @@ Result<PreparedJob> prepare_job(const JobSpec& spec, const RunOptions& options,
   return PreparedJob{std::move(media), std::move(plan), setup_s};
 }
 
-Result<JobReport> run_prepared(const PreparedJob& job, const JobSpec& spec,
-                               const RunOptions& options) {
-  TC_ASSIGN_OR_RETURN(JobReport report, execute(job.plan, spec, job.media, options));
-  report.setup_s = job.setup_s;
-  return report;
+Result<FinishedJob> run_prepared(const PreparedJob& job, const JobSpec& spec,
+                                 const RunOptions& options) {
+  TC_ASSIGN_OR_RETURN(FinishedJob finished, execute(job.plan, spec, job.media, options));
+  finished.report.setup_s = job.setup_s;
+  return finished;
 }
 
 Result<JobReport> run_job(const JobSpec& spec, const RunOptions& options) {
   TC_ASSIGN_OR_RETURN(PreparedJob job, prepare_job(spec, options));
-  return run_prepared(job, spec, options);
+  TC_ASSIGN_OR_RETURN(FinishedJob finished, run_prepared(job, spec, options));
+  return std::move(finished.report);
 }
 
 }  // namespace tc

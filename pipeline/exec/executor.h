@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,8 +46,18 @@ struct RunOptions {
   std::string discovery_cache_dir;
 };
 
-Result<JobReport> execute(const Plan& plan, const JobSpec& spec, const MediaInfo& media,
-                          const RunOptions& options);
+// A job that ran: its report, and the pipeline it ran on, still open. Letting `pipeline` go
+// tears it down (a CUDA decoder's and its frame pools' teardown took 0.2-0.3 s on the H200),
+// so a caller can report the job first, and a process that ends then (end_process) need not
+// tear it down at all. The pipeline refers to the job's plan, spec and options: it must go
+// before they do.
+struct FinishedJob {
+  JobReport report;
+  std::shared_ptr<void> pipeline;
+};
+
+Result<FinishedJob> execute(const Plan& plan, const JobSpec& spec, const MediaInfo& media,
+                            const RunOptions& options);
 
 // A job probed, its devices discovered and planned: everything execute() needs.
 struct PreparedJob {
@@ -61,9 +72,9 @@ using SourceCheck = std::function<Status(const MediaInfo&)>;
 Result<PreparedJob> prepare_job(const JobSpec& spec, const RunOptions& options,
                                 const SourceCheck& check_source = {});
 // execute() of a prepared job, its report carrying setup_s.
-Result<JobReport> run_prepared(const PreparedJob& job, const JobSpec& spec,
-                               const RunOptions& options);
-// prepare -> execute: what `transcode run` does.
+Result<FinishedJob> run_prepared(const PreparedJob& job, const JobSpec& spec,
+                                 const RunOptions& options);
+// prepare -> execute -> tear down: the report of a whole job.
 Result<JobReport> run_job(const JobSpec& spec, const RunOptions& options);
 
 // The temporary name an output is written to before it is complete, in attempt `attempt`: a

@@ -90,6 +90,7 @@ void fields(Self& r, Visit&& visit) {
   visit("package", r.package);
   visit("thumbnails", r.thumbnails);
   visit("source_changes", r.source_changes);
+  visit("threads", r.threads);
 }
 
 template <Is<SourceChangeReport> Self, typename Visit>
@@ -97,6 +98,13 @@ void fields(Self& c, Visit&& visit) {
   visit("time_s", c.time_s);
   visit("from", c.from);
   visit("to", c.to);
+}
+
+template <Is<ThreadReport> Self, typename Visit>
+void fields(Self& t, Visit&& visit) {
+  visit("name", t.name);
+  visit("busy_s", t.busy_s);
+  visit("blocked_s", t.blocked_s);
 }
 
 template <Is<RenditionReport> Self, typename Visit>
@@ -266,6 +274,9 @@ void to_json(json& j, const ThumbnailReport& thumbnails) {
 void to_json(json& j, const SourceChangeReport& change) {
   j = write_fields(change);
 }
+void to_json(json& j, const ThreadReport& thread) {
+  j = write_fields(thread);
+}
 
 Status from_json(const json& j, Progress& progress) {
   return read_fields(j, progress, "");
@@ -296,6 +307,9 @@ Status from_json(const json& j, ThumbnailReport& thumbnails) {
 }
 Status from_json(const json& j, SourceChangeReport& change) {
   return read_fields(j, change, "");
+}
+Status from_json(const json& j, ThreadReport& thread) {
+  return read_fields(j, thread, "");
 }
 
 std::string quality_text(const QualityScore& quality) {

@@ -104,6 +104,16 @@ struct SourceChangeReport {
   bool operator==(const SourceChangeReport&) const = default;
 };
 
+// Where one of the pipeline's threads spent the job's wall time: working (`busy_s`), or held
+// back by the stage after it, whose queue was full (`blocked_s`); the rest it waited for input.
+// The stage that bounds a job's speed is busy nearly all the time, and those before it blocked.
+struct ThreadReport {
+  std::string name;  // "decode", "video graph", "out0" (as the stages name outputs)
+  double busy_s = 0;
+  double blocked_s = 0;
+  bool operator==(const ThreadReport&) const = default;
+};
+
 struct JobReport {
   std::string input;
   std::string backend;
@@ -126,6 +136,8 @@ struct JobReport {
   std::optional<ThumbnailReport> thumbnails;
   // Each change of the source's size or format, in order; the outputs kept their sizes.
   std::vector<SourceChangeReport> source_changes;
+  // The pipeline's threads (none when it ran serially, `--serial`).
+  std::vector<ThreadReport> threads;
 };
 
 // "PSNR 41.23 dB (y 40.10), SSIM 0.9812, 240 frames": the metrics measured.
@@ -144,6 +156,7 @@ void to_json(nlohmann::json& j, const RenditionReport& rendition);
 void to_json(nlohmann::json& j, const PackageReport& package);
 void to_json(nlohmann::json& j, const ThumbnailReport& thumbnails);
 void to_json(nlohmann::json& j, const SourceChangeReport& change);
+void to_json(nlohmann::json& j, const ThreadReport& thread);
 
 // The readers: keys a writer did not know stay at their defaults; a key of the wrong type is a
 // kInvalidArgument naming it ("outputs[1].frames: ..."). Never throws.
@@ -157,6 +170,7 @@ Status from_json(const nlohmann::json& j, RenditionReport& rendition);
 Status from_json(const nlohmann::json& j, PackageReport& package);
 Status from_json(const nlohmann::json& j, ThumbnailReport& thumbnails);
 Status from_json(const nlohmann::json& j, SourceChangeReport& change);
+Status from_json(const nlohmann::json& j, ThreadReport& thread);
 
 // `transcode run --json`: the report as indented text.
 std::string report_to_json(const JobReport& report, int indent = 2);

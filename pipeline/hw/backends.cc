@@ -153,9 +153,12 @@ constexpr BackendDesc kVulkan{
     .encoder = {},
     // scale_vulkan is bilinear: a 2-tap filter that aliases past 2:1.
     .scale_max_ratio = 2,
-    // With the stage threads, on lavapipe (FFmpeg 5.1), one run in four gave thumbnail tiles
-    // whose pixels were a frame 0.4 s later than their time (a race not found yet); on one
-    // thread, ten runs of ten were right.
+    // One thread: FFmpeg 5.1's hwcontext_vulkan.c submits every transfer and filter to the
+    // device's queues (vkGetDeviceQueue of one family, same indices) with no lock, which the
+    // Vulkan spec forbids from two threads, and bumps a frame's semaphore values (AVVkFrame
+    // sem_value) unlocked, though split hands one frame to several outputs. With the stage
+    // threads, on lavapipe, one run in four gave thumbnail tiles a frame 0.4 s later than their
+    // time; on one thread, ten of ten were right. (Later FFmpeg adds lock_queue for this.)
     .stage_threads = false,
 };
 

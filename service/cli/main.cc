@@ -8,6 +8,7 @@
 #include "service/cli/doctor_command.h"
 #include "service/cli/run_command.h"
 #include "service/common/command_line.h"
+#include "service/common/process_exit.h"
 #ifdef TC_WITH_GRPC
 #include "service/client/client.h"
 #endif
@@ -28,5 +29,6 @@ int main(int argc, char** argv) {
   app.footer("Built without gRPC: the daemon's client commands are not available.");
 #endif
   tc::cli::add_help_commands(app, actions);
-  return tc::cli::run_command_line(app, actions, std::vector<std::string>(argv + 1, argv + argc));
+  return tc::end_process(
+      tc::cli::run_command_line(app, actions, std::vector<std::string>(argv + 1, argv + argc)));
 }

@@ -17,6 +17,7 @@ extern "C" {
 #include "service/cli/job_args.h"
 #include "service/cli/progress_bar.h"
 #include "service/common/exit_codes.h"
+#include "service/common/process_exit.h"
 
 namespace tc::cli {
 namespace {
@@ -88,11 +89,15 @@ int run(const JobArgs& job, const RunFlags& flags) {
   options.branch_threads = !flags.serial;
   options.discovery_cache_dir = flags.cache_dir();
   options.on_progress = [&bar](const Progress& progress) { bar.update(progress); };
-  Result<JobReport> report = run_job(job.spec, options);
+  Result<PreparedJob> prepared = prepare_job(job.spec, options);
+  Result<FinishedJob> finished = prepared.is_ok() ? run_prepared(*prepared, job.spec, options)
+                                                  : Result<FinishedJob>(prepared.status());
   bar.finish();
-  if (!report.is_ok()) return fail(report.status());
-  std::cout << (job.json ? report_to_json(*report) + "\n" : format_report(*report));
-  return kExitOk;
+  if (!finished.is_ok()) return fail(finished.status());
+  const JobReport& report = finished->report;
+  std::cout << (job.json ? report_to_json(report) + "\n" : format_report(report));
+  // The outputs are published and the report is out: end with the pipeline still open.
+  return end_process(kExitOk);
 }
 
 }  // namespace

@@ -3,11 +3,12 @@
 #include <string>
 #include <vector>
 
+#include "service/common/process_exit.h"
 #include "service/daemon/daemon.h"
 #include "service/daemon/worker_main.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (tc::daemon::is_worker_invocation(args)) return tc::daemon::worker_main(args);
+  if (tc::daemon::is_worker_invocation(args)) return tc::end_process(tc::daemon::worker_main(args));
   return tc::daemon::run_daemon(args);
 }

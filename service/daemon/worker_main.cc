@@ -28,6 +28,7 @@ extern "C" {
 #include "pipeline/probe/media_info.h"
 #include "service/common/command_line.h"
 #include "service/common/exit_codes.h"
+#include "service/common/process_exit.h"
 #include "service/daemon/landlock.h"
 #include "service/daemon/request_policy.h"
 #include "service/daemon/worker_protocol.h"
@@ -219,7 +220,9 @@ SourceCheck pixel_check(const JobSpec& spec, long long max_pixels) {
 }
 
 // One job, start to end: its result or error line written; the worker's exit code for it.
-int run_one(const WorkerJob& job, RunOptions run, long long max_pixels) {
+// After the worker's `last` job the process ends with the pipeline still open (end_process):
+// the daemon has the result, and the kernel closes the device faster than its teardown.
+int run_one(const WorkerJob& job, RunOptions run, long long max_pixels, bool last) {
   const JobSpec& spec = job.spec;
   Fault fault = fault_for(std::getenv("TC_TEST_FAULT"), spec.input);
   apply_fault(fault);
@@ -228,10 +231,10 @@ int run_one(const WorkerJob& job, RunOptions run, long long max_pixels) {
   run.attempt = job.attempt;
   Result<PreparedJob> prepared = prepare_job(spec, run, pixel_check(spec, max_pixels));
   if (!prepared.is_ok()) return fail(prepared.status());
-  Result<JobReport> report = run_prepared(*prepared, spec, run);
-  if (!report.is_ok()) return fail(report.status());
-  emit(worker_line(*report));
-  return kExitOk;
+  Result<FinishedJob> finished = run_prepared(*prepared, spec, run);
+  if (!finished.is_ok()) return fail(finished.status());
+  emit(worker_line(finished->report));
+  return last ? end_process(kExitOk) : kExitOk;
 }
 
 int worker_main(const std::vector<std::string>& args) {
@@ -254,7 +257,8 @@ int worker_main(const std::vector<std::string>& args) {
     Result<WorkerJob> job = read_job();
     // Its stdin closed after a job: the daemon let it go.
     if (!job.is_ok()) return served > 0 && std::cin.eof() ? kExitOk : fail(job.status());
-    if (int code = run_one(*job, *set_up, options.max_pixels); code != kExitOk) return code;
+    bool last = served + 1 == options.jobs;
+    if (int code = run_one(*job, *set_up, options.max_pixels, last); code != kExitOk) return code;
     malloc_trim(0);  // what the job freed goes back before the next one
   }
   return kExitOk;

@@ -63,6 +63,29 @@ TEST_F(BranchThreads, EveryOutputWritesTheSerialBitstreams) {
     EXPECT_EQ(threaded["outputs"][k]["quality"], serial["outputs"][k]["quality"]) << k;
   }
   EXPECT_GT(threaded["outputs"][0]["quality"].value("psnr_avg_db", 0.0), 20.0) << threaded;
+  // Where each of the pipeline's threads spent the job: the demux and decode thread, the video
+  // graph's, one per output. Each thread's busy and blocked time fit in the wall time, the
+  // decode thread's make it up whole, and every output did work. A serial run has none.
+  double wall_s = threaded["wall_s"].get<double>();
+  const json& threads = threaded["threads"];
+  std::vector<std::string> names;
+  for (const json& thread : threads) {
+    names.push_back(thread["name"]);
+    double busy_s = thread["busy_s"].get<double>();
+    double blocked_s = thread["blocked_s"].get<double>();
+    EXPECT_GE(busy_s, 0) << thread;
+    EXPECT_GE(blocked_s, 0) << thread;
+    EXPECT_LE(busy_s + blocked_s, wall_s + 1e-3) << thread;
+    if (names.back().rfind("out", 0) == 0) {
+      EXPECT_GT(busy_s, 0) << thread;
+    }
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"decode", "video graph", "out0", "out1", "out2"}));
+  if (!threads.empty()) {
+    EXPECT_NEAR(threads[0]["busy_s"].get<double>() + threads[0]["blocked_s"].get<double>(), wall_s,
+                1e-3);
+  }
+  EXPECT_TRUE(serial["threads"].empty()) << serial["threads"];
 }
 
 // A package's renditions add their tracks to one package from their own threads.

@@ -54,6 +54,7 @@ JobReport full_report() {
   engines.interval_s = 7.5;
   engines.samples = 15;
   r.engines = engines;
+  r.threads = {{"decode", 1.25, 6.25}, {"video graph", 3.5, 0.5}, {"out0", 7.25, 0}};
   return r;
 }
 
@@ -96,6 +97,8 @@ TEST(ReportJson, JobReportRoundTripKeepsEveryField) {
   EXPECT_EQ(back.fps, r.fps);
   EXPECT_EQ(back.speed, r.speed);
   EXPECT_EQ(back.first_frame_s, r.first_frame_s);
+  EXPECT_EQ(back.threads, r.threads);
+  EXPECT_EQ(json(r)["threads"][1]["busy_s"], 3.5);
   ASSERT_TRUE(back.engines.has_value());
   EXPECT_EQ(metrics::engine_usage_to_json(*back.engines),
             metrics::engine_usage_to_json(*r.engines));
