@@ -75,6 +75,17 @@ Status av_status(int averror, Code code, std::string_view context) {
   return {code, std::move(message), retryable};
 }
 
+// FFmpeg 7.1's mov demuxer, for one, accepts a damaged sample size table at open and fails the
+// read of that sample with ENOMEM, where 5.1 refused the table at open (AVERROR_INVALIDDATA).
+Status demux_status(int averror, std::string_view context) {
+  if (averror == AVERROR(ENOMEM))
+    return {Code::kInput, std::string(context) +
+                              ": corrupt: a size in it asks for more memory than can be "
+                              "allocated (" +
+                              av_error_text(averror) + ")"};
+  return av_status(averror, Code::kInput, context);
+}
+
 void unchecked_error(const Status& status) {
   std::fprintf(stderr, "bug: the value of an error result was read: %s\n",
                status.to_string().c_str());

@@ -95,6 +95,10 @@ class [[nodiscard]] Result {
 // (reading input, encoding, writing output); errors that mean something regardless of stage
 // (ENOMEM, AVERROR_EXIT, EAGAIN-like transient failures) override it.
 Status av_status(int averror, Code code, std::string_view context);
+// av_status for demuxing the input (opening, reading, seeking it), where ENOMEM is the input's
+// fault: a demuxer sizes its buffers from the file's own fields, so a damaged size asks for an
+// allocation libav refuses.
+Status demux_status(int averror, std::string_view context);
 std::string av_error_text(int averror);
 
 }  // namespace tc

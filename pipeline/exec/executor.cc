@@ -240,7 +240,7 @@ class Transcode {
       if (video_done_ && audio_done()) return Status::ok();
       int err = av_read_frame(input_.format.get(), packet.get());
       if (err == AVERROR_EOF) return Status::ok();
-      if (err < 0) return av_status(err, Code::kInput, "reading " + spec_.input);
+      if (err < 0) return demux_status(err, "reading " + spec_.input);
       Status status = on_packet(*packet);
       av_packet_unref(packet.get());
       TC_RETURN_IF_ERROR(status);

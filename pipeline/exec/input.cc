@@ -135,7 +135,7 @@ Status seek_input(InputStage& input, double start_s) {
   if (start_s <= 0) return Status::ok();
   int64_t target = seconds_to_us(start_s);  // AV_TIME_BASE is microseconds
   if (int err = avformat_seek_file(input.format.get(), -1, INT64_MIN, target, target, 0); err < 0)
-    return av_status(err, Code::kInput, "seeking to " + std::to_string(start_s) + " s");
+    return demux_status(err, "seeking to " + std::to_string(start_s) + " s");
   return Status::ok();
 }
 

@@ -37,7 +37,7 @@ Status open_error(const std::string& path, int averror, const NestedOpens& neste
   if (averror == AVERROR_INVALIDDATA)
     return input_error(path, "not a media file that FFmpeg can read, or truncated/corrupt (" +
                                  av_error_text(averror) + ")");
-  return av_status(averror, Code::kInput, path);
+  return demux_status(averror, path);
 }
 
 bool listed(const char* demuxer_name, const char* list) {

@@ -99,6 +99,22 @@ std::string to_sdr_where(const FormatChoice& choice) {
   return "zscale+tonemap (hable) on the cpu";
 }
 
+// The source's colour properties its file leaves unset, as options of the first converting
+// filter (zscale's "pin=", colorspace's "iprimaries="), each led by ':'. zimg refuses to convert
+// from an unknown primaries, transfer or matrix ("no path between colorspaces": exit 70), and
+// such files are common: FFmpeg 7.1's CLI tags a libx265 stream with the matrix alone unless the
+// frames carry the rest. A wide source is BT.2020 (that is what made it wide), and an unset
+// transfer is SDR's: BT.2020's own SDR curve is BT.709's.
+std::string unset_source_tags(const ColorTags& source, bool zscale) {
+  std::string options;
+  if (source.primaries == AVCOL_PRI_UNSPECIFIED)
+    options += zscale ? ":pin=bt2020" : ":iprimaries=bt2020";
+  if (source.transfer == AVCOL_TRC_UNSPECIFIED) options += zscale ? ":tin=bt709" : ":itrc=bt709";
+  if (source.matrix == AVCOL_SPC_UNSPECIFIED)
+    options += zscale ? ":min=bt2020nc" : ":ispace=bt2020ncl";
+  return options;
+}
+
 }  // namespace
 
 bool encoder_takes(std::string_view encoder, AVPixelFormat format) {
@@ -141,11 +157,13 @@ AVPixelFormat encoder_pixel_format(const FormatChoice& choice, const VideoFormat
 std::string software_to_sdr(const ColorTags& source) {
   bool zscale = avfilter_get_by_name("zscale") != nullptr;
   if (!source.hdr())
-    return zscale ? "zscale=p=bt709:t=bt709:m=bt709:r=tv"
-                  : "colorspace=all=bt709:range=tv:format=yuv420p";
+    return zscale
+               ? "zscale=p=bt709:t=bt709:m=bt709:r=tv" + unset_source_tags(source, true)
+               : "colorspace=all=bt709:range=tv:format=yuv420p" + unset_source_tags(source, false);
   if (!zscale) return "";
   // Linear light, BT.709 primaries, a tone curve to SDR range, then BT.709 transfer and matrix.
-  return "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,"
+  return "zscale=t=linear:npl=100" + unset_source_tags(source, true) +
+         ",format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,"
          "zscale=t=bt709:m=bt709:r=tv";
 }
 

@@ -76,9 +76,17 @@ class Fidelity : public ::testing::TestWithParam<std::string> {
     make(in / "hdr10.mp4",
          {"-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-x265-params", kHdr10Params,
           "-color_primaries", "bt2020", "-color_trc", "smpte2084", "-colorspace", "bt2020nc"});
+    // FFmpeg 7.1's CLI takes an encoder's primaries and transfer from the frames, not from
+    // -color_primaries / -color_trc: setparams tags the frames (and 5.1 reads them too).
     make(in / "hlg.mkv",
          {"-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-x265-params", "log-level=error",
-          "-color_primaries", "bt2020", "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc"});
+          "-color_primaries", "bt2020", "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc"},
+         "setparams=color_primaries=bt2020:color_trc=arib-std-b67:colorspace=bt2020nc");
+    // BT.2020 with its matrix alone tagged (primaries and transfer unset): what 7.1's CLI
+    // writes for the options above without setparams.
+    make(in / "bt2020_matrix_only.mkv",
+         {"-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-x265-params", "log-level=error",
+          "-colorspace", "bt2020nc"});
     make(in / "h264_10bit.mp4", {"-pix_fmt", "yuv420p10le", "-c:v", "libx264"});
     make(in / "h264_422_10bit.mkv", {"-pix_fmt", "yuv422p10le", "-c:v", "libx264"});
     make(in / "h264_444.mkv", {"-pix_fmt", "yuv444p", "-c:v", "libx264"});
@@ -176,6 +184,16 @@ TEST_P(Fidelity, HlgKeptOrToneMapped) {
   EXPECT_EQ(kept.field("pix_fmt"), "yuv420p10le");
   EXPECT_EQ(kept.field("color_transfer"), "arib-std-b67");
   EXPECT_EQ(kept.field("color_primaries"), "bt2020");
+  expect_sdr_bt709(probe_video(out_ / "h264.mp4"));
+}
+
+// zimg cannot convert from unset primaries or transfer: the plan assumes BT.2020's (what made
+// the source wide) and SDR's, and the 8-bit output is SDR BT.709 like any other.
+TEST_P(Fidelity, Bt2020TaggedWithItsMatrixAloneBecomesSdrBt709) {
+  VideoProbe source = probe_video(in("bt2020_matrix_only.mkv"));
+  ASSERT_EQ(source.field("color_space"), "bt2020nc");
+  ASSERT_EQ(source.field("color_primaries"), "");
+  run({in("bt2020_matrix_only.mkv"), out_ / "h264.mp4"});
   expect_sdr_bt709(probe_video(out_ / "h264.mp4"));
 }
 

@@ -52,10 +52,13 @@ std::vector<Cue> parse_vtt(const std::string& text) {
   return cues;
 }
 
-// What ffmpeg reads from `input` (stream `map`), converted by ffmpeg to WebVTT.
+// What ffmpeg reads from `input` (stream `map`), converted by ffmpeg to WebVTT, at the times
+// the file holds (-copyts). Without it the CLI moves every stream by the file's start time, which
+// FFmpeg 7.1's Matroska muxer makes -21 ms (AAC's priming, kept as negative timestamps where 5.1
+// moved every stream 21 ms later instead): the cues would come out 21 ms off the video.
 std::vector<Cue> ffmpeg_cues(const std::string& input, const std::string& map = "0:s:0") {
-  ProcessResult run = run_process({"ffmpeg", "-hide_banner", "-loglevel", "error", "-i", input,
-                                   "-map", map, "-c:s", "webvtt", "-f", "webvtt", "-"});
+  ProcessResult run = run_process({"ffmpeg", "-hide_banner", "-loglevel", "error", "-copyts", "-i",
+                                   input, "-map", map, "-c:s", "webvtt", "-f", "webvtt", "-"});
   EXPECT_EQ(run.exit_code, 0) << input << ": " << run.err;
   return parse_vtt(run.out);
 }

@@ -59,13 +59,15 @@ std::vector<Cue> read_cues(const std::string& vtt) {
 }
 
 // The average luma (limited range, as the source's) of `input` after `filters`, from its frame
-// at `at` seconds.
+// at `at` seconds. The range is converted by name: FFmpeg 7.1 negotiates range apart from the
+// pixel format, and format=yuv420p alone leaves a JPEG's full range as it is.
 double mean_luma(const std::string& input, const std::string& filters, double at = 0) {
-  ProcessResult run = run_process(
-      {"ffmpeg", "-v", "error", "-ss", std::to_string(at), "-i", input, "-frames:v", "1", "-vf",
-       filters + (filters.empty() ? "" : ",") +
-           "format=yuv420p,signalstats,metadata=mode=print:key=lavfi.signalstats.YAVG:file=-",
-       "-f", "null", "-"});
+  ProcessResult run = run_process({"ffmpeg", "-v", "error", "-ss", std::to_string(at), "-i", input,
+                                   "-frames:v", "1", "-vf",
+                                   filters + (filters.empty() ? "" : ",") +
+                                       "scale=out_range=tv,format=yuv420p,signalstats,"
+                                       "metadata=mode=print:key=lavfi.signalstats.YAVG:file=-",
+                                   "-f", "null", "-"});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   size_t at_value = run.out.find("YAVG=");
   if (at_value == std::string::npos) return -1;

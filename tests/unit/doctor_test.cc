@@ -51,11 +51,13 @@ class FakeNode : public ::testing::Test {
     set_guc_info("GuC firmware: i915/dg2_guc_70.bin\n\tstatus: RUNNING\n");
     set_huc_info("HuC firmware: i915/dg2_huc_gsc.bin\n\tstatus: RUNNING\n");
     set_fdinfo(kI915Fdinfo);
-    // The node's file belongs to this test's gid; a user in that group may use it.
+    // The node's file belongs to this test's gid; a user in that group may use it. The user is
+    // never the file's owner (the container build's tester is uid 1000), who may use it anyway.
     struct stat info {};
     ASSERT_EQ(stat(node_.c_str(), &info), 0);
     node_gid_ = info.st_gid;
-    options_.identity = {1000, {node_gid_}};
+    other_uid_ = info.st_uid + 1;
+    options_.identity = {other_uid_, {node_gid_}};
     options_.test_transcode = false;
     options_.discover = [this](const std::string&) {
       HwDevice device;
@@ -92,6 +94,7 @@ class FakeNode : public ::testing::Test {
   fs::path root_;
   std::string node_;
   gid_t node_gid_ = 0;
+  uid_t other_uid_ = 0;  // not the node's owner
   Options options_;
 };
 
@@ -128,7 +131,7 @@ TEST_F(FakeNode, MissingDriDirectoryIsNoDevice) {
 }
 
 TEST_F(FakeNode, WrongGroupSaysWhichGroupToAdd) {
-  options_.identity = {1000, {node_gid_ + 1}};
+  options_.identity = {other_uid_, {node_gid_ + 1}};
   Report report = run_doctor(options_);
   const Check& node = only(report, "render-node");
   EXPECT_EQ(node.status, CheckStatus::kFail);

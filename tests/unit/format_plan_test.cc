@@ -150,6 +150,22 @@ TEST(HdrPlan, HlgTonemapsInSoftwareOnEveryBackend) {
   EXPECT_EQ(plan->crossings(), 2);
 }
 
+// zimg refuses to convert from unset properties: the graph names what the source leaves unset
+// (BT.2020 primaries, the SDR transfer), and only that.
+TEST(HdrPlan, ConversionAssumesWhatAWideSourceLeavesUnset) {
+  SKIP_WITHOUT_ZSCALE();
+  MediaInfo matrix_only = media(AV_CODEC_ID_HEVC, 1920, 1080, 10);
+  matrix_only.video->color.matrix = AVCOL_SPC_BT2020_NCL;
+  Result<Plan> plan = make_plan(job({output("a.mp4")}), matrix_only, inventory({}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  const std::string& graph = plan->video_graph.text;
+  EXPECT_TRUE(has(graph, "zscale=p=bt709:t=bt709:m=bt709:r=tv:pin=bt2020:tin=bt709,")) << graph;
+  EXPECT_FALSE(has(graph, "min=")) << graph;
+  plan = make_plan(job({output("a.mp4")}), hlg(), inventory({}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_TRUE(has(plan->video_graph.text, "zscale=t=linear:npl=100,")) << plan->video_graph.text;
+}
+
 TEST(HdrPlan, KeepWithoutATenBitEncoderIsRefusedNamingTheWayOut) {
   OutputSpec spec = output("a.mp4");
   spec.hdr = HdrMode::kKeep;

@@ -43,6 +43,18 @@ TEST(Status, AvErrorsMapInOnePlace) {
       << bad_input.message();
 }
 
+// A demuxer's ENOMEM is a damaged size field in the input (FFmpeg 7.1's mov demuxer reading a
+// damaged sample size table): an input error naming the file, not worth another attempt.
+TEST(Status, OutOfMemoryWhileDemuxingIsTheInputs) {
+  Status damaged = demux_status(AVERROR(ENOMEM), "reading in.mp4");
+  EXPECT_EQ(damaged.code(), Code::kInput);
+  EXPECT_FALSE(damaged.retryable());
+  EXPECT_NE(damaged.message().find("reading in.mp4: corrupt"), std::string::npos)
+      << damaged.message();
+  EXPECT_EQ(demux_status(AVERROR_INVALIDDATA, "in.mp4").code(), Code::kInput);
+  EXPECT_EQ(demux_status(AVERROR_EXIT, "in.mp4").code(), Code::kCancelled);
+}
+
 }  // namespace
 }  // namespace tc
 
