@@ -11,10 +11,7 @@ import sys
 import time
 import unittest
 
-from real_daemon import CLIENT_PACKAGE, SOURCE, RealDaemon, make_clip
-
-sys.path.insert(0, CLIENT_PACKAGE)
-import transcoded_client  # noqa: E402
+from real_daemon import RealDaemon, make_clip
 
 CORES = os.cpu_count() or 1
 SLOW = {"TC_TEST_FAULT": "slow:slow"}
@@ -27,9 +24,7 @@ class Daemon:
     def __init__(self, extra_args=()):
         self.daemon = RealDaemon(extra_args=list(extra_args), env=SLOW)
         try:
-            stubs = os.path.join(self.daemon.tmp, "stubs")
-            transcoded_client.generate(os.path.join(SOURCE, "proto"), stubs)
-            self.client = transcoded_client.Client(self.daemon.address, stubs_dir=stubs)
+            self.client = self.daemon.client()
             self.slow_clip = os.path.join(self.daemon.media, "slow.mp4")
             make_clip(self.slow_clip, seconds=3, size="64x48")
         except BaseException:

@@ -17,10 +17,7 @@ import threading
 import time
 import unittest
 
-from real_daemon import CLIENT_PACKAGE, SOURCE, RealDaemon, make_clip
-
-sys.path.insert(0, CLIENT_PACKAGE)
-import transcoded_client  # noqa: E402
+from real_daemon import RealDaemon, make_clip
 
 JOBS = int(os.environ.get("TC_LOAD_JOBS", "40"))
 WATCHERS = int(os.environ.get("TC_LOAD_WATCHERS", "12"))
@@ -31,9 +28,7 @@ class LoadTest(unittest.TestCase):
     def setUpClass(cls):
         cls.daemon = RealDaemon(extra_args=["--max-queue", str(JOBS + 10)])
         try:
-            cls.stubs = os.path.join(cls.daemon.tmp, "stubs")
-            transcoded_client.generate(os.path.join(SOURCE, "proto"), cls.stubs)
-            cls.client = transcoded_client.Client(cls.daemon.address, stubs_dir=cls.stubs)
+            cls.client = cls.daemon.client()
             cls.input = os.path.join(cls.daemon.media, "short.mp4")
             make_clip(cls.input, seconds=0.4, size="160x120")
         except BaseException:

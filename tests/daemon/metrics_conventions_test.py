@@ -11,14 +11,10 @@ import json
 import os
 import re
 import subprocess
-import sys
 import unittest
 import urllib.request
 
-from real_daemon import CLIENT_PACKAGE, SOURCE, RealDaemon
-
-sys.path.insert(0, CLIENT_PACKAGE)
-import transcoded_client  # noqa: E402
+from real_daemon import SOURCE, RealDaemon
 
 DASHBOARD = os.path.join(SOURCE, "deploy", "grafana", "transcoded-dashboard.json")
 
@@ -88,9 +84,7 @@ class MetricsConventionsTest(unittest.TestCase):
     def setUpClass(cls):
         cls.daemon = RealDaemon(metrics=True)
         try:
-            stubs = os.path.join(cls.daemon.tmp, "stubs")
-            transcoded_client.generate(os.path.join(SOURCE, "proto"), stubs)
-            with transcoded_client.Client(cls.daemon.address, stubs_dir=stubs) as client:
+            with cls.daemon.client() as client:
                 out = os.path.join(cls.daemon.media, "out.mp4")
                 job = client.submit(cls.daemon.input,
                                     [client.output(out, width=160, height=120)])

@@ -5,11 +5,14 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 
 SOURCE = os.environ["TC_SOURCE_DIR"]
 TRANSCODED = os.environ["TRANSCODED"]
 CLIENT_PACKAGE = os.path.join(SOURCE, "clients", "python")
+sys.path.insert(0, CLIENT_PACKAGE)
+import transcoded_client  # noqa: E402
 
 
 def make_clip(path, seconds=1, size="320x240"):
@@ -78,6 +81,13 @@ class RealDaemon:
         """kill -9, as a power cut: no shutdown of any kind (its workers die with it)."""
         self.process.kill()
         self.process.wait(timeout=60)
+
+    def client(self):
+        """A clients/python Client of this daemon, its stubs generated under the daemon's tmp."""
+        stubs = os.path.join(self.tmp, "stubs")
+        if not os.path.isdir(stubs):
+            transcoded_client.generate(os.path.join(SOURCE, "proto"), stubs)
+        return transcoded_client.Client(self.address, stubs_dir=stubs)
 
     def stop(self):
         self.process.send_signal(signal.SIGCONT)  # a paused daemon could not act on SIGTERM
