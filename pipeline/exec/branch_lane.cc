@@ -1,6 +1,10 @@
 #include "pipeline/exec/branch_lane.h"
 
 #include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <chrono>
 #include <utility>
@@ -28,10 +32,20 @@ void wait_counted(std::condition_variable& changed, std::unique_lock<std::mutex>
 
 }  // namespace
 
-BranchLane::BranchLane(size_t depth, bool threaded, const std::string& name)
+BranchLane::BranchLane(size_t depth, bool threaded, const std::string& name, int nice)
     : depth_(depth < 1 ? 1 : depth) {
   if (!threaded) return;
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this, nice] {
+    // Linux keeps a nice value per thread (setpriority on the thread id): raising it needs no
+    // privilege. A failure leaves the thread as it was, which is only slower.
+    if (nice != 0) {
+      id_t self = id_t(gettid());
+      errno = 0;
+      int now = getpriority(PRIO_PROCESS, self);
+      if (errno == 0) setpriority(PRIO_PROCESS, self, now + nice);
+    }
+    run();
+  });
   pthread_setname_np(thread_.native_handle(), name.substr(0, 15).c_str());
 }
 

@@ -27,8 +27,9 @@ class BranchLane {
   using Task = std::function<Status()>;
   // `threaded` false runs every task as it is posted, on the caller's thread (the serial
   // executor, kept to compare against). `name` names the thread (`top -H`, and the threads a
-  // library starts from it, such as an encoder's, inherit it): at most 15 characters.
-  BranchLane(size_t depth, bool threaded, const std::string& name = "tc-lane");
+  // library starts from it, such as an encoder's, inherit it): at most 15 characters. `nice`
+  // is added to the thread's nice value, which the threads it starts inherit too.
+  BranchLane(size_t depth, bool threaded, const std::string& name = "tc-lane", int nice = 0);
   BranchLane(const BranchLane&) = delete;
   BranchLane& operator=(const BranchLane&) = delete;
   // Drops what is still queued (a failed or cancelled job) and joins.
@@ -62,6 +63,12 @@ class BranchLane {
   std::atomic<int64_t> blocked_ns_ = 0;
   std::thread thread_;  // none when not threaded
 };
+
+// The outputs' threads (and so their encoders' threads) run this much nicer than the decode and
+// graph threads, which feed every output: when the cores are all busy, the stages on every
+// output's path go first. On the H200 a ladder whose encoders took the cores left the graph's
+// scaler slices waiting; this took its wall time from 3.38 s to 3.09 s (bench/README.md).
+constexpr int kEncoderNice = 5;
 
 // A frame reference that tasks can copy: the lane's tasks are std::functions.
 using SharedFrame = std::shared_ptr<AVFrame>;

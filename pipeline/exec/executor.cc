@@ -25,6 +25,7 @@ extern "C" {
 #include "pipeline/hw/device_cache.h"
 #include "pipeline/hw/discovery_cache.h"
 #include "pipeline/package/package_writer.h"
+#include "pipeline/plan/gop_parallel.h"
 
 namespace tc {
 namespace {
@@ -145,10 +146,11 @@ class Transcode {
     for (AudioTrackState& track : audio_) TC_RETURN_IF_ERROR(open_audio_graph(track));
     attach_quality_meters();
     frame_rate_ = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
-    const bool threaded = options_.branch_threads && backend_desc(plan_.backend).stage_threads;
+    threaded_ = options_.branch_threads && backend_desc(plan_.backend).stage_threads;
+    const bool threaded = threaded_;
     for (size_t k = 0; k < outputs_.size(); ++k)
-      lanes_.push_back(
-          std::make_unique<BranchLane>(kBranchQueueFrames, threaded, "tc-out" + std::to_string(k)));
+      lanes_.push_back(std::make_unique<BranchLane>(kBranchQueueFrames, threaded,
+                                                    "tc-out" + std::to_string(k), kEncoderNice));
     video_lane_ = std::make_unique<BranchLane>(kDecodeQueueFrames, threaded, "tc-graph");
     video_encoder_posted_.assign(outputs_.size(), false);
     if (std::any_of(plan_.outputs.begin(), plan_.outputs.end(),
@@ -451,8 +453,10 @@ class Transcode {
       video_encoder_posted_[k] = true;
     }
     AVRational rate = frame_rate_;
-    return lanes_[k]->post([this, &output = outputs_[k], format, rate, frame] {
-      if (format) TC_RETURN_IF_ERROR(output.open_video_encoder(*format, rate, *frame));
+    return lanes_[k]->post([this, &output = outputs_[k], format, rate, frame, k] {
+      if (format)
+        TC_RETURN_IF_ERROR(output.open_video_encoder(
+            *format, rate, *frame, {threaded_, "tc-out" + std::to_string(k) + "-gop"}));
       output.mark_keyframe(*frame);
       TC_RETURN_IF_ERROR(output.encode_video(frame.get()));
       frames_encoded_.fetch_add(1, std::memory_order_relaxed);
@@ -643,6 +647,7 @@ class Transcode {
     report.frames = output.counters().video_frames;
     report.duration_s = output.counters().last_video_pts_us / 1e6;
     report.bytes = output.counters().bytes;
+    report.chunks = output.counters().chunks;
     if (report.duration_s > 0) report.bitrate = int64_t(report.bytes * 8 / report.duration_s);
     return report;
   }
@@ -684,6 +689,7 @@ class Transcode {
   int64_t blocked_at_start_ = 0;  // this thread's waiting on lanes before the job
   // Per output, the thread its work runs on. Last: its tasks use the members above, so the
   // lanes stop (dropping what is queued) before any of them goes.
+  bool threaded_ = true;                    // each output (and GOP chunk) works on its own thread
   std::vector<char> video_encoder_posted_;  // the encoder's opening is on its lane already
   std::vector<std::unique_ptr<BranchLane>> lanes_;
   // The video graph's thread: decoded frames and every output's other work go through it, so
@@ -722,6 +728,7 @@ Result<PreparedJob> prepare_job(const JobSpec& spec, const RunOptions& options,
   if (check_source) TC_RETURN_IF_ERROR(check_source(media));
   HwInventory devices = job_devices(spec, options);
   TC_ASSIGN_OR_RETURN(Plan plan, make_plan(spec, media, devices));
+  plan_gop_parallel(plan, {options.gop_parallel, usable_cores()});
   double setup_s = std::chrono::duration<double>(Clock::now() - setup_start).count();
   return PreparedJob{std::move(media), std::move(plan), setup_s};
 }

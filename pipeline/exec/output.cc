@@ -17,13 +17,6 @@ extern "C" {
 namespace tc {
 namespace {
 
-// A hardware encoder's failure is the device's (EIO, a hang or reset, is worth a retry); a
-// software encoder's is ours: it was given frames and options it should have taken.
-Status encoder_failure(int averror, const AVCodecContext& encoder) {
-  return av_status(averror, encoder.hw_frames_ctx ? Code::kDevice : Code::kInternal,
-                   "encoding with " + std::string(encoder.codec->name));
-}
-
 av::DictionaryPtr dictionary(const Options& options) {
   AVDictionary* dict = nullptr;
   for (const auto& [key, value] : options) av_dict_set(&dict, key.c_str(), value.c_str(), 0);
@@ -117,7 +110,7 @@ constexpr int kSubtitleBufferBytes = 1 << 20;
 
 // The plan's colour tags; where it left one unspecified, the first frame's. An 8-bit output is
 // still never tagged HDR or BT.2020 (check_format).
-Status set_color(AVCodecContext& encoder, const VideoEncodePlan& plan, const AVFrame& first) {
+Result<ColorTags> written_color(const VideoEncodePlan& plan, const AVFrame& first) {
   const ColorTags& tags = plan.format.color;
   auto pick = [](auto planned, auto unspecified, auto from_frame) {
     return planned != unspecified ? planned : from_frame;
@@ -128,12 +121,54 @@ Status set_color(AVCodecContext& encoder, const VideoEncodePlan& plan, const AVF
                    pick(tags.matrix, AVCOL_SPC_UNSPECIFIED, first.colorspace),
                    pick(tags.range, AVCOL_RANGE_UNSPECIFIED, first.color_range)};
   TC_RETURN_IF_ERROR(check_format(written, plan.encoder));
-  encoder.color_primaries = written.color.primaries;
-  encoder.color_trc = written.color.transfer;
-  encoder.colorspace = written.color.matrix;
-  encoder.color_range = written.color.range;
-  if (plan.progressive) encoder.field_order = AV_FIELD_PROGRESSIVE;
-  return Status::ok();
+  return written.color;
+}
+
+// Everything an output's video encoder opens with, worked out once from its first frame: the
+// encoder of each of its chunks (exec/chunked_encoder.h) opens with the same.
+struct VideoEncoderSetup {
+  const AVCodec* codec = nullptr;
+  const VideoEncodePlan* plan = nullptr;  // the output's, which outlives its encoders
+  int width = 0;
+  int height = 0;
+  AVRational sample_aspect_ratio{0, 1};
+  AVRational time_base{0, 1};
+  AVRational frame_rate{0, 1};
+  AVPixelFormat pix_fmt = AV_PIX_FMT_NONE;
+  std::shared_ptr<AVBufferRef> hw_frames;  // the sink's frames context, for a device encoder
+  ColorTags color;
+  bool global_header = false;
+  Options options;
+};
+
+Result<av::CodecContextPtr> open_video_encoder_with(const VideoEncoderSetup& setup) {
+  const VideoEncodePlan& plan = *setup.plan;
+  av::CodecContextPtr encoder(avcodec_alloc_context3(setup.codec));
+  if (!encoder) return Status(Code::kInternal, "out of memory");
+  encoder->width = setup.width;
+  encoder->height = setup.height;
+  encoder->sample_aspect_ratio = setup.sample_aspect_ratio;
+  encoder->time_base = setup.time_base;
+  encoder->framerate = setup.frame_rate;
+  encoder->pix_fmt = setup.pix_fmt;
+  if (setup.hw_frames)
+    encoder->hw_frames_ctx = av_buffer_ref(setup.hw_frames.get());
+  else
+    encoder->thread_count = plan.encoder_threads;  // 0: auto
+  encoder->color_primaries = setup.color.primaries;
+  encoder->color_trc = setup.color.transfer;
+  encoder->colorspace = setup.color.matrix;
+  encoder->color_range = setup.color.range;
+  if (plan.progressive) encoder->field_order = AV_FIELD_PROGRESSIVE;
+  encoder->bit_rate = plan.bit_rate;
+  encoder->rc_max_rate = plan.max_rate;
+  encoder->rc_buffer_size = static_cast<int>(plan.buffer_size);
+  encoder->gop_size = plan.gop;
+  if (plan.max_b_frames >= 0) encoder->max_b_frames = plan.max_b_frames;
+  if (setup.global_header) encoder->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+  TC_RETURN_IF_ERROR(open_encoder(encoder.get(), setup.codec, setup.options,
+                                  plan.hw_frames ? Code::kDevice : Code::kUnsupported));
+  return encoder;
 }
 
 // The plan's encoder options, with the HDR parameters of encoders that take them so where it
@@ -294,34 +329,33 @@ VideoSinkFormat VideoSinkFormat::of(const AVFilterContext* sink) {
 }
 
 Status OutputStage::open_video_encoder(const VideoSinkFormat& sink, AVRational frame_rate,
-                                       const AVFrame& first) {
+                                       const AVFrame& first, const EncoderThreads& threads) {
   const VideoEncodePlan& plan = plan_.video;
-  const AVCodec* codec = avcodec_find_encoder_by_name(plan.encoder.c_str());
-  if (!codec) return {Code::kUnsupported, "encoder " + plan.encoder + " is not in this FFmpeg"};
-  video_encoder_.reset(avcodec_alloc_context3(codec));
-  AVCodecContext* encoder = video_encoder_.get();
-  encoder->width = sink.width;
-  encoder->height = sink.height;
-  encoder->sample_aspect_ratio = sink.sample_aspect_ratio;
-  encoder->time_base = sink.time_base;
-  encoder->framerate = frame_rate;
-  encoder->pix_fmt = sink.format;
+  auto setup = std::make_shared<VideoEncoderSetup>();
+  setup->codec = avcodec_find_encoder_by_name(plan.encoder.c_str());
+  if (!setup->codec)
+    return {Code::kUnsupported, "encoder " + plan.encoder + " is not in this FFmpeg"};
+  setup->plan = &plan;
+  setup->width = sink.width;
+  setup->height = sink.height;
+  setup->sample_aspect_ratio = sink.sample_aspect_ratio;
+  setup->time_base = sink.time_base;
+  setup->frame_rate = frame_rate;
+  setup->pix_fmt = sink.format;
   if (plan.hw_frames) {
     if (!sink.hw_frames) return {Code::kInternal, "no device frames reach " + plan.encoder};
-    encoder->hw_frames_ctx = av_buffer_ref(sink.hw_frames.get());
-  } else {
-    encoder->thread_count = 0;  // auto
+    setup->hw_frames.reset(av_buffer_ref(sink.hw_frames.get()), av::BufferRefDeleter());
   }
-  TC_RETURN_IF_ERROR(set_color(*encoder, plan, first));
+  TC_ASSIGN_OR_RETURN(setup->color, written_color(plan, first));
   HdrMetadata hdr = hdr_metadata_of(first, *input_video_);
-  encoder->bit_rate = plan.bit_rate;
-  encoder->rc_max_rate = plan.max_rate;
-  encoder->rc_buffer_size = static_cast<int>(plan.buffer_size);
-  encoder->gop_size = plan.gop;
-  if (plan.max_b_frames >= 0) encoder->max_b_frames = plan.max_b_frames;
-  if (format_->oformat->flags & AVFMT_GLOBALHEADER) encoder->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-  TC_RETURN_IF_ERROR(open_encoder(encoder, codec, encoder_options(plan, hdr),
-                                  plan.hw_frames ? Code::kDevice : Code::kUnsupported));
+  setup->global_header = format_->oformat->flags & AVFMT_GLOBALHEADER;
+  setup->options = encoder_options(plan, hdr);
+  TC_ASSIGN_OR_RETURN(video_encoder_, open_video_encoder_with(*setup));
+  ChunkedEncoder::Settings chunking{plan.parallel_encoders, plan.chunk_frames,
+                                    plan.keyframe_interval_us > 0, threads.threaded, threads.name};
+  video_chunks_ = std::make_unique<ChunkedEncoder>(
+      chunking, video_encoder_.get(), [setup] { return open_video_encoder_with(*setup); });
+  AVCodecContext* encoder = video_encoder_.get();
   if (int err = avcodec_parameters_from_context(video_->codecpar, encoder); err < 0)
     return av_status(err, Code::kInternal, "video stream parameters");
   if (plan.format.hdr_metadata) TC_RETURN_IF_ERROR(add_hdr_side_data(hdr, *video_));
@@ -420,21 +454,27 @@ Status OutputStage::drain(AVCodecContext* encoder, AVStream* stream) {
     int err = avcodec_receive_packet(encoder, packet.get());
     if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) return Status::ok();
     if (err < 0) return encoder_failure(err, *encoder);
-    // Encoders leave video packet durations unset; the muxer needs the last one.
-    if (packet->duration == 0 && encoder->framerate.num > 0)
-      packet->duration = av_rescale_q(1, av_inv_q(encoder->framerate), encoder->time_base);
-    if (stream == video_ && video_observer_) TC_RETURN_IF_ERROR(video_observer_(*encoder, *packet));
     TC_RETURN_IF_ERROR(write(packet.get(), stream, encoder->time_base));
     av_packet_unref(packet.get());
   }
 }
 
+Status OutputStage::write_video_packet(AVPacket* packet) {
+  const AVCodecContext& encoder = *video_encoder_;  // every chunk's encodes in its time base
+  // Encoders leave video packet durations unset; the muxer needs the last one.
+  if (packet->duration == 0 && encoder.framerate.num > 0)
+    packet->duration = av_rescale_q(1, av_inv_q(encoder.framerate), encoder.time_base);
+  if (video_observer_) TC_RETURN_IF_ERROR(video_observer_(encoder, *packet));
+  return write(packet, video_, encoder.time_base);
+}
+
 Status OutputStage::encode_video(const AVFrame* frame) {
   if (!video_encoder_) return Status::ok();
   if (frame) ++counters_.video_frames;
-  int err = avcodec_send_frame(video_encoder_.get(), frame);
-  if (err < 0 && err != AVERROR_EOF) return encoder_failure(err, *video_encoder_);
-  return drain(video_encoder_.get(), video_);
+  Status status =
+      video_chunks_->encode(frame, [this](AVPacket* packet) { return write_video_packet(packet); });
+  counters_.chunks = video_chunks_->chunks();
+  return status;
 }
 
 Status OutputStage::encode_audio(int input_stream, const AVFrame* frame) {

@@ -45,6 +45,7 @@ void fields(Self& o, Visit&& visit) {
   visit("bytes", o.bytes);
   visit("duration_s", o.duration_s);
   visit("bitrate", o.bitrate);
+  visit("chunks", o.chunks);
   visit("quality", o.quality);
 }
 

@@ -50,7 +50,10 @@ struct OutputReport {
   int64_t frames = 0;
   int64_t bytes = 0;
   double duration_s = 0;
-  int64_t bitrate = 0;                  // bits per second, bytes * 8 / duration
+  int64_t bitrate = 0;  // bits per second, bytes * 8 / duration
+  // The video as encoded: in this many chunks of whole GOPs, each by an encoder of its own
+  // (GOP-parallel encoding, plan/gop_parallel.h); 1 = by one encoder, 0 = copied.
+  int64_t chunks = 0;
   std::optional<QualityScore> quality;  // with --quality only
   bool operator==(const OutputReport&) const = default;
 };

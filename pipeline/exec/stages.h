@@ -4,12 +4,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "pipeline/core/av.h"
 #include "pipeline/core/status.h"
+#include "pipeline/exec/chunked_encoder.h"
 #include "pipeline/io/access.h"
 #include "pipeline/io/media_input.h"
 #include "pipeline/io/temp_file.h"
@@ -95,6 +97,14 @@ struct OutputCounters {
   int64_t video_frames = 0;
   int64_t last_video_pts_us = 0;  // end of the last video packet, in microseconds
   int64_t bytes = 0;              // the complete file's size, once finished
+  int64_t chunks = 0;             // the video's GOP chunks (exec/chunked_encoder.h); 1 = whole
+};
+
+// Where an output's video encoders run: on its own thread, or (not `threaded`) on the caller's.
+// `name` names the threads of its GOP chunks' encoders.
+struct EncoderThreads {
+  bool threaded = true;
+  std::string name;
 };
 
 class OutputStage {
@@ -114,7 +124,7 @@ class OutputStage {
   // The video encoder opens on the first filtered frame: only then is the sink's (hw) frames
   // context known.
   Status open_video_encoder(const VideoSinkFormat& sink, AVRational frame_rate,
-                            const AVFrame& first);
+                            const AVFrame& first, const EncoderThreads& threads);
   // The encoder of input audio stream `input_stream`, fed by `sink`.
   Status open_audio_encoder(int input_stream, AVFilterContext* sink);
   // Sees each encoded video packet (timestamps in the encoder's time base) before it is muxed:
@@ -156,6 +166,7 @@ class OutputStage {
   Track* track_of(int input_stream);
   Status write(AVPacket* packet, AVStream* stream, AVRational from_time_base);
   Status drain(AVCodecContext* encoder, AVStream* stream);
+  Status write_video_packet(AVPacket* packet);
   Status write_header_when_ready();
   Status open_segmenters();
   Status finish_segmenters();
@@ -171,7 +182,8 @@ class OutputStage {
   av::OutputFormatPtr format_;
   AVStream* video_ = nullptr;
   av::CodecContextPtr video_encoder_;
-  std::vector<Track> tracks_;  // audio, then subtitles
+  std::unique_ptr<ChunkedEncoder> video_chunks_;  // encodes with video_encoder_: goes first
+  std::vector<Track> tracks_;                     // audio, then subtitles
   bool header_written_ = false;
   // Packets that came before the header could be written (the muxer may still change a
   // stream's time base then), with the time base they are in.

@@ -91,6 +91,12 @@ struct VideoEncodePlan {
   // Packages: the first frame at or past each multiple of this media time is sent as a
   // keyframe (pict_type I), so that every rendition's segments start together. 0 = none.
   int64_t keyframe_interval_us = 0;
+  // GOP-parallel encoding (plan/gop_parallel.h): the stream is cut into chunks of whole GOPs,
+  // each encoded by an encoder of its own, up to `parallel_encoders` at once. 1 = one encoder
+  // for the whole stream (a chunk is then the whole stream).
+  int parallel_encoders = 1;
+  int chunk_frames = 0;  // a chunk ends at the first GOP start at or past this many frames
+  int encoder_threads = 0;  // each encoder's (libavcodec thread_count); 0 = auto
 };
 
 // One audio track of an output.

@@ -14,6 +14,7 @@ extern "C" {
 #include "pipeline/exec/executor.h"
 #include "pipeline/hw/discovery_cache.h"
 #include "pipeline/hw/intel_profiles.h"
+#include "pipeline/plan/gop_parallel.h"
 #include "service/cli/job_args.h"
 #include "service/cli/progress_bar.h"
 #include "service/common/exit_codes.h"
@@ -37,6 +38,7 @@ int fail(const Status& status) {
 struct RunFlags {
   std::string assumed_device;
   bool serial = false;
+  int gop_parallel = 0;  // RunOptions::gop_parallel
   bool no_cache = false;
   // Where discovery keeps what it found ("" with --no-cache).
   std::string cache_dir() const { return no_cache ? "" : default_cache_dir(); }
@@ -65,6 +67,7 @@ int dry_run(const JobSpec& spec, const RunFlags& flags) {
   if (!devices.is_ok()) return fail(devices.status());
   Result<Plan> plan = make_plan(spec, *media, *devices);
   if (!plan.is_ok()) return fail(plan.status());
+  plan_gop_parallel(*plan, {flags.gop_parallel, usable_cores()});
   if (!assumed_device.empty())
     std::cout << "assumed device: " << devices->devices[0].model << " (--assume-device "
               << assumed_device << ")\n";
@@ -87,6 +90,7 @@ int run(const JobArgs& job, const RunFlags& flags) {
   options.access = std::move(*access);  // the caller's own permissions: "/" and the cwd
   options.cancel = &g_cancel;
   options.branch_threads = !flags.serial;
+  options.gop_parallel = flags.gop_parallel;
   options.discovery_cache_dir = flags.cache_dir();
   options.on_progress = [&bar](const Progress& progress) { bar.update(progress); };
   Result<PreparedJob> prepared = prepare_job(job.spec, options);
@@ -115,6 +119,12 @@ void add_run_command(CLI::App& root, CommandActions& actions) {
       "--no-cache", flags->no_cache,
       "discover the devices again instead of reading what an earlier run found "
       "(kept under ~/.cache/transcoded, keyed by the devices, drivers and libraries)");
+  command
+      ->add_option("--gop-parallel", flags->gop_parallel,
+                   "encode each software (libx264) output with up to N encoders at once, each a "
+                   "chunk of whole GOPs (0: auto, from the cores; 1: one encoder per output)")
+      ->type_name("N")
+      ->check(CLI::Range(0, 16));
   command->add_flag("--serial", flags->serial,
                     "encode and mux every output on the demux thread, one after another, instead "
                     "of each on its own thread (the same bitstreams; for comparison)");

@@ -110,7 +110,8 @@ JobReport report_from_proto(const pb::JobResult& r) {
   }
   for (const pb::OutputResult& o : r.outputs())
     report.outputs.push_back({o.path(), o.encoder(), o.device(), o.width(), o.height(), o.frames(),
-                              o.bytes(), o.duration_s(), o.bitrate(), quality_from_proto(o)});
+                              o.bytes(), o.duration_s(), o.bitrate(), o.chunks(),
+                              quality_from_proto(o)});
   for (const pb::StreamResult& s : r.streams())
     report.streams.push_back({size_t(s.output()), s.input_stream(), s.kind(), s.codec(),
                               s.language(), s.title(), s.kept(), s.action(), s.reason()});

@@ -132,6 +132,7 @@ void result_to_proto(const JobReport& report, pb::JobResult* out) {
     output->set_bytes(o.bytes);
     output->set_duration_s(o.duration_s);
     output->set_bitrate(o.bitrate);
+    output->set_chunks(o.chunks);
     if (o.quality) quality_to_proto(*o.quality, output->mutable_quality());
   }
   for (const StreamOutcome& s : report.streams) {

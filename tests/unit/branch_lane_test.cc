@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include <thread>
 #include <vector>
 
@@ -55,6 +60,28 @@ TEST(BranchLane, ASerialLaneRunsOnTheCallerAndCountsNothing) {
   EXPECT_EQ(runner, std::this_thread::get_id());
   EXPECT_EQ(lane.busy_ns(), 0);
   EXPECT_EQ(lane.blocked_ns(), 0);
+}
+
+// An output's lane runs nicer than the thread that feeds it, and so do the threads its tasks
+// start (an encoder's frame threads).
+TEST(BranchLane, ANiceLaneAndTheThreadsItStartsRunNicer) {
+  errno = 0;
+  int mine = getpriority(PRIO_PROCESS, id_t(gettid()));
+  ASSERT_EQ(errno, 0);
+  if (mine + 5 > 19) GTEST_SKIP() << "this thread is already at nice " << mine;
+  BranchLane lane(2, true, "tc-test", 5);
+  int on_lane = -100, started = -100;
+  ASSERT_TRUE(
+      lane.post([&] {
+            on_lane = getpriority(PRIO_PROCESS, id_t(gettid()));
+            std::thread([&] { started = getpriority(PRIO_PROCESS, id_t(gettid())); }).join();
+            return Status::ok();
+          })
+          .is_ok());
+  ASSERT_TRUE(lane.drain().is_ok());
+  EXPECT_EQ(on_lane, mine + 5);
+  EXPECT_EQ(started, mine + 5);
+  EXPECT_EQ(getpriority(PRIO_PROCESS, id_t(gettid())), mine);  // the poster is left as it was
 }
 
 }  // namespace

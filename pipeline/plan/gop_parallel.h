@@ -1,0 +1,36 @@
+// GOP-parallel encoding. On a machine with many cores one software encoder can bound a whole
+// job: at 1080p veryfast x264's frame threads used 5 of the H200's 16 cores while decode and the
+// graph waited on it (bench/README.md, "Where the time goes"), and the ffmpeg CLI is bound the
+// same way. Such an output's stream is cut into chunks of whole GOPs, each encoded by an encoder
+// of its own, side by side (exec/chunked_encoder.h). A chunk starts where a GOP starts, so the
+// keyframes fall where one encoder puts them; each chunk's encoder sees the frames a serial run
+// gives it, so the bitstream does not depend on the threads.
+#pragma once
+
+#include <string>
+
+#include "pipeline/plan/plan.h"
+
+namespace tc {
+
+struct GopParallelRequest {
+  int encoders = 0;  // at most, per output: 0 = auto (from the cores and the outputs), 1 = off
+  unsigned cores = 0;
+};
+
+// What one x264 encoder at 1080p veryfast kept busy on the H200 (5.05 cores): auto gives an
+// output one encoder per this many of its share of the cores.
+inline constexpr double kCoresPerEncoder = 5;
+// Auto never runs more encoders for one output than this.
+inline constexpr int kMaxAutoEncoders = 4;
+// A chunk has at least this many frames (whole GOPs): an all-intra stream is not cut per frame.
+inline constexpr int kMinChunkFrames = 48;
+
+// Why `output`'s video is not cut into chunks; empty when it can be.
+std::string gop_parallel_refusal(const OutputPlan& output);
+// Sets every output's parallel_encoders and chunk_frames, and says so on its encode stage.
+void plan_gop_parallel(Plan& plan, const GopParallelRequest& request);
+// The cores this process may run on (its CPU affinity).
+unsigned usable_cores();
+
+}  // namespace tc
