@@ -76,6 +76,10 @@ MasteringDisplayFill::MasteringDisplayFill(const AVStream& input) {
 }
 
 Status MasteringDisplayFill::fill(AVFrame& frame) {
+  if (frame.color_trc == AVCOL_TRC_SMPTE2084 || frame.color_trc == AVCOL_TRC_ARIB_STD_B67) {
+    if (frame.color_primaries == AVCOL_PRI_UNSPECIFIED) frame.color_primaries = AVCOL_PRI_BT2020;
+    if (frame.colorspace == AVCOL_SPC_UNSPECIFIED) frame.colorspace = AVCOL_SPC_BT2020_NCL;
+  }
   if (const auto* own = reinterpret_cast<const AVMasteringDisplayMetadata*>(
           frame_side_data(frame, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA));
       own && own->has_primaries && own->has_luminance) {

@@ -35,7 +35,10 @@ Status add_hdr_side_data(const HdrMetadata& metadata, AVStream& output);
 // tonemap_vaapi refuses a frame without mastering display metadata (FFmpeg 5.1: "No mastering
 // display data from input"), and HEVC decoders attach the SEI's only to the frames near it.
 // Gives every frame the last metadata seen: a frame's own, at first the container's, else the
-// common HDR10 grading display (P3 primaries, D65, 0.0001-1000 cd/m2).
+// common HDR10 grading display (P3 primaries, D65, 0.0001-1000 cd/m2). A frame whose transfer is
+// PQ or HLG but whose primaries or matrix are unset gets BT.2020 for them, as the software path
+// assumes (video_format.cc): tonemap_vaapi picks the VA colour standard from the three tags
+// (vaapi_vpp.c), and with the transfer alone it matches none, leaving the driver to guess.
 class MasteringDisplayFill {
  public:
   explicit MasteringDisplayFill(const AVStream& input);

@@ -2,6 +2,8 @@
 // without): its own, else the last seen, at first the container's, else an assumed display.
 #include <gtest/gtest.h>
 
+#include <utility>
+
 extern "C" {
 #include <libavformat/avformat.h>
 #include <libavutil/mastering_display_metadata.h>
@@ -35,6 +37,30 @@ TEST(MasteringDisplayFill, FramesWithoutOneGetTheAssumedDisplayWhenNothingIsDecl
   EXPECT_TRUE(added->has_primaries && added->has_luminance);
   EXPECT_DOUBLE_EQ(av_q2d(added->max_luminance), 1000);
   EXPECT_DOUBLE_EQ(av_q2d(added->display_primaries[1][1]), 0.69);  // P3 green y
+}
+
+// A PQ or HLG frame that leaves its primaries or matrix unset is BT.2020 for tonemap_vaapi (as
+// for zscale in software); tags a frame has are kept, and an SDR or untagged frame is left as is.
+TEST(MasteringDisplayFill, AnHdrFrameWithUnsetColourTagsIsBt2020) {
+  Input input;
+  MasteringDisplayFill fill(*input.stream);
+  auto filled = [&](AVColorTransferCharacteristic trc, AVColorPrimaries primaries,
+                    AVColorSpace matrix) {
+    av::FramePtr frame = av::make_frame();
+    frame->color_trc = trc;
+    frame->color_primaries = primaries;
+    frame->colorspace = matrix;
+    EXPECT_TRUE(fill.fill(*frame).is_ok());
+    return std::pair(frame->color_primaries, frame->colorspace);
+  };
+  auto bt2020 = std::pair(AVCOL_PRI_BT2020, AVCOL_SPC_BT2020_NCL);
+  auto unset = std::pair(AVCOL_PRI_UNSPECIFIED, AVCOL_SPC_UNSPECIFIED);
+  EXPECT_EQ(filled(AVCOL_TRC_SMPTE2084, AVCOL_PRI_UNSPECIFIED, AVCOL_SPC_UNSPECIFIED), bt2020);
+  EXPECT_EQ(filled(AVCOL_TRC_ARIB_STD_B67, AVCOL_PRI_UNSPECIFIED, AVCOL_SPC_BT2020_NCL), bt2020);
+  EXPECT_EQ(filled(AVCOL_TRC_SMPTE2084, AVCOL_PRI_BT709, AVCOL_SPC_UNSPECIFIED),
+            std::pair(AVCOL_PRI_BT709, AVCOL_SPC_BT2020_NCL));
+  EXPECT_EQ(filled(AVCOL_TRC_BT709, AVCOL_PRI_UNSPECIFIED, AVCOL_SPC_UNSPECIFIED), unset);
+  EXPECT_EQ(filled(AVCOL_TRC_UNSPECIFIED, AVCOL_PRI_UNSPECIFIED, AVCOL_SPC_UNSPECIFIED), unset);
 }
 
 TEST(MasteringDisplayFill, TheContainersThenEachFramesOwnCarryToTheNextFrames) {
