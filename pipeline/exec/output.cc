@@ -128,7 +128,7 @@ Result<ColorTags> written_color(const VideoEncodePlan& plan, const AVFrame& firs
 // encoder of each of its chunks (exec/chunked_encoder.h) opens with the same.
 struct VideoEncoderSetup {
   const AVCodec* codec = nullptr;
-  const VideoEncodePlan* plan = nullptr;  // the output's, which outlives its encoders
+  VideoEncodePlan plan;  // a copy: a chunk's encoder opens on its own thread, later
   int width = 0;
   int height = 0;
   AVRational sample_aspect_ratio{0, 1};
@@ -142,7 +142,7 @@ struct VideoEncoderSetup {
 };
 
 Result<av::CodecContextPtr> open_video_encoder_with(const VideoEncoderSetup& setup) {
-  const VideoEncodePlan& plan = *setup.plan;
+  const VideoEncodePlan& plan = setup.plan;
   av::CodecContextPtr encoder(avcodec_alloc_context3(setup.codec));
   if (!encoder) return Status(Code::kInternal, "out of memory");
   encoder->width = setup.width;
@@ -335,7 +335,7 @@ Status OutputStage::open_video_encoder(const VideoSinkFormat& sink, AVRational f
   setup->codec = avcodec_find_encoder_by_name(plan.encoder.c_str());
   if (!setup->codec)
     return {Code::kUnsupported, "encoder " + plan.encoder + " is not in this FFmpeg"};
-  setup->plan = &plan;
+  setup->plan = plan;
   setup->width = sink.width;
   setup->height = sink.height;
   setup->sample_aspect_ratio = sink.sample_aspect_ratio;
