@@ -147,11 +147,10 @@ class Transcode {
     attach_quality_meters();
     frame_rate_ = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
     threaded_ = options_.branch_threads && backend_desc(plan_.backend).stage_threads;
-    const bool threaded = threaded_;
     for (size_t k = 0; k < outputs_.size(); ++k)
-      lanes_.push_back(std::make_unique<BranchLane>(kBranchQueueFrames, threaded,
+      lanes_.push_back(std::make_unique<BranchLane>(kBranchQueueFrames, threaded_,
                                                     "tc-out" + std::to_string(k), kEncoderNice));
-    video_lane_ = std::make_unique<BranchLane>(kDecodeQueueFrames, threaded, "tc-graph");
+    video_lane_ = std::make_unique<BranchLane>(kDecodeQueueFrames, threaded_, "tc-graph");
     video_encoder_posted_.assign(outputs_.size(), false);
     if (std::any_of(plan_.outputs.begin(), plan_.outputs.end(),
                     [](const OutputPlan& output) { return output.video.format.to_sdr_on_device; }))

@@ -95,7 +95,7 @@ struct VideoEncodePlan {
   // each encoded by an encoder of its own, up to `parallel_encoders` at once. 1 = one encoder
   // for the whole stream (a chunk is then the whole stream).
   int parallel_encoders = 1;
-  int chunk_frames = 0;  // a chunk ends at the first GOP start at or past this many frames
+  int chunk_frames = 0;     // a chunk ends at the first GOP start at or past this many frames
   int encoder_threads = 0;  // each encoder's (libavcodec thread_count); 0 = auto
 };
 
