@@ -140,6 +140,8 @@ const std::vector<Setting>& settings() {
       int_setting("worker_jobs", &C::worker_jobs,
                   "jobs a warm worker runs one after another before it exits; 1 = a fresh "
                   "process per job"),
+      bool_setting("worker_zygote", &C::worker_zygote,
+                   "fork workers from a zygote set up once instead of executing each"),
       bool_setting("worker_landlock", &C::worker_landlock,
                    "Landlock workers to the media roots where the kernel has it"),
       string_setting("tls_cert", &C::tls_cert, "server certificate chain (PEM)"),
@@ -225,7 +227,8 @@ void define(CommandLine& line) {
   app.description(
       "The transcoding daemon (gRPC). Every option is also a key of the YAML file given with "
       "--config (the option without --, '-' as '_'); options override the file.\n"
-      "`transcoded --worker` (internal) runs one job from stdin.");
+      "`transcoded --worker` (internal) runs one job from stdin; `transcoded --zygote` "
+      "(internal) forks workers.");
   line.config_files =
       app.add_option("--config", "YAML file of settings (see config/transcoded.yaml)")
           ->type_name("FILE")

@@ -11,6 +11,15 @@
 
 namespace tc::daemon {
 
+// The sanitizers' runtimes keep per-thread state that the zygote's raw clone leaves stale (and
+// TSan runs a thread of its own, so the zygote would not be single-threaded): their builds
+// execute every worker.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kZygoteByDefault = false;
+#else
+inline constexpr bool kZygoteByDefault = true;
+#endif
+
 struct DaemonConfig {
   // Network
   std::string listen = "127.0.0.1:50051";  // host:port or unix:PATH
@@ -51,6 +60,7 @@ struct DaemonConfig {
   int warm_workers = 1;               // workers started ahead of jobs, per device (worker_pool.h)
   double warm_idle_s = 600;           // a device's warm workers unused this long are stopped
   int worker_jobs = 1;  // jobs a warm worker runs one after another; 1 = fresh per job
+  bool worker_zygote = kZygoteByDefault;  // workers forked from a zygote (zygote.h)
 
   std::string log_level = "info";  // trace, debug, info, warn, error
 

@@ -135,6 +135,7 @@ ManagerOptions manager_options(const DaemonConfig& config) {
   options.warm.per_device = config.warm_workers;
   options.warm.idle_s = config.warm_idle_s;
   options.warm.jobs_per_worker = config.worker_jobs;
+  options.warm.zygote = config.worker_zygote;
   options.max_attempts = config.max_attempts;
   options.node_id = node_id(config);
   options.max_queue = config.max_queue;

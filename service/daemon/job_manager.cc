@@ -445,7 +445,7 @@ Result<std::unique_ptr<WorkerProcess>> JobManager::start_worker(JobSpec spec, Ru
   std::unique_ptr<WorkerProcess> worker = pool_->take(static_cast<size_t>(running.device));
   bool warm = running.warm_worker = worker != nullptr;
   if (!warm) {
-    TC_ASSIGN_OR_RETURN(worker, WorkerProcess::spawn(worker_launch()));
+    TC_ASSIGN_OR_RETURN(worker, pool_->start_worker(worker_launch()));
   }
   (void)worker->send_job({std::move(spec), running.job.attempt});
   std::lock_guard lock(mutex_);

@@ -6,9 +6,12 @@
 #include "service/common/process_exit.h"
 #include "service/daemon/daemon.h"
 #include "service/daemon/worker_main.h"
+#include "service/daemon/zygote.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (tc::daemon::is_worker_invocation(args)) return tc::end_process(tc::daemon::worker_main(args));
+  // The zygote, or a worker it forked, once that worker's job is done.
+  if (tc::daemon::is_zygote_invocation(args)) return tc::end_process(tc::daemon::zygote_main(args));
   return tc::daemon::run_daemon(args);
 }

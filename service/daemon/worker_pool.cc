@@ -29,9 +29,10 @@ std::string describe_end(WorkerProcess& worker) {
 
 WorkerPool::WorkerPool(const WorkerLaunch& launch, const std::vector<SchedDevice>& devices,
                        WarmOptions options)
-    : options_(options) {
-  if (options_.per_device <= 0) return;
+    : options_(options), executable_(launch.executable) {
+  if (options_.per_device <= 0 && !options_.zygote) return;
   for (const SchedDevice& device : devices) {
+    if (options_.per_device <= 0) break;
     DevicePool pool;
     pool.name = device.name;
     pool.launch = launch;
@@ -124,7 +125,50 @@ std::vector<WorkerPool::Counts> WorkerPool::counts() {
   return counts;
 }
 
+void WorkerPool::keep_zygote() {
+  if (!options_.zygote || Clock::now() < next_zygote_try_) return;
+  if (std::lock_guard lock(zygote_mutex_); zygote_refused_) return;
+  if (std::shared_ptr<Zygote> running = zygote(); running && !running->broken()) return;
+  Result<std::unique_ptr<Zygote>> started = Zygote::start(executable_);
+  std::lock_guard lock(zygote_mutex_);
+  if (zygote_) spdlog::warn("zygote {} ended: another started", zygote_->pid());
+  zygote_.reset();
+  if (started.is_ok()) {
+    zygote_ = std::move(*started);
+    spdlog::info("zygote {} started: workers are forked from it", zygote_->pid());
+    zygote_backoff_s_ = 1;
+    return;
+  }
+  spdlog::warn("zygote did not start ({}): workers are executed; next try in {} s",
+               started.status().message(), zygote_backoff_s_);
+  next_zygote_try_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(zygote_backoff_s_));
+  zygote_backoff_s_ = std::min(zygote_backoff_s_ * 2, kMaxBackoffS);
+}
+
+std::shared_ptr<Zygote> WorkerPool::zygote() {
+  std::lock_guard lock(zygote_mutex_);
+  return zygote_;
+}
+
+Result<std::unique_ptr<WorkerProcess>> WorkerPool::start_worker(const WorkerLaunch& launch) {
+  if (std::shared_ptr<Zygote> forks = zygote()) {
+    Result<std::unique_ptr<WorkerProcess>> forked = forks->fork_worker(launch);
+    if (forked.is_ok()) return forked;
+    if (forked.status().code() == Code::kUnsupported) {
+      spdlog::warn("{}: every worker is executed from now on", forked.status().message());
+      std::lock_guard lock(zygote_mutex_);
+      zygote_refused_ = true;
+      zygote_.reset();
+    } else {
+      spdlog::warn("{}: this worker is executed", forked.status().message());
+    }
+  }
+  return WorkerProcess::spawn(launch);
+}
+
 void WorkerPool::tend() {
+  keep_zygote();
   std::lock_guard lock(mutex_);
   for (DevicePool& pool : pools_) {
     for (Waiting& w : pool.workers) check(pool, w);
@@ -196,7 +240,7 @@ std::unique_ptr<WorkerProcess> WorkerPool::wait_ready(size_t device, Waiting w) 
 void WorkerPool::top_up(DevicePool& pool) {
   if (pool.stopped_idle || Clock::now() < pool.next_try) return;
   while (static_cast<int>(pool.workers.size() + pool.out.size()) < options_.per_device) {
-    Result<std::unique_ptr<WorkerProcess>> started = WorkerProcess::spawn(pool.launch);
+    Result<std::unique_ptr<WorkerProcess>> started = start_worker(pool.launch);
     if (!started.is_ok()) {
       failed_start(pool, started.status().message());
       return;

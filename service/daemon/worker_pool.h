@@ -12,6 +12,10 @@
 // thread does all of this, starting every warm worker too: a worker dies with the thread that
 // started it (PR_SET_PDEATHSIG follows the thread), and job threads end with their jobs. take()
 // is called from job threads, never from RPC threads.
+//
+// Where `worker_zygote` is on (the default), every worker, warm or cold, is forked by the
+// pool's zygote (zygote.h) rather than executed: the pool's thread starts the zygote, and
+// another when one ends; while none runs, workers are executed as before.
 #pragma once
 
 #include <chrono>
@@ -27,6 +31,7 @@
 
 #include "service/daemon/scheduler.h"
 #include "service/daemon/worker_process.h"
+#include "service/daemon/zygote.h"
 
 namespace tc::daemon {
 
@@ -37,6 +42,8 @@ struct WarmOptions {
   // `worker_jobs`: jobs a warm worker runs, one after another, before it exits; 1 = a fresh
   // process for every job.
   int jobs_per_worker = 1;
+  // `worker_zygote`: workers are forked by a zygote instead of executed.
+  bool zygote = true;
 };
 
 class WorkerPool {
@@ -53,6 +60,9 @@ class WorkerPool {
   // says it is ready (waited for here, on the caller's thread); else null: the caller starts
   // one cold. Either way the pool's thread starts a replacement now.
   std::unique_ptr<WorkerProcess> take(size_t device);
+  // A worker for `launch` started now, for a job take() had none for: forked by the zygote
+  // where one runs, else executed.
+  Result<std::unique_ptr<WorkerProcess>> start_worker(const WorkerLaunch& launch);
   struct Counts {
     int ready = 0;             // set up, waiting for a job
     int64_t lost = 0;          // ended while they waited (killed, crashed): replaced
@@ -97,8 +107,16 @@ class WorkerPool {
   static void hold_place(DevicePool& pool, const Waiting& w);  // mutex_ held
   void top_up(DevicePool& pool);  // mutex_ held; on the pool's thread only
   void failed_start(DevicePool& pool, const std::string& why);  // mutex_ held
+  void keep_zygote();  // on the pool's thread only: one running while `zygote` is on
+  std::shared_ptr<Zygote> zygote();
 
   const WarmOptions options_;
+  const std::string executable_;
+  std::mutex zygote_mutex_;         // guards the pointer; the zygote guards its own socket
+  std::shared_ptr<Zygote> zygote_;  // null until started, and while none runs
+  bool zygote_refused_ = false;     // the kernel refused its fork: none is started again
+  Clock::time_point next_zygote_try_;
+  double zygote_backoff_s_ = 1;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool taken_ = false;  // a take() since the last round: top up now

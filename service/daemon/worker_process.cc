@@ -49,26 +49,28 @@ Status spawn_attributes(posix_spawnattr_t& attr) {
 
 }  // namespace
 
-Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const WorkerLaunch& launch) {
+Result<WorkerPipes> WorkerPipes::open() {
   int in[2], out[2];
   if (::pipe2(in, O_CLOEXEC) != 0)
     return Status(Code::kInternal, "pipe: " + std::string(strerror(errno)), true);
-  ScopedFd in_read(in[0]), in_write(in[1]);
+  WorkerPipes pipes;
+  pipes.in_read.reset(in[0]);
+  pipes.in_write.reset(in[1]);
   if (::pipe2(out, O_CLOEXEC) != 0)
     return Status(Code::kInternal, "pipe: " + std::string(strerror(errno)), true);
-  ScopedFd out_read(out[0]), out_write(out[1]);
+  pipes.out_read.reset(out[0]);
+  pipes.out_write.reset(out[1]);
+  return pipes;
+}
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawnattr_t attr;
-  (void)spawn_attributes(attr);
-
-  std::vector<std::string> args = {launch.executable, "--worker",
-                                   "--parent-pid",    std::to_string(::getpid()),
-                                   "--memory-mb",     std::to_string(launch.memory_mb),
-                                   "--max-pixels",    std::to_string(launch.max_pixels)};
+std::vector<std::string> worker_args(const WorkerLaunch& launch) {
+  std::vector<std::string> args = {"--worker",
+                                   "--parent-pid",
+                                   std::to_string(::getpid()),
+                                   "--memory-mb",
+                                   std::to_string(launch.memory_mb),
+                                   "--max-pixels",
+                                   std::to_string(launch.max_pixels)};
   for (const std::string& root : launch.media_roots)
     args.insert(args.end(), {"--media-root", root});
   for (const std::string& protocol : launch.protocols)
@@ -79,23 +81,45 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const WorkerLaunch& 
   if (launch.open_backend != BackendKind::kSoftware)
     args.insert(args.end(), {"--open-device",
                              std::string(name_of(launch.open_backend)) + ":" + launch.open_path});
+  return args;
+}
+
+Result<pid_t> spawn_process(const std::string& executable, const std::vector<std::string>& args,
+                            int stdin_fd, int stdout_fd) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, stdin_fd, STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, stdout_fd, STDOUT_FILENO);
+  posix_spawnattr_t attr;
+  (void)spawn_attributes(attr);
+  std::vector<std::string> argv_text = {executable};
+  argv_text.insert(argv_text.end(), args.begin(), args.end());
   std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
+  for (std::string& a : argv_text) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, launch.executable.c_str(), &actions, &attr, argv.data(), environ);
+  int rc = posix_spawn(&pid, executable.c_str(), &actions, &attr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0)
-    return Status(Code::kInternal, "cannot start worker " + launch.executable + ": " + strerror(rc),
-                  true);
+    return Status(Code::kInternal, "cannot start " + executable + ": " + strerror(rc), true);
+  return pid;
+}
 
+std::unique_ptr<WorkerProcess> WorkerProcess::adopt(pid_t pid, WorkerPipes& pipes) {
   std::unique_ptr<WorkerProcess> worker(
-      new WorkerProcess(pid, in_write.release(), out_read.release()));
+      new WorkerProcess(pid, pipes.in_write.release(), pipes.out_read.release()));
   // The child holds its ends now; ours must close, or the stdout pipe never reaches its end.
-  in_read.reset();
-  out_write.reset();
+  pipes.in_read.reset();
+  pipes.out_write.reset();
   return worker;
+}
+
+Result<std::unique_ptr<WorkerProcess>> WorkerProcess::spawn(const WorkerLaunch& launch) {
+  TC_ASSIGN_OR_RETURN(WorkerPipes pipes, WorkerPipes::open());
+  TC_ASSIGN_OR_RETURN(pid_t pid, spawn_process(launch.executable, worker_args(launch),
+                                               pipes.in_read.get(), pipes.out_write.get()));
+  return adopt(pid, pipes);
 }
 
 Status WorkerProcess::send_job(const WorkerJob& job) {

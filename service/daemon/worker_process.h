@@ -36,9 +36,29 @@ struct WorkerLaunch {
   int jobs = 1;  // --jobs: it runs up to this many, one after another (warm workers only)
 };
 
+// The two pipes between the daemon and a worker, all four ends until the worker holds its own.
+struct WorkerPipes {
+  static Result<WorkerPipes> open();  // close-on-exec, every end
+  ScopedFd in_read, in_write;         // the worker's stdin
+  ScopedFd out_read, out_write;       // the worker's stdout
+};
+
+// The command line of a worker for `launch`, after the executable: what `transcoded --worker`
+// parses (worker_main.h), whether the worker is executed or forked by the zygote (zygote.h).
+std::vector<std::string> worker_args(const WorkerLaunch& launch);
+
+// Starts `executable args...` the way every process of the daemon's is started: default signal
+// dispositions, nothing blocked, a process group of its own, `stdin_fd` and `stdout_fd` as its
+// stdin and stdout, nothing else inherited (the daemon's descriptors are close-on-exec).
+Result<pid_t> spawn_process(const std::string& executable, const std::vector<std::string>& args,
+                            int stdin_fd, int stdout_fd);
+
 class WorkerProcess {
  public:
+  // Executes the daemon's binary as a worker.
   static Result<std::unique_ptr<WorkerProcess>> spawn(const WorkerLaunch& launch);
+  // Owns the worker `pid`, already started on `pipes` (their worker's ends are closed here).
+  static std::unique_ptr<WorkerProcess> adopt(pid_t pid, WorkerPipes& pipes);
   // Hands the worker its job (the first line of its stdin). A worker that died meanwhile is
   // judged by its exit, as ever.
   Status send_job(const WorkerJob& job);

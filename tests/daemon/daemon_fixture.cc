@@ -184,6 +184,35 @@ std::vector<pid_t> children_of(pid_t parent) {
   return found;
 }
 
+std::string process_name(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  std::getline(in, name);
+  return name;
+}
+
+// The zygote's command line says --zygote from its start, before it names itself; the workers
+// it forks inherit that command line but name themselves tc-worker.
+bool is_zygote(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+  std::string executable, first;
+  std::getline(in, executable, '\0');
+  std::getline(in, first, '\0');
+  return first == "--zygote" && process_name(pid) != "tc-worker";
+}
+
+std::vector<pid_t> workers_of(pid_t daemon) {
+  std::vector<pid_t> workers = children_of(daemon);
+  std::erase_if(workers, is_zygote);
+  return workers;
+}
+
+pid_t zygote_of(pid_t daemon) {
+  for (pid_t pid : children_of(daemon))
+    if (is_zygote(pid)) return pid;
+  return -1;
+}
+
 int shell(const std::string& command) {
   int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;

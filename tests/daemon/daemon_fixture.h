@@ -56,8 +56,13 @@ CommandResult run_client(const std::vector<std::string>& args);
 // GET http://ADDRESS/PATH (HTTP/1.0, plain TCP): the body, or empty on any failure.
 std::string http_get(const std::string& address, const std::string& path);
 
-// The processes whose parent is `parent` (a daemon's workers), from /proc.
+// The processes whose parent is `parent` (a daemon's workers and its zygote), from /proc.
 std::vector<pid_t> children_of(pid_t parent);
+// What /proc/PID/comm says: "tc-zygote", "tc-worker" (forked by it), "transcoded" (executed).
+std::string process_name(pid_t pid);
+// A daemon's workers: its children but its zygote. Its zygote: -1 if it has none.
+std::vector<pid_t> workers_of(pid_t daemon);
+pid_t zygote_of(pid_t daemon);
 
 // Runs a shell command; its exit status.
 int shell(const std::string& command);

@@ -670,12 +670,12 @@ TEST_F(DaemonTest, EngineFiguresComeFromTheProcRootSetting) {
   fs::create_directories(fake);
   std::string long_input = media + "/long.mp4";
   ASSERT_TRUE(make_clip(long_input, 4));
-  // No warm workers: the job's worker is then the daemon's only child.
+  // No warm workers: the job's worker is then the daemon's only worker.
   ASSERT_TRUE(daemon.start(
       {"--proc-root", fake, "--metrics-listen", "127.0.0.1:0", "--warm-workers", "0"}, "slow"));
   std::string id = submit(long_input, media + "/engines.mp4", {"--size", "160x120"});
   std::vector<pid_t> workers;
-  ASSERT_TRUE(wait_until([&] { return !(workers = children_of(daemon.pid())).empty(); }));
+  ASSERT_TRUE(wait_until([&] { return !(workers = workers_of(daemon.pid())).empty(); }));
   std::string base = fake + "/" + std::to_string(workers[0]);
   fs::create_directories(base + "/fd");
   fs::create_directories(base + "/fdinfo");

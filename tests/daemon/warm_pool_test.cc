@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon_fixture.h"
+#include "service/daemon/config.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -60,11 +61,11 @@ class WarmPool : public ::testing::Test {
     return metric("transcoded_worker_starts_total{device=\"" + device + "\",kind=\"" + kind +
                   "\"}");
   }
-  // The daemon's one child once the pool has it ready.
+  // The daemon's one worker once the pool has it ready.
   pid_t ready_worker() {
     pid_t pid = -1;
     wait_until([&] {
-      std::vector<pid_t> children = children_of(daemon.pid());
+      std::vector<pid_t> children = workers_of(daemon.pid());
       if (children.size() != 1 || warm_ready("software") != 1) return false;
       pid = children[0];
       return true;
@@ -158,12 +159,12 @@ TEST_F(WarmPool, AWorkerRunsUpToWorkerJobsJobsThenEnds) {
 
 TEST_F(WarmPool, WithZeroEveryJobStartsItsOwnWorker) {
   ASSERT_TRUE(daemon.start({"--warm-workers", "0", "--metrics-listen", "127.0.0.1:0"}));
-  EXPECT_TRUE(children_of(daemon.pid()).empty());
+  EXPECT_TRUE(workers_of(daemon.pid()).empty());
   json job = run_job("cold.mp4");
   EXPECT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
   EXPECT_EQ(starts("software", "cold"), 1);
   EXPECT_EQ(starts("software", "warm"), 0);
-  EXPECT_TRUE(children_of(daemon.pid()).empty());
+  EXPECT_TRUE(workers_of(daemon.pid()).empty());
 }
 
 // A device whose context does not open (TC_TEST_FAULT=device: every --open-device fails, as a
@@ -192,3 +193,81 @@ TEST_F(WarmPool, AWorkerWhoseDeviceFailedIsNeverHandedAJob) {
 }
 
 }  // namespace
+
+// The zygote (zygote.h), on by default: the ready worker was forked by it, yet it is the
+// daemon's child, in a process group of its own, and it runs the job; the zygote stays and
+// forks the replacement.
+TEST_F(WarmPool, WorkersAreForkedByTheZygoteAsTheDaemonsChildren) {
+  if (!tc::daemon::kZygoteByDefault) GTEST_SKIP() << "sanitizer builds execute every worker";
+  ASSERT_TRUE(daemon.start({"--warm-workers", "1", "--metrics-listen", "127.0.0.1:0"}));
+  pid_t worker = ready_worker();
+  ASSERT_GT(worker, 0);
+  pid_t zygote = zygote_of(daemon.pid());
+  ASSERT_GT(zygote, 0) << "no zygote among the daemon's children";
+  EXPECT_EQ(process_name(worker), "tc-worker");
+  EXPECT_EQ(::getpgid(worker), worker) << "a forked worker shares the zygote's process group";
+  EXPECT_EQ(fs::read_symlink("/proc/" + std::to_string(worker) + "/exe"),
+            fs::read_symlink("/proc/" + std::to_string(daemon.pid()) + "/exe"));
+
+  json job = run_job("forked.mp4");
+  EXPECT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
+  EXPECT_EQ(video_frames(media + "/forked.mp4"), 30);
+  EXPECT_EQ(starts("software", "warm"), 1);
+  pid_t next = ready_worker();
+  EXPECT_NE(next, worker);
+  EXPECT_EQ(process_name(next), "tc-worker");
+  EXPECT_EQ(zygote_of(daemon.pid()), zygote);
+}
+
+// A zygote killed is no job lost: a worker asked of it meanwhile is executed instead, and the
+// pool starts another zygote, which forks the workers after.
+TEST_F(WarmPool, AZygoteKilledIsReplacedAndNoJobIsLost) {
+  if (!tc::daemon::kZygoteByDefault) GTEST_SKIP() << "sanitizer builds execute every worker";
+  ASSERT_TRUE(daemon.start({"--warm-workers", "0", "--metrics-listen", "127.0.0.1:0"}));
+  pid_t zygote = -1;
+  ASSERT_TRUE(wait_until([&] { return (zygote = zygote_of(daemon.pid())) > 0; }));
+  ASSERT_EQ(::kill(zygote, SIGKILL), 0);
+  json job = run_job("during.mp4");
+  EXPECT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
+  EXPECT_EQ(video_frames(media + "/during.mp4"), 30);
+  pid_t replacement = -1;
+  ASSERT_TRUE(wait_until([&] {
+    replacement = zygote_of(daemon.pid());
+    return replacement > 0 && replacement != zygote;
+  })) << "no zygote after the first was killed";
+  job = run_job("after.mp4");
+  EXPECT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
+  EXPECT_EQ(starts("software", "cold"), 2);
+  EXPECT_TRUE(workers_of(daemon.pid()).empty()) << "a worker outlived its job";
+}
+
+// A daemon killed takes its zygote and the workers it forked with it (their parent-death
+// signal follows the daemon, not the zygote).
+TEST_F(WarmPool, TheZygoteAndItsWorkersDieWithTheDaemon) {
+  if (!tc::daemon::kZygoteByDefault) GTEST_SKIP() << "sanitizer builds execute every worker";
+  ASSERT_TRUE(daemon.start({"--warm-workers", "1", "--metrics-listen", "127.0.0.1:0"}));
+  pid_t worker = ready_worker();
+  ASSERT_GT(worker, 0);
+  pid_t zygote = zygote_of(daemon.pid());
+  ASSERT_GT(zygote, 0);
+  daemon.stop(SIGKILL);
+  auto gone = [](pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    size_t paren = text.rfind(')');
+    return paren == std::string::npos || text.substr(paren + 2, 1) == "Z";
+  };
+  EXPECT_TRUE(wait_until([&] { return gone(worker) && gone(zygote); }))
+      << "a worker or the zygote outlived the daemon";
+}
+
+TEST_F(WarmPool, WithTheZygoteOffWorkersAreExecuted) {
+  ASSERT_TRUE(daemon.start(
+      {"--warm-workers", "1", "--worker-zygote=false", "--metrics-listen", "127.0.0.1:0"}));
+  pid_t worker = ready_worker();
+  ASSERT_GT(worker, 0);
+  EXPECT_EQ(zygote_of(daemon.pid()), -1);
+  EXPECT_EQ(process_name(worker), "transcoded");
+  json job = run_job("executed.mp4");
+  EXPECT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
+}
