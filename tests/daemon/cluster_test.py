@@ -90,15 +90,21 @@ def probe_video(path):
 
 
 def children(pid):
-    """The live child processes of pid (a daemon's workers), from /proc."""
+    """The live child processes of pid that are workers, from /proc: not its zygote, whose
+    command line says --zygote (the workers it forks inherit that, but name themselves
+    tc-worker)."""
     found = []
     for entry in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{entry}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/cmdline") as f:
+                zygote = f.read().split("\0")[1:2] == ["--zygote"]
+            with open(f"/proc/{entry}/comm") as f:
+                zygote = zygote and f.read().strip() != "tc-worker"
         except OSError:
             continue  # gone meanwhile
-        if int(fields[1]) == pid and fields[0] != "Z":
+        if int(fields[1]) == pid and fields[0] != "Z" and not zygote:
             found.append(int(entry))
     return found
 
