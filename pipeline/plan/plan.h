@@ -196,10 +196,12 @@ struct ThumbnailPlan {
 
 // Work queued between the demux thread and each output's thread (exec/branch_lane.h): frames to
 // encode, mostly. Where a device's pools are fixed, a device encoder's branch pool counts them.
-constexpr int kBranchQueueFrames = 8;
+// Three here and two below ran as fast as eight and four on 2 and on 16 cores, and hold fewer
+// frames: 10-27 MiB less at 1080p (bench/README.md, "Queue depths").
+constexpr int kBranchQueueFrames = 3;
 // Decoded frames queued between the demux thread and the video graph's thread: a device
 // decoder's pool (always fixed) counts them.
-constexpr int kDecodeQueueFrames = 4;
+constexpr int kDecodeQueueFrames = 2;
 
 struct Plan {
   BackendKind backend = BackendKind::kSoftware;
