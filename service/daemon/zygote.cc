@@ -32,24 +32,35 @@ Status socket_error(const std::string& what) {
   return {Code::kInternal, "zygote: " + what + ": " + strerror(errno), true};
 }
 
+// A request as sendmsg and recvmsg take it: `size` bytes at `data`, and room for the worker's
+// two descriptors.
+struct TwoFdMessage {
+  TwoFdMessage(void* data, size_t size) : bytes{data, size} {
+    header.msg_iov = &bytes;
+    header.msg_iovlen = 1;
+    header.msg_control = control;
+    header.msg_controllen = sizeof control;
+  }
+  TwoFdMessage(const TwoFdMessage&) = delete;  // the header points into the object
+  TwoFdMessage& operator=(const TwoFdMessage&) = delete;
+
+  iovec bytes;
+  alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
+  msghdr header{};
+};
+
 // The daemon's side: the worker's arguments, NUL-separated, and its stdin and stdout.
 Status send_request(int socket, const std::vector<std::string>& args, int stdin_fd, int stdout_fd) {
   std::string payload;
   for (const std::string& arg : args) payload.append(arg).push_back('\0');
-  iovec data{payload.data(), payload.size()};
-  alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
-  msghdr message{};
-  message.msg_iov = &data;
-  message.msg_iovlen = 1;
-  message.msg_control = control;
-  message.msg_controllen = sizeof control;
-  cmsghdr* fds = CMSG_FIRSTHDR(&message);
+  TwoFdMessage message(payload.data(), payload.size());
+  cmsghdr* fds = CMSG_FIRSTHDR(&message.header);
   fds->cmsg_level = SOL_SOCKET;
   fds->cmsg_type = SCM_RIGHTS;
   fds->cmsg_len = CMSG_LEN(2 * sizeof(int));
   int pair[2] = {stdin_fd, stdout_fd};
   memcpy(CMSG_DATA(fds), pair, sizeof pair);
-  if (::sendmsg(socket, &message, MSG_NOSIGNAL) < 0) return socket_error("send");
+  if (::sendmsg(socket, &message.header, MSG_NOSIGNAL) < 0) return socket_error("send");
   return Status::ok();
 }
 
@@ -73,28 +84,22 @@ struct ForkRequest {
 
 // The zygote's side; nullopt once the daemon closed the socket.
 Result<std::optional<ForkRequest>> receive_request(std::vector<char>& buffer) {
-  iovec data{buffer.data(), buffer.size()};
-  alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
-  msghdr message{};
-  message.msg_iov = &data;
-  message.msg_iovlen = 1;
-  message.msg_control = control;
-  message.msg_controllen = sizeof control;
+  TwoFdMessage message(buffer.data(), buffer.size());
   ssize_t n;
   do {
-    n = ::recvmsg(kControlFd, &message, MSG_CMSG_CLOEXEC);
+    n = ::recvmsg(kControlFd, &message.header, MSG_CMSG_CLOEXEC);
   } while (n < 0 && errno == EINTR);
   if (n < 0) return socket_error("receive");
   if (n == 0) return std::optional<ForkRequest>();
   ForkRequest request;
-  cmsghdr* fds = CMSG_FIRSTHDR(&message);
+  cmsghdr* fds = CMSG_FIRSTHDR(&message.header);
   if (fds && fds->cmsg_type == SCM_RIGHTS && fds->cmsg_len == CMSG_LEN(2 * sizeof(int))) {
     int pair[2];
     memcpy(pair, CMSG_DATA(fds), sizeof pair);
     request.stdin_fd.reset(pair[0]);
     request.stdout_fd.reset(pair[1]);
   }
-  if ((message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || !request.stdout_fd.is_open())
+  if ((message.header.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || !request.stdout_fd.is_open())
     return Status(Code::kInternal, "zygote: a malformed request");
   for (const char* at = buffer.data(); at < buffer.data() + n; at += strlen(at) + 1)
     request.args.emplace_back(at);
