@@ -72,6 +72,9 @@ LandlockPaths worker_landlock_paths(const std::vector<std::string>& media_roots)
   // libdrm, CUDA and the sanitizers read.
   paths.read_only = {"/usr", "/lib", "/lib64", "/lib32", "/etc", "/opt", "/proc", "/sys"};
   paths.devices = {"/dev"};
+  // Read-only, /proc broke CUDA on the H200 (cuInit: CUDA_ERROR_OPERATING_SYSTEM); the process's
+  // own files are enough, not another process's.
+  paths.own_process = {"/proc/self"};
   return paths;
 }
 
@@ -87,10 +90,12 @@ Status apply_landlock(const LandlockPaths& paths) {
     TC_RETURN_IF_ERROR(allow(ruleset.get(), path, kRead | kWriteTree));
   for (const std::string& path : paths.read_only)
     TC_RETURN_IF_ERROR(allow(ruleset.get(), path, kRead));
+  constexpr Access kReadWriteFiles =
+      kReadFile | LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_WRITE_FILE;
   for (const std::string& path : paths.devices)
-    TC_RETURN_IF_ERROR(
-        allow(ruleset.get(), path,
-              kReadFile | LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_WRITE_FILE));
+    TC_RETURN_IF_ERROR(allow(ruleset.get(), path, kReadWriteFiles));
+  for (const std::string& path : paths.own_process)
+    TC_RETURN_IF_ERROR(allow(ruleset.get(), path, kReadWriteFiles));
   // Without it an unprivileged process may not restrict itself (and a setuid exec could not
   // regain what the rules take away).
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)

@@ -19,6 +19,9 @@ struct LandlockPaths {
   std::vector<std::string> read_write;  // the media roots: inputs, outputs and their temp files
   std::vector<std::string> read_only;   // libraries, configuration, /proc, /sys
   std::vector<std::string> devices;     // /dev: render nodes and NVIDIA's nodes are opened rw
+  // /proc/self, which is the process's own /proc/PID once opened: its files may be written too
+  // (a thread's name, task/TID/comm; CUDA's cuInit fails without this).
+  std::vector<std::string> own_process;
 };
 
 // What a worker needs besides its roots: the system directories that exist on this host.

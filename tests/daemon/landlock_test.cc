@@ -4,12 +4,14 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 namespace tc::daemon {
 namespace {
@@ -17,7 +19,22 @@ namespace {
 namespace fs = std::filesystem;
 
 // What a child found, one bit per check, as its exit code.
-enum : int { kReadInRoot = 1, kWroteInRoot = 2, kOutsideDenied = 4, kRenamedInRoot = 8 };
+enum : int {
+  kReadInRoot = 1,
+  kWroteInRoot = 2,
+  kOutsideDenied = 4,
+  kRenamedInRoot = 8,
+  kNamedAThread = 16,      // its own /proc files are writable (libraries name their threads)
+  kOthersProcDenied = 32,  // another process's are not
+};
+
+// pthread_setname_np on a thread other than the caller writes /proc/self/task/TID/comm.
+bool names_another_thread() {
+  std::thread other([] { std::this_thread::sleep_for(std::chrono::milliseconds(200)); });
+  bool named = pthread_setname_np(other.native_handle(), "tc-named") == 0;
+  other.join();
+  return named;
+}
 
 int sandboxed_checks(const fs::path& root, const fs::path& outside) {
   if (!apply_landlock(worker_landlock_paths({root.string()})).is_ok()) return 100;
@@ -31,6 +48,12 @@ int sandboxed_checks(const fs::path& root, const fs::path& outside) {
   }
   int fd = open((outside / "secret.txt").c_str(), O_RDONLY);
   if (fd < 0 && errno == EACCES) found |= kOutsideDenied;
+  if (fd >= 0) close(fd);
+  if (names_another_thread()) found |= kNamedAThread;
+  // The test's own process: root may write its comm, the rules may not let the child.
+  std::string parent = "/proc/" + std::to_string(getppid()) + "/comm";
+  fd = open(parent.c_str(), O_WRONLY);
+  if (fd < 0 && errno == EACCES) found |= kOthersProcDenied;
   if (fd >= 0) close(fd);
   return found;
 }
@@ -58,6 +81,8 @@ TEST(Landlock, AWorkerSeesItsRootsAndNothingBeside) {
   EXPECT_TRUE(found & kWroteInRoot);
   EXPECT_TRUE(found & kRenamedInRoot) << "the temp-then-rename publish";
   EXPECT_TRUE(found & kOutsideDenied);
+  EXPECT_TRUE(found & kNamedAThread) << "the worker's own /proc files are read-only";
+  EXPECT_TRUE(found & kOthersProcDenied) << "another process's /proc files are writable";
   // This process is not restricted: the rules were the child's alone.
   EXPECT_TRUE(std::ifstream(outside / "secret.txt").good());
   fs::remove_all(base);
