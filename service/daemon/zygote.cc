@@ -93,13 +93,16 @@ Result<std::optional<ForkRequest>> receive_request(std::vector<char>& buffer) {
   if (n == 0) return std::optional<ForkRequest>();
   ForkRequest request;
   cmsghdr* fds = CMSG_FIRSTHDR(&message.header);
-  if (fds && fds->cmsg_type == SCM_RIGHTS && fds->cmsg_len == CMSG_LEN(2 * sizeof(int))) {
+  if (fds && fds->cmsg_level == SOL_SOCKET && fds->cmsg_type == SCM_RIGHTS &&
+      fds->cmsg_len == CMSG_LEN(2 * sizeof(int))) {
     int pair[2];
     memcpy(pair, CMSG_DATA(fds), sizeof pair);
     request.stdin_fd.reset(pair[0]);
     request.stdout_fd.reset(pair[1]);
   }
-  if ((message.header.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || !request.stdout_fd.is_open())
+  // Every argument ends with its NUL, the last one included: the parse below stays in bounds.
+  if ((message.header.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || !request.stdout_fd.is_open() ||
+      buffer[static_cast<size_t>(n) - 1] != '\0')
     return Status(Code::kInternal, "zygote: a malformed request");
   for (const char* at = buffer.data(); at < buffer.data() + n; at += strlen(at) + 1)
     request.args.emplace_back(at);
