@@ -125,8 +125,14 @@ std::vector<WorkerPool::Counts> WorkerPool::counts() {
   return counts;
 }
 
+void WorkerPool::Backoff::failed() {
+  next_try = Clock::now() +
+             std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait_s));
+  wait_s = std::min(wait_s * 2, kMaxBackoffS);
+}
+
 void WorkerPool::keep_zygote() {
-  if (!options_.zygote || Clock::now() < next_zygote_try_) return;
+  if (!options_.zygote || zygote_retry_.waiting()) return;
   if (std::lock_guard lock(zygote_mutex_); zygote_refused_) return;
   if (std::shared_ptr<Zygote> running = zygote(); running && !running->broken()) return;
   Result<std::unique_ptr<Zygote>> started = Zygote::start(executable_);
@@ -136,14 +142,12 @@ void WorkerPool::keep_zygote() {
   if (started.is_ok()) {
     zygote_ = std::move(*started);
     spdlog::info("zygote {} started: workers are forked from it", zygote_->pid());
-    zygote_backoff_s_ = 1;
+    zygote_retry_.succeeded();
     return;
   }
   spdlog::warn("zygote did not start ({}): workers are executed; next try in {} s",
-               started.status().message(), zygote_backoff_s_);
-  next_zygote_try_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                        std::chrono::duration<double>(zygote_backoff_s_));
-  zygote_backoff_s_ = std::min(zygote_backoff_s_ * 2, kMaxBackoffS);
+               started.status().message(), zygote_retry_.wait_s);
+  zygote_retry_.failed();
 }
 
 std::shared_ptr<Zygote> WorkerPool::zygote() {
@@ -210,7 +214,7 @@ void WorkerPool::check(DevicePool& pool, Waiting& w) {
   }
   if (said->empty() && !w.ready) {
     w.ready = true;
-    pool.backoff_s = 1;
+    pool.retry.succeeded();
     return;
   }
   if (w.ready) {
@@ -238,7 +242,7 @@ std::unique_ptr<WorkerProcess> WorkerPool::wait_ready(size_t device, Waiting w) 
 }
 
 void WorkerPool::top_up(DevicePool& pool) {
-  if (pool.stopped_idle || Clock::now() < pool.next_try) return;
+  if (pool.stopped_idle || pool.retry.waiting()) return;
   while (static_cast<int>(pool.workers.size() + pool.out.size()) < options_.per_device) {
     Result<std::unique_ptr<WorkerProcess>> started = start_worker(pool.launch);
     if (!started.is_ok()) {
@@ -254,16 +258,14 @@ void WorkerPool::lost_setup(DevicePool& pool, const std::string& why) {
   failed_start(pool, why);
 }
 
-// A worker that could not set up is never handed a job; its device is tried again later, each
-// failure doubling the wait (to 5 min), so a broken device does not spin worker starts.
+// A worker that could not set up is never handed a job; its device is tried again later
+// (Backoff).
 void WorkerPool::failed_start(DevicePool& pool, const std::string& why) {
   spdlog::warn(
       "warm worker of {} did not start: {}; its jobs start workers cold; next try in "
       "{} s",
-      pool.name, why, pool.backoff_s);
-  pool.next_try = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                     std::chrono::duration<double>(pool.backoff_s));
-  pool.backoff_s = std::min(pool.backoff_s * 2, kMaxBackoffS);
+      pool.name, why, pool.retry.wait_s);
+  pool.retry.failed();
 }
 
 }  // namespace tc::daemon

@@ -82,13 +82,21 @@ class WorkerPool {
     bool ready = false;  // it said {"ready": {}}
     int jobs_left = 1;   // it exits after this many more
   };
+  // What failed is tried again after 1 s, each failure doubling the wait (to 5 min), so a
+  // broken device or binary does not spin process starts.
+  struct Backoff {
+    bool waiting() const { return Clock::now() < next_try; }
+    void failed();  // the next try waits `wait_s`, which then doubles
+    void succeeded() { wait_s = 1; }
+    Clock::time_point next_try;
+    double wait_s = 1;
+  };
   struct DevicePool {
     std::string name;  // the scheduler's, for the log
     WorkerLaunch launch;
     std::vector<Waiting> workers;
     Clock::time_point last_used;
-    Clock::time_point next_try;  // after a failed start
-    double backoff_s = 1;
+    Backoff retry;  // after a failed start
     bool stopped_idle = false;
     int64_t lost = 0;
     int64_t failed_setup = 0;
@@ -115,8 +123,7 @@ class WorkerPool {
   std::mutex zygote_mutex_;         // guards the pointer; the zygote guards its own socket
   std::shared_ptr<Zygote> zygote_;  // null until started, and while none runs
   bool zygote_refused_ = false;     // the kernel refused its fork: none is started again
-  Clock::time_point next_zygote_try_;
-  double zygote_backoff_s_ = 1;
+  Backoff zygote_retry_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool taken_ = false;  // a take() since the last round: top up now

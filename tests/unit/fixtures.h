@@ -6,6 +6,7 @@ extern "C" {
 }
 
 #include "pipeline/hw/devices.h"
+#include "pipeline/plan/plan.h"
 #include "pipeline/probe/media_info.h"
 #include "pipeline/spec/job_spec.h"
 
@@ -87,6 +88,13 @@ inline int occurrences(const std::string& text, const std::string& what) {
   int found = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++found;
   return found;
+}
+
+// The plan's stage called `name` ("encode out0"); null if it has none.
+inline const Stage* stage(const Plan& plan, const std::string& name) {
+  for (const Stage& stage : plan.stages)
+    if (stage.name == name) return &stage;
+  return nullptr;
 }
 
 }  // namespace tc::testing

@@ -25,14 +25,7 @@ using testing::inventory;
 using testing::job;
 using testing::media;
 using testing::output;
-
-const Stage& stage(const Plan& plan, const std::string& name) {
-  for (const Stage& stage : plan.stages)
-    if (stage.name == name) return stage;
-  static const Stage none;
-  ADD_FAILURE() << "no stage " << name;
-  return none;
-}
+using testing::stage;
 
 Plan ladder_plan(unsigned cores, int encoders = 0) {
   JobSpec spec = job({output("a.mp4"), output("b.mp4", 1280, 720), output("c.mp4", 640, 360)});
@@ -51,7 +44,7 @@ std::vector<int> encoders_of(const Plan& plan) {
 TEST(GopParallelPlan, AutoOnTwoCoresKeepsOneEncoderPerOutput) {
   Plan plan = ladder_plan(2);
   EXPECT_EQ(encoders_of(plan), (std::vector<int>{1, 1, 1}));
-  EXPECT_EQ(stage(plan, "encode out0").what, "libx264");
+  EXPECT_EQ(stage(plan, "encode out0")->what, "libx264");
 }
 
 // 16 cores: the 1080p output has 64 % of the pixels, 10 cores' worth, two encoders' (one x264
@@ -63,9 +56,9 @@ TEST(GopParallelPlan, AutoOnSixteenCoresSplitsTheLargestOutputOfALadder) {
   // The two share what x264 would take alone (1.5 threads a core); the others take that.
   EXPECT_EQ(plan.outputs[0].video.encoder_threads, 12);
   EXPECT_EQ(plan.outputs[1].video.encoder_threads, 0);
-  EXPECT_EQ(stage(plan, "encode out0").what,
+  EXPECT_EQ(stage(plan, "encode out0")->what,
             "libx264 (GOP-parallel: 2 encoders, chunks of 60 frames)");
-  EXPECT_EQ(stage(plan, "encode out1").what, "libx264");
+  EXPECT_EQ(stage(plan, "encode out1")->what, "libx264");
 }
 
 TEST(GopParallelPlan, AutoGivesASingleOutputTheCoresUpToTheCap) {
@@ -89,11 +82,11 @@ TEST(GopParallelPlan, AskedForItSaysWhyAnOutputStaysWhole) {
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   plan_gop_parallel(*plan, {3, 2});  // asked for: the cores do not matter
   EXPECT_EQ(encoders_of(*plan), (std::vector<int>{3, 1, 1, 1}));
-  EXPECT_EQ(stage(*plan, "encode out1").what,
+  EXPECT_EQ(stage(*plan, "encode out1")->what,
             "libx264 (one encoder: a bitrate's rate control (and its VBV buffer) spans the whole "
             "stream)");
-  EXPECT_EQ(stage(*plan, "encode out2").what.find("one encoder"), std::string::npos);
-  EXPECT_EQ(stage(*plan, "encode out3").what,
+  EXPECT_EQ(stage(*plan, "encode out2")->what.find("one encoder"), std::string::npos);
+  EXPECT_EQ(stage(*plan, "encode out3")->what,
             "libx265 (one encoder: libx265 is encoded whole (libx264 only))");
 }
 
@@ -104,7 +97,7 @@ TEST(GopParallelPlan, ADeviceEncoderIsNeverCut) {
   ASSERT_TRUE(plan->outputs[0].video.hw_frames);
   plan_gop_parallel(*plan, {4, 64});
   EXPECT_EQ(plan->outputs[0].video.parallel_encoders, 1);
-  EXPECT_NE(stage(*plan, "encode out0").what.find("runs on the device"), std::string::npos);
+  EXPECT_NE(stage(*plan, "encode out0")->what.find("runs on the device"), std::string::npos);
 }
 
 TEST(GopParallelPlan, ChunksAreWholeGopsOfAtLeastTheMinimum) {
@@ -123,7 +116,7 @@ TEST(GopParallelPlan, ChunksAreWholeGopsOfAtLeastTheMinimum) {
 TEST(GopParallelPlan, OneMeansOff) {
   Plan plan = ladder_plan(64, 1);
   EXPECT_EQ(encoders_of(plan), (std::vector<int>{1, 1, 1}));
-  EXPECT_EQ(stage(plan, "encode out0").what, "libx264");
+  EXPECT_EQ(stage(plan, "encode out0")->what, "libx264");
 }
 
 // --- The chunked encoder, on libx264 ------------------------------------------------------

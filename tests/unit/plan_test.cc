@@ -20,6 +20,7 @@ using testing::inventory;
 using testing::job;
 using testing::media;
 using testing::output;
+using testing::stage;
 
 constexpr auto count = testing::occurrences;
 
@@ -27,12 +28,6 @@ std::string option(const VideoEncodePlan& plan, const std::string& key) {
   for (const auto& [name, value] : plan.options)
     if (name == key) return value;
   return "<unset>";
-}
-
-const Stage* stage(const Plan& plan, const std::string& name) {
-  for (const Stage& stage : plan.stages)
-    if (stage.name == name) return &stage;
-  return nullptr;
 }
 
 std::vector<OutputSpec> ladder(VideoCodec codec = VideoCodec::kH264) {

@@ -20,6 +20,7 @@ using testing::inventory;
 using testing::job;
 using testing::media;
 using testing::output;
+using testing::stage;
 
 JobSpec with_thumbnails(JobSpec spec, double interval_s = 2) {
   spec.thumbnails.on = true;
@@ -47,12 +48,6 @@ std::string chain_ending(const std::string& graph, const std::string& sink) {
   for (std::string chain; std::getline(chains, chain, ';');)
     if (chain.size() >= sink.size() && chain.ends_with(sink)) return chain;
   return "";
-}
-
-const Stage* stage(const Plan& plan, const std::string& name) {
-  for (const Stage& stage : plan.stages)
-    if (stage.name == name) return &stage;
-  return nullptr;
 }
 
 TEST(ThumbnailPlan, SoftwareBranchChoosesByTimeThenScalesToTheTile) {
