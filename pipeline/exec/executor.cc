@@ -25,7 +25,7 @@ extern "C" {
 #include "pipeline/hw/device_cache.h"
 #include "pipeline/hw/discovery_cache.h"
 #include "pipeline/package/package_writer.h"
-#include "pipeline/plan/gop_parallel.h"
+#include "pipeline/plan/cores.h"
 
 namespace tc {
 namespace {
@@ -727,7 +727,7 @@ Result<PreparedJob> prepare_job(const JobSpec& spec, const RunOptions& options,
   if (check_source) TC_RETURN_IF_ERROR(check_source(media));
   HwInventory devices = job_devices(spec, options);
   TC_ASSIGN_OR_RETURN(Plan plan, make_plan(spec, media, devices));
-  plan_gop_parallel(plan, {options.gop_parallel, usable_cores()});
+  plan_for_cores(plan, {options.gop_parallel, usable_cores()});
   double setup_s = std::chrono::duration<double>(Clock::now() - setup_start).count();
   return PreparedJob{std::move(media), std::move(plan), setup_s};
 }

@@ -43,7 +43,9 @@ struct DecodePlan {
   // The libavcodec decoder by name ("av1", not libdav1d, for device frames); empty = the
   // default decoder of the codec (avcodec_find_decoder).
   std::string decoder;
-  int threads = 0;  // 0 = auto; hw decoders keep 1-2 (the pool grows with threads)
+  // 0 = libavcodec's auto; hw decoders keep 1 (the pool grows with threads); software ones get
+  // theirs from the cores (cores.h)
+  int threads = 0;
   int extra_hw_frames = 0;
   StageDevice device;  // where the decoder runs
   std::string note;    // why it runs there: "vaapi hwaccel", "software: ... cannot decode ..."

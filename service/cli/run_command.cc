@@ -14,7 +14,7 @@ extern "C" {
 #include "pipeline/exec/executor.h"
 #include "pipeline/hw/discovery_cache.h"
 #include "pipeline/hw/intel_profiles.h"
-#include "pipeline/plan/gop_parallel.h"
+#include "pipeline/plan/cores.h"
 #include "service/cli/job_args.h"
 #include "service/cli/progress_bar.h"
 #include "service/common/exit_codes.h"
@@ -67,7 +67,7 @@ int dry_run(const JobSpec& spec, const RunFlags& flags) {
   if (!devices.is_ok()) return fail(devices.status());
   Result<Plan> plan = make_plan(spec, *media, *devices);
   if (!plan.is_ok()) return fail(plan.status());
-  plan_gop_parallel(*plan, {flags.gop_parallel, usable_cores()});
+  plan_for_cores(*plan, {flags.gop_parallel, usable_cores()});
   if (!assumed_device.empty())
     std::cout << "assumed device: " << devices->devices[0].model << " (--assume-device "
               << assumed_device << ")\n";

@@ -1,0 +1,68 @@
+// How a plan uses the machine's cores (plan/cores.h): the software decoder's threads, and the
+// GOP-parallel encoders it sets with them.
+#include "pipeline/plan/cores.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/unit/fixtures.h"
+
+namespace tc {
+namespace {
+
+using testing::intel_gpu;
+using testing::inventory;
+using testing::job;
+using testing::media;
+using testing::output;
+using testing::stage;
+
+Plan planned(const JobSpec& spec, const HwInventory& devices, unsigned cores) {
+  Result<Plan> plan = make_plan(spec, media(), devices);
+  EXPECT_TRUE(plan.is_ok()) << plan.status().to_string();
+  plan_for_cores(*plan, {0, cores});
+  return *plan;
+}
+
+JobSpec ladder(BackendKind backend = BackendKind::kAuto) {
+  return job({output("a.mp4"), output("b.mp4", 1280, 720), output("c.mp4", 640, 360)}, backend);
+}
+
+TEST(DecoderThreads, HalfTheCoresAtLeastOneAtMostSixteen) {
+  EXPECT_EQ(software_decoder_threads(1), 1);
+  EXPECT_EQ(software_decoder_threads(2), 1);
+  EXPECT_EQ(software_decoder_threads(3), 1);
+  EXPECT_EQ(software_decoder_threads(16), 8);
+  EXPECT_EQ(software_decoder_threads(64), 16);
+}
+
+// The plan a job runs with, and what the dry run and the report show of it.
+TEST(DecoderThreads, ASoftwareDecoderGetsThemAndItsStageSaysSo) {
+  Plan two = planned(ladder(), inventory({}), 2);
+  EXPECT_EQ(two.decode.threads, 1);
+  EXPECT_EQ(stage(two, "decode")->what, "h264 (software, 1 thread)");
+  Plan sixteen = planned(ladder(), inventory({}), 16);
+  EXPECT_EQ(sixteen.decode.threads, 8);
+  EXPECT_EQ(stage(sixteen, "decode")->what, "h264 (software, 8 threads)");
+  // The same call sets the GOP-parallel encoders from the same cores.
+  EXPECT_EQ(sixteen.outputs[0].video.parallel_encoders, 2);
+}
+
+TEST(DecoderThreads, ADeviceDecoderKeepsOne) {
+  Plan plan = planned(ladder(BackendKind::kVaapi), inventory({intel_gpu()}), 16);
+  ASSERT_TRUE(plan.decode.hw);
+  EXPECT_EQ(plan.decode.threads, 1);
+  EXPECT_EQ(stage(plan, "decode")->what.find("thread"), std::string::npos)
+      << stage(plan, "decode")->what;
+}
+
+TEST(DecoderThreads, NoneWhereTheVideoIsCopied) {
+  Plan plan = planned(job({output("a.mp4", 0, 0, VideoCodec::kCopy)}), inventory({}), 16);
+  EXPECT_FALSE(plan.decode.needed);
+  EXPECT_EQ(plan.decode.threads, 0);
+  EXPECT_EQ(stage(plan, "decode"), nullptr);
+}
+
+}  // namespace
+}  // namespace tc
