@@ -146,7 +146,7 @@ class Transcode {
     for (AudioTrackState& track : audio_) TC_RETURN_IF_ERROR(open_audio_graph(track));
     attach_quality_meters();
     frame_rate_ = av_guess_frame_rate(input_.format.get(), input_.video, nullptr);
-    threaded_ = options_.branch_threads && backend_desc(plan_.backend).stage_threads;
+    threaded_ = runs_stage_threads(plan_, options_.branch_threads);
     for (size_t k = 0; k < outputs_.size(); ++k)
       lanes_.push_back(std::make_unique<BranchLane>(kBranchQueueFrames, threaded_,
                                                     "tc-out" + std::to_string(k), kEncoderNice));
@@ -610,7 +610,7 @@ class Transcode {
     report.package = package_report_;
     if (thumbnails_) report.thumbnails = thumbnails_->report();
     report.source_changes = source_watch_.changes();
-    if (backend_desc(plan_.backend).stage_threads && options_.branch_threads)
+    if (runs_stage_threads(plan_, options_.branch_threads))
       report.threads = thread_reports(report.wall_s);
     report.media_duration_s = last_media_pts_s_;
     for (const OutputReport& output : report.outputs)
@@ -727,7 +727,7 @@ Result<PreparedJob> prepare_job(const JobSpec& spec, const RunOptions& options,
   if (check_source) TC_RETURN_IF_ERROR(check_source(media));
   HwInventory devices = job_devices(spec, options);
   TC_ASSIGN_OR_RETURN(Plan plan, make_plan(spec, media, devices));
-  plan_for_cores(plan, {options.gop_parallel, usable_cores()});
+  plan_for_cores(plan, {options.gop_parallel, usable_cores()}, options.branch_threads);
   double setup_s = std::chrono::duration<double>(Clock::now() - setup_start).count();
   return PreparedJob{std::move(media), std::move(plan), setup_s};
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "pipeline/hw/backends.h"
+
 namespace tc {
 namespace {
 
@@ -23,13 +25,17 @@ void note_threads(Plan& plan, int threads) {
 
 }  // namespace
 
+bool runs_stage_threads(const Plan& plan, bool branch_threads) {
+  return branch_threads && backend_desc(plan.backend).stage_threads;
+}
+
 int software_decoder_threads(unsigned cores) {
   return std::clamp(int(cores / 2), 1, kMaxDecoderThreads);
 }
 
-void plan_for_cores(Plan& plan, const GopParallelRequest& request) {
+void plan_for_cores(Plan& plan, const GopParallelRequest& request, bool branch_threads) {
   DecodePlan& decode = plan.decode;
-  if (decode.needed && !decode.hw) {
+  if (decode.needed && !decode.hw && runs_stage_threads(plan, branch_threads)) {
     decode.threads = software_decoder_threads(request.cores);
     note_threads(plan, decode.threads);
   }

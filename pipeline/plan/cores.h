@@ -7,17 +7,23 @@
 
 namespace tc {
 
-// The software decoder's threads on `cores` cores: half of them, at least one, at most 16
-// (libavcodec's own limit for auto). libavcodec's auto, cores + 1, suits a program that filters
-// and encodes between its calls to the decoder, as the ffmpeg 5.1 CLI does. Here the decoder is
-// one stage beside the graph's thread and the encoders' threads, which keep the other cores
-// busy, and each frame thread holds a frame and a copy of the decoder's state (about 7 MiB at
-// 1080p H.264). Measured (bench/README.md, "Decoder threads"): 1 thread on 2 cores and 8 on 16
-// ran as fast as auto and held 13 and 53 MiB less.
+// Whether a job runs its stages on threads of their own (exec/branch_lane.h): asked for
+// (`branch_threads`, false with --serial) and where its backend allows it (not Vulkan's).
+bool runs_stage_threads(const Plan& plan, bool branch_threads);
+
+// The software decoder's threads on `cores` cores where the stages run on threads: half of
+// them, at least one, at most 16 (libavcodec's own limit for auto). libavcodec's auto, cores + 1,
+// suits a program that filters and encodes between its calls to the decoder, as the ffmpeg 5.1
+// CLI and our serial executor do. With stage threads the decoder is one stage beside the graph's
+// thread and the encoders' threads, which keep the other cores busy, and each frame thread holds
+// a frame and a copy of the decoder's state (about 7 MiB at 1080p H.264). Measured
+// (bench/README.md, "Decoder threads"): 1 thread on 2 cores and 8 on 16 ran as fast as auto and
+// held 13 and 53 MiB less; the serial executor with 1 thread on 2 cores ran 8 % slower.
 int software_decoder_threads(unsigned cores);
 
-// Gives a software decoder its threads and each output its GOP-parallel encoders for
-// `request.cores`, and says so on their stages.
-void plan_for_cores(Plan& plan, const GopParallelRequest& request);
+// Gives a software decoder its threads (where the stages run on threads; libavcodec's auto
+// otherwise) and each output its GOP-parallel encoders for `request.cores`, and says so on their
+// stages.
+void plan_for_cores(Plan& plan, const GopParallelRequest& request, bool branch_threads);
 
 }  // namespace tc

@@ -14,14 +14,16 @@ namespace {
 using testing::intel_gpu;
 using testing::inventory;
 using testing::job;
+using testing::lavapipe;
 using testing::media;
 using testing::output;
 using testing::stage;
 
-Plan planned(const JobSpec& spec, const HwInventory& devices, unsigned cores) {
+Plan planned(const JobSpec& spec, const HwInventory& devices, unsigned cores,
+             bool branch_threads = true) {
   Result<Plan> plan = make_plan(spec, media(), devices);
   EXPECT_TRUE(plan.is_ok()) << plan.status().to_string();
-  plan_for_cores(*plan, {0, cores});
+  plan_for_cores(*plan, {0, cores}, branch_threads);
   return *plan;
 }
 
@@ -47,6 +49,25 @@ TEST(DecoderThreads, ASoftwareDecoderGetsThemAndItsStageSaysSo) {
   EXPECT_EQ(stage(sixteen, "decode")->what, "h264 (software, 8 threads)");
   // The same call sets the GOP-parallel encoders from the same cores.
   EXPECT_EQ(sixteen.outputs[0].video.parallel_encoders, 2);
+}
+
+// A serial run filters and encodes between its calls to the decoder: libavcodec's auto
+// (cores + 1) keeps the decoder busy meanwhile.
+TEST(DecoderThreads, ASerialRunKeepsLibavcodecsAuto) {
+  Plan plan = planned(ladder(), inventory({}), 2, false);
+  EXPECT_EQ(plan.decode.threads, 0);
+  EXPECT_EQ(stage(plan, "decode")->what, "h264 (software)");
+  EXPECT_FALSE(runs_stage_threads(plan, false));
+  EXPECT_TRUE(runs_stage_threads(plan, true));
+}
+
+TEST(DecoderThreads, VulkanJobsRunOnOneThreadAndKeepTheAuto) {
+  Result<Plan> plan = make_plan(ladder(BackendKind::kVulkan), media(), inventory({lavapipe()}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  ASSERT_FALSE(plan->decode.hw);  // FFmpeg 5.1 has no Vulkan decoder: decoded, then uploaded
+  EXPECT_FALSE(runs_stage_threads(*plan, true));
+  plan_for_cores(*plan, {0, 16}, true);
+  EXPECT_EQ(plan->decode.threads, 0);
 }
 
 TEST(DecoderThreads, ADeviceDecoderKeepsOne) {

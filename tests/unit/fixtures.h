@@ -55,6 +55,16 @@ inline HwDevice intel_gpu(const std::string& path = "/dev/dri/renderD128") {
 }
 
 // Whether this FFmpeg has QSV at all (Debian's links libmfx; a build without it plans nothing).
+// Mesa's CPU Vulkan driver, as discovery sees it: scales, neither decodes nor encodes.
+inline HwDevice lavapipe() {
+  HwDevice device;
+  device.backend = BackendKind::kVulkan;
+  device.path = "0";
+  device.driver = "vulkan";
+  device.can_scale = true;
+  return device;
+}
+
 inline bool qsv_built() {
   return avcodec_find_encoder_by_name("h264_qsv") && avcodec_find_decoder_by_name("h264_qsv");
 }

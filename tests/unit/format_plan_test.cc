@@ -21,6 +21,7 @@ namespace {
 using testing::intel_gpu;
 using testing::inventory;
 using testing::job;
+using testing::lavapipe;
 using testing::media;
 using testing::output;
 
@@ -57,15 +58,6 @@ MediaInfo interlaced() {
   MediaInfo info = media(AV_CODEC_ID_MPEG2VIDEO, 720, 576);
   info.video->field_order = AV_FIELD_TT;
   return info;
-}
-
-HwDevice lavapipe() {
-  HwDevice device;
-  device.backend = BackendKind::kVulkan;
-  device.path = "0";
-  device.driver = "vulkan";
-  device.can_scale = true;
-  return device;
 }
 
 HwDevice h200() {  // NVDEC (HEVC Main 10), no NVENC

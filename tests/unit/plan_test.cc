@@ -18,6 +18,7 @@ namespace {
 using testing::intel_gpu;
 using testing::inventory;
 using testing::job;
+using testing::lavapipe;
 using testing::media;
 using testing::output;
 using testing::stage;
@@ -365,15 +366,6 @@ TEST(VaapiPlan, FfmpegCommandUsesTheHwaccelAndTheSameGraph) {
             std::string::npos);
   EXPECT_NE(command.find("[0:v:0]split=3"), std::string::npos);
   EXPECT_EQ(count(command, "-c:v h264_vaapi"), 3);
-}
-
-HwDevice lavapipe() {
-  HwDevice device;
-  device.backend = BackendKind::kVulkan;
-  device.path = "0";
-  device.driver = "vulkan";
-  device.can_scale = true;
-  return device;
 }
 
 TEST(VulkanPlan, UploadsScalesAndDownloads) {
