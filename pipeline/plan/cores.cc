@@ -11,18 +11,6 @@ namespace {
 // libavcodec's MAX_AUTO_THREADS: more frame threads only hold more frames.
 constexpr int kMaxDecoderThreads = 16;
 
-// "h264 (software)" -> "h264 (software, 8 threads)".
-void note_threads(Plan& plan, int threads) {
-  std::string note = std::to_string(threads) + (threads == 1 ? " thread" : " threads");
-  for (Stage& stage : plan.stages) {
-    if (stage.name != "decode") continue;
-    if (!stage.what.empty() && stage.what.back() == ')')
-      stage.what.insert(stage.what.size() - 1, ", " + note);
-    else
-      stage.what += " (" + note + ")";
-  }
-}
-
 }  // namespace
 
 bool runs_stage_threads(const Plan& plan, bool branch_threads) {
@@ -37,7 +25,8 @@ void plan_for_cores(Plan& plan, const GopParallelRequest& request, bool branch_t
   DecodePlan& decode = plan.decode;
   if (decode.needed && !decode.hw && runs_stage_threads(plan, branch_threads)) {
     decode.threads = software_decoder_threads(request.cores);
-    note_threads(plan, decode.threads);
+    note_on_stage(plan, "decode",
+                  std::to_string(decode.threads) + (decode.threads == 1 ? " thread" : " threads"));
   }
   plan_gop_parallel(plan, request);
 }

@@ -407,4 +407,14 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   return plan;
 }
 
+void note_on_stage(Plan& plan, const std::string& name, const std::string& note) {
+  for (Stage& stage : plan.stages) {
+    if (stage.name != name) continue;
+    if (!stage.what.empty() && stage.what.back() == ')')
+      stage.what.insert(stage.what.size() - 1, ", " + note);
+    else
+      stage.what += " (" + note + ")";
+  }
+}
+
 }  // namespace tc

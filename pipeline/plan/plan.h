@@ -240,6 +240,10 @@ struct Plan {
 };
 
 Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInventory& devices);
+// Adds `note` to what the stage called `name` says, once the plan is fitted to the machine:
+// within its parentheses where it has them ("h264 (software)" -> "h264 (software, 8 threads)"),
+// else in new ones ("libx264" -> "libx264 (GOP-parallel: ...)").
+void note_on_stage(Plan& plan, const std::string& name, const std::string& note);
 
 // Human-readable plan, one stage a line.
 std::string describe(const Plan& plan);

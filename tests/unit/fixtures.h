@@ -54,7 +54,6 @@ inline HwDevice intel_gpu(const std::string& path = "/dev/dri/renderD128") {
   return device;
 }
 
-// Whether this FFmpeg has QSV at all (Debian's links libmfx; a build without it plans nothing).
 // Mesa's CPU Vulkan driver, as discovery sees it: scales, neither decodes nor encodes.
 inline HwDevice lavapipe() {
   HwDevice device;
@@ -65,6 +64,7 @@ inline HwDevice lavapipe() {
   return device;
 }
 
+// Whether this FFmpeg has QSV at all (Debian's links libmfx; a build without it plans nothing).
 inline bool qsv_built() {
   return avcodec_find_encoder_by_name("h264_qsv") && avcodec_find_decoder_by_name("h264_qsv");
 }
