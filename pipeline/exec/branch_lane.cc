@@ -115,12 +115,48 @@ SharedFrame share_frame(av::FramePtr frame) {
   return SharedFrame(frame.release(), av::FrameDeleter());
 }
 
-Result<SharedFrame> share_ref(const AVFrame& frame) {
-  av::FramePtr copy = av::make_frame();
-  if (!copy) return Status(Code::kInternal, "out of memory");
-  if (int err = av_frame_ref(copy.get(), &frame); err < 0)
+namespace {
+
+Result<av::FramePtr> new_ref(const AVFrame& frame) {
+  av::FramePtr ref = av::make_frame();
+  if (!ref) return Status(Code::kInternal, "out of memory");
+  if (int err = av_frame_ref(ref.get(), &frame); err < 0)
     return av_status(err, Code::kInternal, "referencing a frame");
-  return share_frame(std::move(copy));
+  return ref;
+}
+
+}  // namespace
+
+Result<SharedFrame> share_ref(const AVFrame& frame) {
+  TC_ASSIGN_OR_RETURN(av::FramePtr ref, new_ref(frame));
+  return share_frame(std::move(ref));
+}
+
+struct FrameBudget::State {
+  explicit State(int frames) : frames(frames) {}
+  const int frames;
+  std::mutex mutex;
+  std::condition_variable changed;
+  int out = 0;  // frames shared and not yet let go
+};
+
+FrameBudget::FrameBudget(int frames) : state_(std::make_shared<State>(frames < 1 ? 1 : frames)) {}
+
+Result<SharedFrame> FrameBudget::share(const AVFrame& frame) {
+  TC_ASSIGN_OR_RETURN(av::FramePtr ref, new_ref(frame));
+  {
+    std::unique_lock lock(state_->mutex);
+    wait_counted(state_->changed, lock, [&] { return state_->out < state_->frames; });
+    ++state_->out;
+  }
+  return SharedFrame(ref.release(), [state = state_](AVFrame* counted) {
+    av_frame_free(&counted);
+    {
+      std::lock_guard lock(state->mutex);
+      --state->out;
+    }
+    state->changed.notify_all();
+  });
 }
 
 }  // namespace tc

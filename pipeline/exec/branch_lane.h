@@ -76,4 +76,20 @@ SharedFrame share_frame(av::FramePtr frame);
 // A new reference to `frame`'s data (no pixel copy), shared.
 Result<SharedFrame> share_ref(const AVFrame& frame);
 
+// A bound on the frames a feeder has handed to lanes that their tasks still hold. A lane's own
+// queue bounds what waits for that lane; this bounds what waits across several, where one lane
+// may take many frames while the others work (a chunked encoder's). The feeder waits for room,
+// on its blocked account, like post(). A frame counts until its last reference goes, which is
+// also when a failed or cancelled lane drops its queue, so a feeder never waits on a dead lane.
+class FrameBudget {
+ public:
+  explicit FrameBudget(int frames);  // at least 1
+  // A new reference to `frame`'s data, counted; waits while `frames` are out.
+  Result<SharedFrame> share(const AVFrame& frame);
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;  // also the frames' deleters': they may outlive the budget
+};
+
 }  // namespace tc

@@ -53,8 +53,15 @@ Status same_headers(const AVCodecContext& first, const AVCodecContext& other) {
 
 }  // namespace
 
+int ChunkedEncoder::frames_waiting_at_most(const Settings& settings) {
+  return std::max(1, std::max(settings.parallel, 1) * settings.chunk_frames / 2);
+}
+
 ChunkedEncoder::ChunkedEncoder(const Settings& settings, AVCodecContext* first, OpenEncoder open)
-    : settings_(settings), first_(first), open_(std::move(open)) {}
+    : settings_(settings),
+      first_(first),
+      open_(std::move(open)),
+      waiting_(frames_waiting_at_most(settings)) {}
 
 ChunkedEncoder::~ChunkedEncoder() = default;
 
@@ -71,7 +78,11 @@ Status ChunkedEncoder::start_chunk() {
   size_t depth = size_t(std::max(settings_.chunk_frames, 1)) * 2 + 2;
   bool threaded = settings_.threaded && settings_.parallel > 1;
   chunk->lane = std::make_unique<BranchLane>(depth, threaded, settings_.name);
-  if (chunks_started_++ == 0) {
+  // A stream that is cut has every chunk on an encoder of its own, the first's too: the first
+  // encoder is closed only with the stream, and x264 keeps the frames of its lookahead and
+  // references until it is closed (some 70 MiB at 720p), which the later chunks do not need.
+  bool cut = settings_.parallel > 1 && settings_.chunk_frames > 0;
+  if (chunks_started_++ == 0 && !cut) {
     chunk->encoder = first_;
   } else {
     TC_RETURN_IF_ERROR(chunk->lane->post([this, c = chunk.get()]() -> Status {
@@ -121,7 +132,7 @@ Status ChunkedEncoder::encode(const AVFrame* frame, const WritePacket& write) {
   }
   Chunk* newest = in_flight_.back().get();
   ++newest->frames;
-  TC_ASSIGN_OR_RETURN(SharedFrame ref, share_ref(*frame));
+  TC_ASSIGN_OR_RETURN(SharedFrame ref, waiting_.share(*frame));
   TC_RETURN_IF_ERROR(newest->lane->post([newest, ref] { return newest->encode(ref.get()); }));
   return write_ready(write);
 }

@@ -4,6 +4,12 @@
 // once every chunk before it has ended. Each chunk's encoder is given exactly the frames a
 // serial run gives it, so the bitstream is the same threaded or not. With one encoder (the
 // usual case) it is a plain encoder on the caller's thread.
+//
+// The frames given to the chunks that their encoders have not yet taken are bounded by
+// frames_waiting_at_most(): the caller waits for room. Keeping `parallel` encoders busy needs
+// about (parallel - 1) / 2 chunks of frames waiting when the frames come faster than the
+// encoders take them; half a chunk more absorbs the jitter. Unbounded, the waiting frames grew
+// to nearly `parallel` chunks, and they were most of the memory GOP-parallel encoding cost.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +20,7 @@
 
 #include "pipeline/core/av.h"
 #include "pipeline/core/status.h"
+#include "pipeline/exec/branch_lane.h"
 
 namespace tc {
 
@@ -33,8 +40,8 @@ class ChunkedEncoder {
   using OpenEncoder = std::function<Result<av::CodecContextPtr>()>;
   using WritePacket = std::function<Status(AVPacket*)>;
 
-  // `first` encodes the first chunk and stays the caller's; `open` opens each later chunk's
-  // encoder, on that chunk's thread.
+  // `first` stays the caller's: it encodes a stream that is not cut, and gives the headers that
+  // every chunk's encoder must write. `open` opens each chunk's encoder, on the chunk's thread.
   ChunkedEncoder(const Settings& settings, AVCodecContext* first, OpenEncoder open);
   ChunkedEncoder(const ChunkedEncoder&) = delete;
   ChunkedEncoder& operator=(const ChunkedEncoder&) = delete;
@@ -46,6 +53,8 @@ class ChunkedEncoder {
   Status encode(const AVFrame* frame, const WritePacket& write);
   // The chunks started so far: 1 for a stream encoded whole.
   int64_t chunks() const { return chunks_started_; }
+  // The most frames given and not yet taken by an encoder, at once.
+  static int frames_waiting_at_most(const Settings& settings);
 
  private:
   struct Chunk;
@@ -58,6 +67,7 @@ class ChunkedEncoder {
   AVCodecContext* const first_;
   const OpenEncoder open_;
   int64_t chunks_started_ = 0;
+  FrameBudget waiting_;  // before the chunks: their frames count against it until they go
   std::deque<std::unique_ptr<Chunk>> in_flight_;  // oldest first; the newest is being fed
 };
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <set>
 #include <string>
 #include <vector>
@@ -231,6 +233,53 @@ TEST(ChunkedEncoder, ThreadedChunksWriteTheSerialBitstream) {
   ASSERT_TRUE(threaded.status.is_ok() && serial.status.is_ok());
   EXPECT_EQ(threaded.packets, serial.packets);
   EXPECT_EQ(threaded.chunks, serial.chunks);
+}
+
+// A frame whose pixels are counted in `live` until their last reference goes.
+av::FramePtr counted_frame_at(int n, std::atomic<int>& live) {
+  struct Counted {
+    AVBufferRef* pixels;
+    std::atomic<int>* live;
+  };
+  av::FramePtr frame = frame_at(n);
+  auto* counted = new Counted{frame->buf[0], &live};
+  frame->buf[0] = av_buffer_create(
+      counted->pixels->data, counted->pixels->size,
+      [](void* opaque, uint8_t*) {
+        auto* counted = static_cast<Counted*>(opaque);
+        av_buffer_unref(&counted->pixels);
+        --*counted->live;
+        delete counted;
+      },
+      counted, 0);
+  ++live;
+  return frame;
+}
+
+TEST(ChunkedEncoder, FramesWaitingForTheEncodersStayWithinTheBound) {
+  ChunkedEncoder::Settings settings = chunked(3, 48, true);
+  int bound = ChunkedEncoder::frames_waiting_at_most(settings);
+  ASSERT_LT(bound, 3 * 48);  // fewer than the chunks in flight would hold unbounded
+  Result<av::CodecContextPtr> first = open_x264();
+  ASSERT_TRUE(first.is_ok());
+  std::atomic<int> live = 0;
+  int most_live = 0, packets = 0;
+  {
+    ChunkedEncoder encoder(settings, first->get(), [] { return open_x264(); });
+    auto count = [&](AVPacket*) {
+      ++packets;
+      return Status::ok();
+    };
+    for (int n = 0; n < 6 * 48; ++n) {
+      ASSERT_TRUE(encoder.encode(counted_frame_at(n, live).get(), count).is_ok());
+      most_live = std::max(most_live, live.load());
+    }
+    ASSERT_TRUE(encoder.encode(nullptr, count).is_ok());
+    EXPECT_EQ(encoder.chunks(), 6);
+  }
+  EXPECT_EQ(packets, 6 * 48);
+  EXPECT_LE(most_live, bound);
+  EXPECT_EQ(live, 0);  // every frame was let go
 }
 
 TEST(ChunkedEncoder, OneEncoderIsAPlainEncoder) {
