@@ -83,6 +83,9 @@ Result<FilterGraph> FilterGraph::create(const FilterGraphPlan& plan,
   const std::string& text = plan.text;
   FilterGraph graph;
   graph.graph_.reset(avfilter_graph_alloc());
+  if (!graph.graph_) return Status(Code::kInternal, "out of memory");
+  // Before the first filter: libavfilter starts the graph's slice threads with it.
+  if (plan.threads > 0) graph.graph_->nb_threads = plan.threads;
   TC_ASSIGN_OR_RETURN(graph.source_, create_source(graph.graph_.get(), source));
   const char* sink_filter = std::string(source.filter) == "abuffer" ? "abuffersink" : "buffersink";
   std::vector<std::pair<std::string, AVFilterContext*>> sink_ends;

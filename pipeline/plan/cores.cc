@@ -10,6 +10,23 @@ namespace {
 
 // libavcodec's MAX_AUTO_THREADS: more frame threads only hold more frames.
 constexpr int kMaxDecoderThreads = 16;
+constexpr int kMaxGraphThreads = 4;
+
+std::string threads_note(int threads) {
+  return std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+}
+
+void give_graphs_threads(Plan& plan, int threads) {
+  for (FilterGraphPlan* graph : {&plan.video_graph, &plan.fallback_video_graph,
+                                 &plan.refit_video_graph, &plan.refit_fallback_video_graph})
+    graph->threads = threads;
+  const Stage* filter = nullptr;
+  for (const Stage& stage : plan.stages)
+    if (stage.name == "filter") filter = &stage;
+  // Said where the graph's filters run in memory; a device's scalers have no slices.
+  if (filter && filter->device.backend == BackendKind::kSoftware)
+    note_on_stage(plan, "filter", threads_note(threads));
+}
 
 }  // namespace
 
@@ -21,12 +38,18 @@ int software_decoder_threads(unsigned cores) {
   return std::clamp(int(cores / 2), 1, kMaxDecoderThreads);
 }
 
+int video_graph_threads(unsigned cores) {
+  return std::clamp(int(cores), 1, kMaxGraphThreads);
+}
+
 void plan_for_cores(Plan& plan, const GopParallelRequest& request, bool branch_threads) {
-  DecodePlan& decode = plan.decode;
-  if (decode.needed && !decode.hw && runs_stage_threads(plan, branch_threads)) {
-    decode.threads = software_decoder_threads(request.cores);
-    note_on_stage(plan, "decode",
-                  std::to_string(decode.threads) + (decode.threads == 1 ? " thread" : " threads"));
+  if (runs_stage_threads(plan, branch_threads)) {
+    DecodePlan& decode = plan.decode;
+    if (decode.needed && !decode.hw) {
+      decode.threads = software_decoder_threads(request.cores);
+      note_on_stage(plan, "decode", threads_note(decode.threads));
+    }
+    give_graphs_threads(plan, video_graph_threads(request.cores));
   }
   plan_gop_parallel(plan, request);
 }

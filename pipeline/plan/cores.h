@@ -1,5 +1,6 @@
 // How a plan uses this machine's cores, once it is made (make_plan stays a function of the job
-// alone): the software decoder's threads, and GOP-parallel encoding (gop_parallel.h).
+// alone): the software decoder's and the video graph's threads, and GOP-parallel encoding
+// (gop_parallel.h).
 #pragma once
 
 #include "pipeline/plan/gop_parallel.h"
@@ -21,9 +22,16 @@ bool runs_stage_threads(const Plan& plan, bool branch_threads);
 // held 13 and 53 MiB less; the serial executor with 1 thread on 2 cores ran 8 % slower.
 int software_decoder_threads(unsigned cores);
 
-// Gives a software decoder its threads (where the stages run on threads; libavcodec's auto
-// otherwise) and each output its GOP-parallel encoders for `request.cores`, and says so on their
-// stages.
+// The video graph's slice threads where the stages run on threads: the cores, at most 4.
+// libavfilter's auto is the cores. A scaler waits for its slowest slice, and while the encoders'
+// threads hold every core each slice waits its turn: on the H200's 16 cores 4 slices kept the
+// graph busy 1.55 s of a software ladder against 2.27 s with 16, the same bytes out
+// (bench/README.md, "Graph threads").
+int video_graph_threads(unsigned cores);
+
+// Where the stages run on threads, gives a software decoder and the video graphs their threads
+// (libavcodec's and libavfilter's auto otherwise); gives each output its GOP-parallel encoders
+// for `request.cores`; and says so on their stages.
 void plan_for_cores(Plan& plan, const GopParallelRequest& request, bool branch_threads);
 
 }  // namespace tc

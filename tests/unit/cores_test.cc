@@ -1,5 +1,5 @@
-// How a plan uses the machine's cores (plan/cores.h): the software decoder's threads, and the
-// GOP-parallel encoders it sets with them.
+// How a plan uses the machine's cores (plan/cores.h): the software decoder's and the video
+// graph's threads, and the GOP-parallel encoders it sets with them.
 #include "pipeline/plan/cores.h"
 
 #include <gtest/gtest.h>
@@ -83,6 +83,36 @@ TEST(DecoderThreads, NoneWhereTheVideoIsCopied) {
   EXPECT_FALSE(plan.decode.needed);
   EXPECT_EQ(plan.decode.threads, 0);
   EXPECT_EQ(stage(plan, "decode"), nullptr);
+}
+
+TEST(GraphThreads, TheCoresAtMostFour) {
+  EXPECT_EQ(video_graph_threads(1), 1);
+  EXPECT_EQ(video_graph_threads(2), 2);
+  EXPECT_EQ(video_graph_threads(4), 4);
+  EXPECT_EQ(video_graph_threads(16), 4);
+}
+
+TEST(GraphThreads, EveryVideoGraphGetsThemAndTheFilterStageSaysSo) {
+  Plan plan = planned(ladder(), inventory({}), 16);
+  EXPECT_EQ(plan.video_graph.threads, 4);
+  // A source that changes mid-stream is filtered with the same threads.
+  EXPECT_EQ(plan.fallback_video_graph.threads, 4);
+  EXPECT_EQ(plan.refit_video_graph.threads, 4);
+  EXPECT_EQ(plan.refit_fallback_video_graph.threads, 4);
+  EXPECT_EQ(stage(plan, "filter")->what, "scale x2 (4 threads)");
+  EXPECT_EQ(planned(ladder(), inventory({}), 2).video_graph.threads, 2);
+}
+
+TEST(GraphThreads, ASerialRunKeepsLibavfiltersAuto) {
+  Plan plan = planned(ladder(), inventory({}), 16, false);
+  EXPECT_EQ(plan.video_graph.threads, 0);
+  EXPECT_EQ(stage(plan, "filter")->what, "scale x2");
+}
+
+TEST(GraphThreads, ADevicesScalersAreNotSaidToHaveThreads) {
+  Plan plan = planned(ladder(BackendKind::kVaapi), inventory({intel_gpu()}), 16);
+  EXPECT_EQ(stage(plan, "filter")->what.find("thread"), std::string::npos)
+      << stage(plan, "filter")->what;
 }
 
 }  // namespace
