@@ -23,7 +23,7 @@ bool runs_stage_threads(const Plan& plan, bool branch_threads);
 int software_decoder_threads(unsigned cores);
 
 // The video graph's slice threads where the stages run on threads: the cores, at most 4.
-// libavfilter's auto is the cores. A scaler waits for its slowest slice, and while the encoders'
+// libavfilter's auto is cores + 1. A scaler waits for its slowest slice, and while the encoders'
 // threads hold every core each slice waits its turn: on the H200's 16 cores 4 slices kept the
 // graph busy 1.55 s of a software ladder against 2.27 s with 16, the same bytes out
 // (bench/README.md, "Graph threads").

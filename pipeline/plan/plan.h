@@ -158,7 +158,7 @@ struct FilterGraphPlan {
   int uploads = 0;               // filters that copy frames from memory to the device
   int downloads = 0;             // filters that copy frames from the device to memory
   int scalers = 0;
-  int threads = 0;  // the slice threads its filters share: 0 = libavfilter's auto (the cores)
+  int threads = 0;  // the slice threads its filters share: 0 = libavfilter's auto (cores + 1)
   bool empty() const { return text.empty(); }
   // The label of output `output`'s sink; empty when it has none.
   std::string sink_label(size_t output) const;

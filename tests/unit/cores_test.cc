@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "pipeline/exec/stages.h"
 #include "tests/unit/fixtures.h"
 
 namespace tc {
@@ -101,6 +102,20 @@ TEST(GraphThreads, EveryVideoGraphGetsThemAndTheFilterStageSaysSo) {
   EXPECT_EQ(plan.refit_fallback_video_graph.threads, 4);
   EXPECT_EQ(stage(plan, "filter")->what, "scale x2 (4 threads)");
   EXPECT_EQ(planned(ladder(), inventory({}), 2).video_graph.threads, 2);
+}
+
+// What the executor makes of the plan: libavfilter starts the graph's slice threads with its
+// first filter, from the graph's nb_threads then.
+TEST(GraphThreads, TheGraphRunsWithThem) {
+  Plan plan = planned(ladder(), inventory({}), 16);
+  av::FramePtr frame = av::make_frame();
+  frame->format = AV_PIX_FMT_YUV420P;
+  frame->width = 1920;
+  frame->height = 1080;
+  Result<FilterGraph> graph =
+      FilterGraph::create(plan.video_graph, "in", video_source(*frame, {1, 30}, {30, 1}), nullptr);
+  ASSERT_TRUE(graph.is_ok()) << graph.status().to_string();
+  EXPECT_EQ(graph->sink(0)->graph->nb_threads, 4);
 }
 
 TEST(GraphThreads, ASerialRunKeepsLibavfiltersAuto) {
