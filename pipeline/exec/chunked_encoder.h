@@ -9,7 +9,8 @@
 // frames_waiting_at_most(): the caller waits for room. Keeping `parallel` encoders busy needs
 // about (parallel - 1) / 2 chunks of frames waiting when the frames come faster than the
 // encoders take them; half a chunk more absorbs the jitter. Unbounded, the waiting frames grew
-// to nearly `parallel` chunks, and they were most of the memory GOP-parallel encoding cost.
+// to nearly `parallel` chunks. The rest of what chunks cost in memory is their encoders' own
+// (bench/README.md, "GOP-parallel memory").
 #pragma once
 
 #include <cstdint>
