@@ -78,12 +78,14 @@ Status ChunkedEncoder::start_chunk() {
   size_t depth = size_t(std::max(settings_.chunk_frames, 1)) * 2 + 2;
   bool threaded = settings_.threaded && settings_.parallel > 1;
   chunk->lane = std::make_unique<BranchLane>(depth, threaded, settings_.name);
-  // The first chunk stays on the caller's encoder. An encoder of its own would not hold x264's
-  // frames until the stream ends, but with one the last chunk's bytes differed between threaded
-  // and serial runs in about one run of seven under load, and never with MALLOC_PERTURB_ set:
-  // x264 (Debian 12's) behaves as if it read heap memory it had not written, which then depends
-  // on whose freed memory a chunk's thread is given (bench/README.md, "GOP-parallel memory").
-  if (chunks_started_++ == 0) {
+  // A stream that is cut has every chunk on an encoder of its own, the first's too: the first
+  // encoder is closed only with the stream, and x264 keeps the frames of its lookahead and
+  // references until it is closed (some 70 MiB at 720p), which the later chunks do not need.
+  // Each chunk's encoder then starts on memory another one freed: its bytes are the serial
+  // run's only because x264 is kept off the AVX-512 code that reads memory it never wrote
+  // (plan/x264_avx512.h); before that, threaded and serial differed about one run in seven.
+  bool cut = settings_.parallel > 1 && settings_.chunk_frames > 0;
+  if (chunks_started_++ == 0 && !cut) {
     chunk->encoder = first_;
   } else {
     TC_RETURN_IF_ERROR(chunk->lane->post([this, c = chunk.get()]() -> Status {

@@ -41,8 +41,8 @@ class ChunkedEncoder {
   using OpenEncoder = std::function<Result<av::CodecContextPtr>()>;
   using WritePacket = std::function<Status(AVPacket*)>;
 
-  // `first` encodes the first chunk and stays the caller's; `open` opens each later chunk's
-  // encoder, on that chunk's thread.
+  // `first` stays the caller's: it encodes a stream that is not cut, and gives the headers that
+  // every chunk's encoder must write. `open` opens each chunk's encoder, on the chunk's thread.
   ChunkedEncoder(const Settings& settings, AVCodecContext* first, OpenEncoder open);
   ChunkedEncoder(const ChunkedEncoder&) = delete;
   ChunkedEncoder& operator=(const ChunkedEncoder&) = delete;

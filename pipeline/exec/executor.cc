@@ -727,7 +727,7 @@ Result<PreparedJob> prepare_job(const JobSpec& spec, const RunOptions& options,
   if (check_source) TC_RETURN_IF_ERROR(check_source(media));
   HwInventory devices = job_devices(spec, options);
   TC_ASSIGN_OR_RETURN(Plan plan, make_plan(spec, media, devices));
-  plan_for_cores(plan, {options.gop_parallel, usable_cores()}, options.branch_threads);
+  plan_for_this_machine(plan, options.gop_parallel, options.branch_threads);
   double setup_s = std::chrono::duration<double>(Clock::now() - setup_start).count();
   return PreparedJob{std::move(media), std::move(plan), setup_s};
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "pipeline/hw/backends.h"
+#include "pipeline/plan/x264_avx512.h"
 
 namespace tc {
 namespace {
@@ -52,6 +53,11 @@ void plan_for_cores(Plan& plan, const GopParallelRequest& request, bool branch_t
     give_graphs_threads(plan, video_graph_threads(request.cores));
   }
   plan_gop_parallel(plan, request);
+}
+
+void plan_for_this_machine(Plan& plan, int gop_parallel, bool branch_threads) {
+  plan_for_cores(plan, {gop_parallel, usable_cores()}, branch_threads);
+  keep_x264_off_avx512(plan, cpu_has_avx512());
 }
 
 }  // namespace tc

@@ -33,5 +33,8 @@ int video_graph_threads(unsigned cores);
 // (libavcodec's and libavfilter's auto otherwise); gives each output its GOP-parallel encoders
 // for `request.cores`; and says so on their stages.
 void plan_for_cores(Plan& plan, const GopParallelRequest& request, bool branch_threads);
+// plan_for_cores() with this process's usable cores, and keep_x264_off_avx512()
+// (x264_avx512.h) with this CPU: what a job's plan takes from the machine it runs on.
+void plan_for_this_machine(Plan& plan, int gop_parallel, bool branch_threads);
 
 }  // namespace tc

@@ -24,10 +24,6 @@ int auto_encoders(const Plan& plan, const OutputPlan& output, unsigned cores) {
   return std::clamp(int(share / kCoresPerEncoder), 1, kMaxAutoEncoders);
 }
 
-std::string encode_stage(size_t k) {
-  return "encode out" + std::to_string(k);
-}
-
 int chunk_frames(const VideoEncodePlan& video) {
   int gops = std::max(1, (kMinChunkFrames + video.gop - 1) / video.gop);
   return gops * video.gop;
@@ -55,7 +51,7 @@ void plan_gop_parallel(Plan& plan, const GopParallelRequest& request) {
     if (!refusal.empty()) {
       // Said only when asked for: auto leaves such outputs as they always were.
       if (request.encoders > 1 && !output.video_copy)
-        note_on_stage(plan, encode_stage(k), "one encoder: " + refusal);
+        note_on_stage(plan, encode_stage_name(k), "one encoder: " + refusal);
       continue;
     }
     int encoders =
@@ -67,7 +63,7 @@ void plan_gop_parallel(Plan& plan, const GopParallelRequest& request) {
     // x264's auto is 1.5 threads a core, each with frames of its own: the encoders share that,
     // so that they hold about the memory one encoder would.
     video.encoder_threads = std::max(1, int(std::lround(1.5 * request.cores / encoders)));
-    note_on_stage(plan, encode_stage(k),
+    note_on_stage(plan, encode_stage_name(k),
                   "GOP-parallel: " + std::to_string(encoders) + " encoders, chunks of " +
                       std::to_string(video.chunk_frames) + " frames");
   }

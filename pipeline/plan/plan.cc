@@ -302,10 +302,10 @@ void add_output_stages(const Plan& plan, size_t k, const std::string& source_cod
   std::string label = "out" + std::to_string(k);
   const VideoEncodePlan& video = output.video;
   if (output.video_copy) {
-    stages.push_back({"encode " + label, "copy (" + source_codec + ")", {}});
+    stages.push_back({encode_stage_name(k), "copy (" + source_codec + ")", {}});
   } else {
     if (video.download) stages.push_back({"download " + label, "hwdownload", plan.device});
-    stages.push_back({"encode " + label, with_note(video.encoder, video.note), video.device});
+    stages.push_back({encode_stage_name(k), with_note(video.encoder, video.note), video.device});
   }
   stages.push_back({"mux " + label, output.format, {}});
 }
@@ -405,6 +405,10 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   if (spec.package.on()) plan_package(spec, *media.video, plan);
   if (spec.package.on()) plan_package_subtitles(spec, media, plan);
   return plan;
+}
+
+std::string encode_stage_name(size_t k) {
+  return "encode out" + std::to_string(k);
 }
 
 void note_on_stage(Plan& plan, const std::string& name, const std::string& note) {

@@ -67,7 +67,7 @@ int dry_run(const JobSpec& spec, const RunFlags& flags) {
   if (!devices.is_ok()) return fail(devices.status());
   Result<Plan> plan = make_plan(spec, *media, *devices);
   if (!plan.is_ok()) return fail(plan.status());
-  plan_for_cores(*plan, {flags.gop_parallel, usable_cores()}, !flags.serial);
+  plan_for_this_machine(*plan, flags.gop_parallel, !flags.serial);
   if (!assumed_device.empty())
     std::cout << "assumed device: " << devices->devices[0].model << " (--assume-device "
               << assumed_device << ")\n";
