@@ -21,8 +21,12 @@ struct GopParallelRequest {
 // What one x264 encoder at 1080p veryfast kept busy on the H200 (5.05 cores): auto gives an
 // output one encoder per this many of its share of the cores.
 inline constexpr double kCoresPerEncoder = 5;
-// Auto never runs more encoders for one output than this.
-inline constexpr int kMaxAutoEncoders = 4;
+// Auto never runs more encoders for one output than this. Each encoder past the first costs its
+// own lookahead and references: on the H200 a single 720p output with 3 encoders peaked at
+// 657-662 MiB and ran 0.80-0.81 of the ffmpeg 7.1 CLI's time, with 2 at 582-583 MiB and
+// 0.82-0.84 (two calls; one encoder: 375 MiB, 0.89-0.91; ffmpeg 7.1: 453 MiB).
+// bench/README.md, "Two encoders at most".
+inline constexpr int kMaxAutoEncoders = 2;
 // A chunk has at least this many frames (whole GOPs): an all-intra stream is not cut per frame.
 inline constexpr int kMinChunkFrames = 48;
 
