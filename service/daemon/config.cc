@@ -140,6 +140,9 @@ const std::vector<Setting>& settings() {
       int_setting("worker_jobs", &C::worker_jobs,
                   "jobs a warm worker runs one after another before it exits; 1 = a fresh "
                   "process per job"),
+      int_setting("gop_parallel", &C::gop_parallel,
+                  "libx264 encoders per output, each a chunk of whole GOPs: 0 = auto from the "
+                  "cores, 1 = one (less memory)"),
       bool_setting("worker_zygote", &C::worker_zygote,
                    "fork workers from a zygote set up once instead of executing each"),
       bool_setting("worker_landlock", &C::worker_landlock,
@@ -350,6 +353,8 @@ Status validate_config(const DaemonConfig& c) {
   TC_RETURN_IF_ERROR(require(c.warm_idle_s > 0, "warm_idle", "must be positive"));
   TC_RETURN_IF_ERROR(
       require(c.worker_jobs >= 1 && c.worker_jobs <= 10000, "worker_jobs", "must be 1..10000"));
+  TC_RETURN_IF_ERROR(
+      require(c.gop_parallel >= 0 && c.gop_parallel <= 16, "gop_parallel", "must be 0..16"));
   TC_RETURN_IF_ERROR(
       require(c.max_outputs >= 1 && c.max_outputs <= 64, "max_outputs", "must be 1..64"));
   TC_RETURN_IF_ERROR(require(c.max_pixels >= 0, "max_pixels", "must not be negative"));

@@ -61,6 +61,9 @@ struct DaemonConfig {
   double warm_idle_s = 600;           // a device's warm workers unused this long are stopped
   int worker_jobs = 1;  // jobs a warm worker runs one after another; 1 = fresh per job
   bool worker_zygote = kZygoteByDefault;  // workers forked from a zygote (zygote.h)
+  // libx264 encoders per output of a job (README, GOP-parallel encoding): 0 = auto from the
+  // cores, as `transcode run`; 1 = one, which keeps a job's memory below the ffmpeg CLI's.
+  int gop_parallel = 0;
 
   std::string log_level = "info";  // trace, debug, info, warn, error
 

@@ -132,6 +132,7 @@ ManagerOptions manager_options(const DaemonConfig& config) {
   options.supervise = {config.stall_timeout_s, config.cancel_grace_s};
   options.worker_memory_mb = config.worker_memory_mb;
   options.worker_landlock = config.worker_landlock;
+  options.gop_parallel = config.gop_parallel;
   options.warm.per_device = config.warm_workers;
   options.warm.idle_s = config.warm_idle_s;
   options.warm.jobs_per_worker = config.worker_jobs;

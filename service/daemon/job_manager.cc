@@ -437,6 +437,7 @@ WorkerLaunch JobManager::worker_launch() const {
   launch.media_roots = options_.policy.roots;
   launch.protocols = options_.policy.protocols;
   launch.landlock = options_.worker_landlock;
+  launch.gop_parallel = options_.gop_parallel;
   launch.devices_json = options_.devices_json;
   return launch;
 }

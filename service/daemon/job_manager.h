@@ -52,6 +52,7 @@ struct ManagerOptions {
   SuperviseOptions supervise;
   long long worker_memory_mb = 0;
   bool worker_landlock = false;
+  int gop_parallel = 0;      // libx264 encoders per output: 0 = auto (DaemonConfig)
   std::string devices_json;  // the node's inventory, discovered once, handed to every worker
   WarmOptions warm;          // workers started ahead of jobs (worker_pool.h)
   int max_attempts = 3;

@@ -62,6 +62,8 @@ Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args) {
   app.add_option("--open-device", options.open_device, "BACKEND:PATH to open before the job");
   app.add_option("--jobs", options.jobs, "jobs to run, one after another, before exiting")
       ->check(CLI::PositiveNumber);
+  app.add_option("--gop-parallel", options.gop_parallel, "libx264 encoders per output (0 = auto)")
+      ->check(CLI::Range(0, 16));
   TC_ASSIGN_OR_RETURN(std::optional<std::string> shown, parse_command_line(app, args));
   if (shown) return Status(Code::kInvalidArgument, "a worker takes no --help or --version");
   return options;
@@ -164,6 +166,7 @@ Result<RunOptions> worker_run_options(const WorkerOptions& worker) {
   options.progress_interval_s = 0.5;
   options.on_progress = [](const Progress& p) { emit(worker_line(p)); };
   options.publish_gate = ask_daemon_to_publish;
+  options.gop_parallel = worker.gop_parallel;
   TC_ASSIGN_OR_RETURN(options.access, worker_access(worker));
   // The daemon's log is for jobs, not for every encoder's statistics: errors only.
   av_log_set_level(AV_LOG_ERROR);

@@ -23,6 +23,7 @@ struct WorkerOptions {
   std::string devices_json;              // --devices: the daemon's inventory (may be empty)
   std::string open_device;               // --open-device BACKEND:PATH, opened before the job
   int jobs = 1;                          // --jobs: run up to this many, one after another
+  int gop_parallel = 0;                  // --gop-parallel: libx264 encoders per output, 0 = auto
 };
 
 bool is_worker_invocation(const std::vector<std::string>& args);

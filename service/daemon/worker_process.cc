@@ -70,7 +70,9 @@ std::vector<std::string> worker_args(const WorkerLaunch& launch) {
                                    "--memory-mb",
                                    std::to_string(launch.memory_mb),
                                    "--max-pixels",
-                                   std::to_string(launch.max_pixels)};
+                                   std::to_string(launch.max_pixels),
+                                   "--gop-parallel",
+                                   std::to_string(launch.gop_parallel)};
   for (const std::string& root : launch.media_roots)
     args.insert(args.end(), {"--media-root", root});
   for (const std::string& protocol : launch.protocols)

@@ -33,7 +33,8 @@ struct WorkerLaunch {
   // the job finds the context open (hw/device_cache.h). Software: none.
   BackendKind open_backend = BackendKind::kSoftware;
   std::string open_path;
-  int jobs = 1;  // --jobs: it runs up to this many, one after another (warm workers only)
+  int jobs = 1;          // --jobs: it runs up to this many, one after another (warm workers only)
+  int gop_parallel = 0;  // --gop-parallel: libx264 encoders per output, 0 = auto
 };
 
 // The two pipes between the daemon and a worker, all four ends until the worker holds its own.

@@ -70,6 +70,22 @@ class DaemonTest : public ::testing::Test {
   Daemon daemon{dir.path() + "/state", dir.path() + "/media"};
 };
 
+// The node's gop_parallel reaches every job's worker: 3 s of 30 fps in 2 s GOPs is two chunks
+// when asked for 3 encoders (auto on this machine's cores would keep one; 0 is auto).
+TEST_F(DaemonTest, GopParallelSettingCutsEveryJobsOutputs) {
+  std::string long_input = media + "/long.mp4";
+  ASSERT_TRUE(make_clip(long_input, 3));
+  ASSERT_TRUE(daemon.start({"--gop-parallel", "3"}));
+  std::string out = media + "/cut.mp4";
+  std::string id = submit(long_input, out, {"--size", "160x120"});
+  ASSERT_FALSE(id.empty());
+  EXPECT_EQ(client({"watch", id}).exit_code, 0);
+  json job = get_json(id);
+  ASSERT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
+  EXPECT_EQ(job["result"]["outputs"][0].value("chunks", ""), "2") << job.dump();
+  EXPECT_EQ(video_frames(out), 90);
+}
+
 TEST_F(DaemonTest, LoopbackCreateWatchGetHealthCaps) {
   ASSERT_TRUE(daemon.start());
   std::string out = media + "/out.mp4";

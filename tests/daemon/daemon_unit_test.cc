@@ -185,6 +185,20 @@ TEST(Config, ErrorsNameTheSetting) {
   EXPECT_NE(validate_config(zero_queue).message().find("max_queue"), std::string::npos);
 }
 
+// 0 (auto) by default; the worker's own --gop-parallel takes the same 0..16.
+TEST(Config, GopParallelIsAutoByDefaultAndAtMostSixteen) {
+  Result<DaemonConfig> plain = load({});
+  ASSERT_TRUE(plain.is_ok()) << plain.status().message();
+  EXPECT_EQ(plain->gop_parallel, 0);
+  Result<DaemonConfig> one = load({"--gop-parallel", "1"});
+  ASSERT_TRUE(one.is_ok()) << one.status().message();
+  EXPECT_EQ(one->gop_parallel, 1);
+  EXPECT_TRUE(validate_config(*one).is_ok());
+  DaemonConfig many;
+  many.gop_parallel = 17;
+  EXPECT_NE(validate_config(many).message().find("gop_parallel"), std::string::npos);
+}
+
 TEST(Config, TheDocumentedExampleLoads) {
   Result<DaemonConfig> c =
       load({"--config", std::string(TC_SOURCE_DIR) + "/config/transcoded.yaml"});
