@@ -13,10 +13,6 @@ namespace {
 constexpr int kMaxDecoderThreads = 16;
 constexpr int kMaxGraphThreads = 4;
 
-std::string threads_note(int threads) {
-  return std::to_string(threads) + (threads == 1 ? " thread" : " threads");
-}
-
 void give_graphs_threads(Plan& plan, int threads) {
   for (FilterGraphPlan* graph : {&plan.video_graph, &plan.fallback_video_graph,
                                  &plan.refit_video_graph, &plan.refit_fallback_video_graph})
@@ -36,7 +32,7 @@ bool runs_stage_threads(const Plan& plan, bool branch_threads) {
 }
 
 int software_decoder_threads(unsigned cores) {
-  return std::clamp(int(cores / 2), 1, kMaxDecoderThreads);
+  return std::clamp(int(cores / 4), 1, kMaxDecoderThreads);
 }
 
 int video_graph_threads(unsigned cores) {

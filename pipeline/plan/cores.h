@@ -12,14 +12,16 @@ namespace tc {
 // (`branch_threads`, false with --serial) and where its backend allows it (not Vulkan's).
 bool runs_stage_threads(const Plan& plan, bool branch_threads);
 
-// The software decoder's threads on `cores` cores where the stages run on threads: half of
+// The software decoder's threads on `cores` cores where the stages run on threads: a quarter of
 // them, at least one, at most 16 (libavcodec's own limit for auto). libavcodec's auto, cores + 1,
 // suits a program that filters and encodes between its calls to the decoder, as the ffmpeg 5.1
 // CLI and our serial executor do. With stage threads the decoder is one stage beside the graph's
 // thread and the encoders' threads, which keep the other cores busy, and each frame thread holds
 // a frame and a copy of the decoder's state (about 7 MiB at 1080p H.264). Measured
-// (bench/README.md, "Decoder threads"): 1 thread on 2 cores and 8 on 16 ran as fast as auto and
-// held 13 and 53 MiB less; the serial executor with 1 thread on 2 cores ran 8 % slower.
+// (bench/README.md, "Decoder threads", "Threads by share"): 1 thread on 2 cores and 8 on 16 ran
+// as fast as auto and held 13 and 53 MiB less; 4 on 16 as fast as 8 (0.99 of ffmpeg 7.1 on the
+// ladder with one encoder an output, 0.88 against 0.89 with GOP-parallel) and 20-40 MiB less; the
+// serial executor with 1 thread on 2 cores ran 8 % slower.
 int software_decoder_threads(unsigned cores);
 
 // The video graph's slice threads where the stages run on threads: the cores, at most 4.

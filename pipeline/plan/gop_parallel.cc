@@ -13,15 +13,39 @@ int64_t pixels(const OutputPlan& output) {
   return int64_t(output.width) * output.height;
 }
 
-// Auto: an output's share of the cores (by its pixels among the outputs encoded in software),
-// one encoder per kCoresPerEncoder of it.
-int auto_encoders(const Plan& plan, const OutputPlan& output, unsigned cores) {
+bool encoded_in_software(const OutputPlan& output) {
+  return !output.video_copy && !output.video.hw_frames;
+}
+
+// An output's share of the job's encoding work: its pixels among the outputs encoded in
+// software (0 for the others).
+double share_of_work(const Plan& plan, const OutputPlan& output) {
+  if (!encoded_in_software(output)) return 0;
   int64_t total = 0;
   for (const OutputPlan& other : plan.outputs)
-    if (!other.video_copy && !other.video.hw_frames) total += pixels(other);
-  if (total <= 0) return 1;
-  double share = double(cores) * double(pixels(output)) / double(total);
+    if (encoded_in_software(other)) total += pixels(other);
+  return total > 0 ? double(pixels(output)) / double(total) : 0;
+}
+
+// Auto: one encoder per kCoresPerEncoder of an output's share of the cores.
+int auto_encoders(const Plan& plan, const OutputPlan& output, unsigned cores) {
+  double share = double(cores) * share_of_work(plan, output);
   return std::clamp(int(share / kCoresPerEncoder), 1, kMaxAutoEncoders);
+}
+
+// Gives every libx264 output of a job with a cut output its encoders' threads
+// (x264_threads_per_encoder), and says so on the uncut ones' stages.
+void share_x264_threads(Plan& plan, unsigned cores) {
+  for (size_t k = 0; k < plan.outputs.size(); ++k) {
+    OutputPlan& output = plan.outputs[k];
+    VideoEncodePlan& video = output.video;
+    if (!encoded_in_software(output) || video.encoder != "libx264") continue;
+    video.encoder_threads =
+        x264_threads_per_encoder(cores, share_of_work(plan, output), video.parallel_encoders);
+    if (video.parallel_encoders == 1)
+      note_on_stage(plan, encode_stage_name(k),
+                    threads_note(video.encoder_threads) + ": its share of the cores");
+  }
 }
 
 int chunk_frames(const VideoEncodePlan& video) {
@@ -43,8 +67,15 @@ std::string gop_parallel_refusal(const OutputPlan& output) {
   return "";
 }
 
+int x264_threads_per_encoder(unsigned cores, double share, int encoders) {
+  double threads =
+      std::min(kX264ThreadsPerCore * cores, kX264ThreadsPerCoreOfShare * cores * share);
+  return std::max(1, int(std::lround(threads / std::max(encoders, 1))));
+}
+
 void plan_gop_parallel(Plan& plan, const GopParallelRequest& request) {
   if (request.encoders == 1) return;
+  bool cut = false;
   for (size_t k = 0; k < plan.outputs.size(); ++k) {
     OutputPlan& output = plan.outputs[k];
     std::string refusal = gop_parallel_refusal(output);
@@ -60,13 +91,12 @@ void plan_gop_parallel(Plan& plan, const GopParallelRequest& request) {
     VideoEncodePlan& video = output.video;
     video.parallel_encoders = encoders;
     video.chunk_frames = chunk_frames(video);
-    // x264's auto is 1.5 threads a core, each with frames of its own: the encoders share that,
-    // so that they hold about the memory one encoder would.
-    video.encoder_threads = std::max(1, int(std::lround(1.5 * request.cores / encoders)));
+    cut = true;
     note_on_stage(plan, encode_stage_name(k),
                   "GOP-parallel: " + std::to_string(encoders) + " encoders, chunks of " +
                       std::to_string(video.chunk_frames) + " frames");
   }
+  if (cut) share_x264_threads(plan, request.cores);
 }
 
 unsigned usable_cores() {

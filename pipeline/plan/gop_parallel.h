@@ -27,12 +27,27 @@ inline constexpr double kCoresPerEncoder = 5;
 // 0.82-0.84 (two calls; one encoder: 375 MiB, 0.89-0.91; ffmpeg 7.1: 453 MiB).
 // bench/README.md, "Two encoders at most".
 inline constexpr int kMaxAutoEncoders = 2;
+// x264's auto: 1.5 threads a core for every encoder, each thread with frames of its own, as if
+// each encoder had the machine to itself.
+inline constexpr double kX264ThreadsPerCore = 1.5;
+// Where a job cuts an output into chunks, its x264 encoders share the cores by their outputs'
+// pixels instead: two threads a core of its share (1.5 left a ladder's 1080p chunk encoders
+// too few to keep up), split among an output's encoders, never more than x264's auto. On the
+// H200 a software ladder's 1080p chunk encoders then run 10 threads each, its 720p 9 and its
+// 360p 2, where auto gave them 12, 22 and 11: the extra encoder's memory comes out of threads
+// that only waited for cores, and the job peaks below the ffmpeg CLI's (bench/README.md,
+// "Threads by share").
+inline constexpr double kX264ThreadsPerCoreOfShare = 2;
 // A chunk has at least this many frames (whole GOPs): an all-intra stream is not cut per frame.
 inline constexpr int kMinChunkFrames = 48;
 
 // Why `output`'s video is not cut into chunks; empty when it can be.
 std::string gop_parallel_refusal(const OutputPlan& output);
-// Sets every output's parallel_encoders and chunk_frames, and says so on its encode stage.
+// The threads of each of an output's `encoders` x264 encoders with `share` (0..1) of the job's
+// pixels on `cores` cores.
+int x264_threads_per_encoder(unsigned cores, double share, int encoders);
+// Sets every output's parallel_encoders and chunk_frames, and says so on its encode stage; where
+// an output is cut, gives the job's x264 encoders their threads (kX264ThreadsPerCoreOfShare).
 void plan_gop_parallel(Plan& plan, const GopParallelRequest& request);
 // The cores this process may run on (its CPU affinity).
 unsigned usable_cores();

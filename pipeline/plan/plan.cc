@@ -411,6 +411,10 @@ std::string encode_stage_name(size_t k) {
   return "encode out" + std::to_string(k);
 }
 
+std::string threads_note(int threads) {
+  return std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+}
+
 void note_on_stage(Plan& plan, const std::string& name, const std::string& note) {
   for (Stage& stage : plan.stages) {
     if (stage.name != name) continue;

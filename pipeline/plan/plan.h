@@ -245,6 +245,8 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
 // within its parentheses where it has them ("h264 (software)" -> "h264 (software, 8 threads)"),
 // else in new ones ("libx264" -> "libx264 (GOP-parallel: ...)").
 void note_on_stage(Plan& plan, const std::string& name, const std::string& note);
+// "1 thread", "4 threads": a stage's threads, as its note says them.
+std::string threads_note(int threads);
 // The name of output `k`'s encode stage: "encode out0".
 std::string encode_stage_name(size_t k);
 

@@ -5,9 +5,12 @@
 // of a package.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "pipeline/plan/gop_parallel.h"
 #include "pipeline/plan/x264_avx512.h"
 #include "tests/support/media_tools.h"
 
@@ -22,6 +25,14 @@ std::string packet_hashes(const std::string& path) {
                                       "-map", "0", "-c", "copy", "-f", "framemd5", "-"});
   EXPECT_EQ(hashed.exit_code, 0) << path << ": " << hashed.err;
   return hashed.out;
+}
+
+// The threads x264 ran with, as it writes them in its first frame's SEI ("... threads=9 ...").
+int x264_threads_in(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::string bytes{std::istreambuf_iterator<char>(file), {}};
+  size_t at = bytes.find(" threads=");
+  return at == std::string::npos ? -1 : std::atoi(bytes.c_str() + at + 9);
 }
 
 class BranchThreads : public ::testing::Test {
@@ -158,6 +169,20 @@ TEST_F(BranchThreads, GopChunksMakeOneStreamWithEveryFrame) {
   double whole_db = one["outputs"][0]["quality"].value("psnr_avg_db", 0.0);
   EXPECT_GT(chunked_db, 30.0);
   EXPECT_NEAR(chunked_db, whole_db, 0.3);
+}
+
+// A job with a cut output gives its x264 encoders threads by their share of the pixels
+// (plan/gop_parallel.h): 320x240 has 80 % of this job's, 160x120 20 %. x264's auto would give
+// each of them 1.5 threads a core; what x264 itself says it ran with is the check.
+TEST_F(BranchThreads, X264RunsWithItsShareOfTheCores) {
+  ProcessResult ran = transcode({"run", in_ / "tracks.mkv", "-q", "--audio", "none", "--gop", "12",
+                                 "--gop-parallel", "2", "-o", threaded_ / "big.mkv", "-o",
+                                 threaded_ / "small.mkv", "--size", "160x120"});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_EQ(x264_threads_in(threaded_ / "big.mkv"),
+            x264_threads_per_encoder(usable_cores(), 0.8, 2));
+  EXPECT_EQ(x264_threads_in(threaded_ / "small.mkv"),
+            x264_threads_per_encoder(usable_cores(), 0.2, 1));
 }
 
 // x264's AVX-512 mbtree reads memory it never wrote at such widths (plan/x264_avx512.h): its

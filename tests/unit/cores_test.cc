@@ -32,12 +32,14 @@ JobSpec ladder(BackendKind backend = BackendKind::kAuto) {
   return job({output("a.mp4"), output("b.mp4", 1280, 720), output("c.mp4", 640, 360)}, backend);
 }
 
-TEST(DecoderThreads, HalfTheCoresAtLeastOneAtMostSixteen) {
+TEST(DecoderThreads, AQuarterOfTheCoresAtLeastOneAtMostSixteen) {
   EXPECT_EQ(software_decoder_threads(1), 1);
   EXPECT_EQ(software_decoder_threads(2), 1);
-  EXPECT_EQ(software_decoder_threads(3), 1);
-  EXPECT_EQ(software_decoder_threads(16), 8);
+  EXPECT_EQ(software_decoder_threads(7), 1);
+  EXPECT_EQ(software_decoder_threads(8), 2);
+  EXPECT_EQ(software_decoder_threads(16), 4);
   EXPECT_EQ(software_decoder_threads(64), 16);
+  EXPECT_EQ(software_decoder_threads(256), 16);
 }
 
 // The plan a job runs with, and what the dry run and the report show of it.
@@ -46,8 +48,8 @@ TEST(DecoderThreads, ASoftwareDecoderGetsThemAndItsStageSaysSo) {
   EXPECT_EQ(two.decode.threads, 1);
   EXPECT_EQ(stage(two, "decode")->what, "h264 (software, 1 thread)");
   Plan sixteen = planned(ladder(), inventory({}), 16);
-  EXPECT_EQ(sixteen.decode.threads, 8);
-  EXPECT_EQ(stage(sixteen, "decode")->what, "h264 (software, 8 threads)");
+  EXPECT_EQ(sixteen.decode.threads, 4);
+  EXPECT_EQ(stage(sixteen, "decode")->what, "h264 (software, 4 threads)");
   // The same call sets the GOP-parallel encoders from the same cores.
   EXPECT_EQ(sixteen.outputs[0].video.parallel_encoders, 2);
 }

@@ -55,12 +55,49 @@ TEST(GopParallelPlan, AutoOnSixteenCoresSplitsTheLargestOutputOfALadder) {
   Plan plan = ladder_plan(16);
   EXPECT_EQ(encoders_of(plan), (std::vector<int>{2, 1, 1}));
   EXPECT_EQ(plan.outputs[0].video.chunk_frames, 60);  // one 2 s GOP at 30 fps
-  // The two share what x264 would take alone (1.5 threads a core); the others take that.
-  EXPECT_EQ(plan.outputs[0].video.encoder_threads, 12);
-  EXPECT_EQ(plan.outputs[1].video.encoder_threads, 0);
   EXPECT_EQ(stage(plan, "encode out0")->what,
             "libx264 (GOP-parallel: 2 encoders, chunks of 60 frames)");
-  EXPECT_EQ(stage(plan, "encode out1")->what, "libx264");
+}
+
+// Where an output is cut, the job's x264 encoders share the cores by pixels, two threads a core
+// of their share: 1080p 64 % (20.6 threads, 10 for each of its two encoders), 720p 29 % (9),
+// 360p 7 % (2). x264's auto would give them 24, 22 and 11.
+TEST(GopParallelPlan, ACutLadderSharesX264sThreadsByPixels) {
+  Plan plan = ladder_plan(16);
+  std::vector<int> threads;
+  for (const OutputPlan& output : plan.outputs) threads.push_back(output.video.encoder_threads);
+  EXPECT_EQ(threads, (std::vector<int>{10, 9, 2}));
+  EXPECT_EQ(stage(plan, "encode out1")->what, "libx264 (9 threads: its share of the cores)");
+  EXPECT_EQ(stage(plan, "encode out2")->what, "libx264 (2 threads: its share of the cores)");
+}
+
+// Nothing cut: every encoder keeps x264's auto, as the ffmpeg CLI runs it.
+TEST(GopParallelPlan, AnUncutJobKeepsX264sAutoThreads) {
+  for (Plan plan : {ladder_plan(2), ladder_plan(16, 1)})
+    for (const OutputPlan& output : plan.outputs) EXPECT_EQ(output.video.encoder_threads, 0);
+}
+
+TEST(GopParallelPlan, X264ThreadsAreTheShareAtMostTheAutoAtLeastOne) {
+  // One output cut in two: the two share what x264 would take alone (1.5 threads a core).
+  EXPECT_EQ(x264_threads_per_encoder(16, 1.0, 2), 12);
+  EXPECT_EQ(x264_threads_per_encoder(16, 0.5, 1), 16);
+  EXPECT_EQ(x264_threads_per_encoder(16, 0.5, 2), 8);
+  EXPECT_EQ(x264_threads_per_encoder(2, 0.05, 1), 1);
+  EXPECT_EQ(x264_threads_per_encoder(64, 0.25, 2), 16);
+}
+
+// A copied or device-encoded output has no x264 threads, and takes no share from the others.
+TEST(GopParallelPlan, OnlySoftwareEncodersShareTheCores) {
+  OutputSpec copy = output("copy.mkv");
+  copy.codec = VideoCodec::kCopy;
+  Result<Plan> plan = make_plan(job({output("a.mp4", 1280, 720), copy, output("c.mp4", 640, 360)}),
+                                media(), inventory({}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  plan_gop_parallel(*plan, {2, 16});
+  // 720p has 80 % of the software pixels: min(24, 25.6) / 2 encoders; 360p 20 %: 6.4 / 2.
+  EXPECT_EQ(plan->outputs[0].video.encoder_threads, 12);
+  EXPECT_EQ(plan->outputs[1].video.encoder_threads, 0);
+  EXPECT_EQ(plan->outputs[2].video.encoder_threads, 3);
 }
 
 TEST(GopParallelPlan, AutoGivesASingleOutputTheCoresUpToTheCap) {
@@ -87,7 +124,7 @@ TEST(GopParallelPlan, AskedForItSaysWhyAnOutputStaysWhole) {
   EXPECT_EQ(encoders_of(*plan), (std::vector<int>{3, 1, 1, 1}));
   EXPECT_EQ(stage(*plan, "encode out1")->what,
             "libx264 (one encoder: a bitrate's rate control (and its VBV buffer) spans the whole "
-            "stream)");
+            "stream, 1 thread: its share of the cores)");
   EXPECT_EQ(stage(*plan, "encode out2")->what.find("one encoder"), std::string::npos);
   EXPECT_EQ(stage(*plan, "encode out3")->what,
             "libx265 (one encoder: libx265 is encoded whole (libx264 only))");
