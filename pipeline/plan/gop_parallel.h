@@ -35,8 +35,8 @@ inline constexpr double kX264ThreadsPerCore = 1.5;
 // too few to keep up), split among an output's encoders, never more than x264's auto. On the
 // H200 a software ladder's 1080p chunk encoders then run 10 threads each, its 720p 9 and its
 // 360p 2, where auto gave them 12, 22 and 11: the extra encoder's memory comes out of threads
-// that only waited for cores, and the job peaks below the ffmpeg CLI's (bench/README.md,
-// "Threads by share").
+// that only waited for cores, and the job peaks at the ffmpeg 7.1 CLI's (1192-1226 MiB against
+// 1222-1225; 1452 before), at 0.90 of its time (bench/README.md, "Threads by share").
 inline constexpr double kX264ThreadsPerCoreOfShare = 2;
 // A chunk has at least this many frames (whole GOPs): an all-intra stream is not cut per frame.
 inline constexpr int kMinChunkFrames = 48;
