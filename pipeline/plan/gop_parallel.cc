@@ -34,7 +34,7 @@ int auto_encoders(const Plan& plan, const OutputPlan& output, unsigned cores) {
 }
 
 // Gives every libx264 output of a job with a cut output its encoders' threads
-// (x264_threads_per_encoder), and says so on the uncut ones' stages.
+// (x264_threads_per_encoder), and says so on their stages.
 void share_x264_threads(Plan& plan, unsigned cores) {
   for (size_t k = 0; k < plan.outputs.size(); ++k) {
     OutputPlan& output = plan.outputs[k];
@@ -42,9 +42,9 @@ void share_x264_threads(Plan& plan, unsigned cores) {
     if (!encoded_in_software(output) || video.encoder != "libx264") continue;
     video.encoder_threads =
         x264_threads_per_encoder(cores, share_of_work(plan, output), video.parallel_encoders);
-    if (video.parallel_encoders == 1)
-      note_on_stage(plan, encode_stage_name(k),
-                    threads_note(video.encoder_threads) + ": its share of the cores");
+    note_on_stage(plan, encode_stage_name(k),
+                  threads_note(video.encoder_threads) +
+                      (video.parallel_encoders == 1 ? "" : " each") + ": its share of the cores");
   }
 }
 

@@ -56,7 +56,8 @@ TEST(GopParallelPlan, AutoOnSixteenCoresSplitsTheLargestOutputOfALadder) {
   EXPECT_EQ(encoders_of(plan), (std::vector<int>{2, 1, 1}));
   EXPECT_EQ(plan.outputs[0].video.chunk_frames, 60);  // one 2 s GOP at 30 fps
   EXPECT_EQ(stage(plan, "encode out0")->what,
-            "libx264 (GOP-parallel: 2 encoders, chunks of 60 frames)");
+            "libx264 (GOP-parallel: 2 encoders, chunks of 60 frames, 10 threads each: its share "
+            "of the cores)");
 }
 
 // Where an output is cut, the job's x264 encoders share the cores by pixels, two threads a core
