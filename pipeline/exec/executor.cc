@@ -727,7 +727,8 @@ Result<PreparedJob> prepare_job(const JobSpec& spec, const RunOptions& options,
   if (check_source) TC_RETURN_IF_ERROR(check_source(media));
   HwInventory devices = job_devices(spec, options);
   TC_ASSIGN_OR_RETURN(Plan plan, make_plan(spec, media, devices));
-  plan_for_this_machine(plan, options.gop_parallel, options.branch_threads);
+  int gop_parallel = spec.gop_parallel != 0 ? spec.gop_parallel : options.gop_parallel;
+  plan_for_this_machine(plan, gop_parallel, options.branch_threads);
   double setup_s = std::chrono::duration<double>(Clock::now() - setup_start).count();
   return PreparedJob{std::move(media), std::move(plan), setup_s};
 }

@@ -39,8 +39,10 @@ struct RunOptions {
   // on the demux thread, one after another, as before (`transcode run --serial`). The
   // bitstreams are the same either way.
   bool branch_threads = true;
-  // GOP-parallel encoding (plan/gop_parallel.h): at most this many encoders per output, each
-  // a chunk of whole GOPs; 0 = auto (from this machine's cores), 1 = one encoder per output.
+  // GOP-parallel encoding (plan/gop_parallel.h) for a job that leaves it to its runner
+  // (JobSpec::gop_parallel 0): at most this many encoders per output, each a chunk of whole
+  // GOPs; 0 = auto (from this machine's cores), 1 = one encoder per output. A daemon node's
+  // `gop_parallel` setting.
   int gop_parallel = 0;
   // Devices discovered already (a daemon's, handed to its worker): used instead of discovering
   // when they cover the job's backend. Else discovery runs, through the cache in

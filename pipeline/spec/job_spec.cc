@@ -254,6 +254,9 @@ Status validate(const JobSpec& spec, const SpecLimits& limits) {
                                   std::to_string(limits.max_outputs) + " allowed");
   TC_RETURN_IF_ERROR(validate_seconds(spec.start_s, "start_s"));
   TC_RETURN_IF_ERROR(validate_seconds(spec.duration_s, "duration_s"));
+  if (spec.gop_parallel < 0 || spec.gop_parallel > kMaxGopParallel)
+    return invalid("gop_parallel", std::to_string(spec.gop_parallel) + " is outside 0.." +
+                                       std::to_string(kMaxGopParallel));
   for (size_t i = 0; i < spec.outputs.size(); ++i) {
     TC_RETURN_IF_ERROR(
         validate_output(spec.outputs[i], "outputs[" + std::to_string(i) + "]", limits.max_side));
@@ -379,6 +382,7 @@ Result<JobSpec> job_spec_from_json_value(const nlohmann::json& root) {
       read_enum(root, "quality_metrics", spec.quality_metrics, "", parse_quality_metrics));
   TC_RETURN_IF_ERROR(package_from_json(root, spec.package));
   TC_RETURN_IF_ERROR(thumbnails_from_json(root, spec.thumbnails));
+  TC_RETURN_IF_ERROR(read_field(root, "gop_parallel", spec.gop_parallel, ""));
   auto outputs = root.find("outputs");
   if (outputs != root.end() && !outputs->is_array()) return invalid("outputs", "must be an array");
   if (outputs != root.end())
@@ -421,6 +425,7 @@ nlohmann::json job_spec_json_value(const JobSpec& spec) {
                {"device", spec.device},         {"outputs", outputs}};
   root["deinterlace"] = name_of(spec.deinterlace);
   root["quality_metrics"] = name_of(spec.quality_metrics);
+  root["gop_parallel"] = spec.gop_parallel;
   if (spec.package.on())
     root["package"] = {{"kind", name_of(spec.package.kind)},
                        {"dir", spec.package.dir},

@@ -89,6 +89,10 @@ struct JobSpec {
   QualityMetrics quality_metrics;  // none by default: measuring decodes every output again
   PackageSpec package;             // kind kNone: the outputs are files
   ThumbnailSpec thumbnails;        // off by default
+  // libx264 encoders per output at most, each a chunk of whole GOPs (plan/gop_parallel.h):
+  // 0 = whoever runs the job decides (auto from the cores, or a daemon node's setting), 1 = one
+  // encoder (the least memory), N = up to N.
+  int gop_parallel = 0;
   bool operator==(const JobSpec&) const = default;
 };
 
@@ -98,6 +102,8 @@ inline constexpr double kMaxSpecSeconds = 1e7;
 // A spec time in microseconds. validate() keeps times within kMaxSpecSeconds; the clamp keeps
 // the conversion defined (no float-to-int overflow) for any double.
 int64_t seconds_to_us(double seconds);
+// The most encoders a job may ask for one output (JobSpec::gop_parallel).
+inline constexpr int kMaxGopParallel = 16;
 // The longest side of an output frame: the limit of common encoders (x264, NVENC, VA-API).
 inline constexpr int kMaxSide = 16384;
 

@@ -194,6 +194,11 @@ JobOptions::JobOptions(CLI::App& app) : app_(app) {
                                "aspect ratio)");
   thumbnail_grid_ = job_option("--thumbnail-grid", "CxR",
                                "thumbnail tiles per sheet, across x down (default 5x5)");
+  gop_parallel_ = job_option("--gop-parallel", "N",
+                             "encode each software (libx264) output with up to N encoders at once, "
+                             "each a chunk of whole GOPs (0: auto, from the cores, or a daemon "
+                             "node's setting; 1: one encoder per output, the least memory)")
+                      ->check(CLI::Range(0, kMaxGopParallel));
   job_file_ = job_option("--job", "FILE", "the whole job as JSON (the daemon's job config shape)");
   json_ = job_flag("--json", "print the final report as JSON");
   dry_run_ = job_flag("--dry-run", "print the plan and the equivalent ffmpeg command; run nothing");
@@ -224,6 +229,9 @@ Status JobOptions::read_job_options(JobArgs& parsed) const {
   if (quality_->count())
     TC_RETURN_IF_ERROR(named(
         "--quality", assign(spec.quality_metrics, parse_quality_metrics(last_value(quality_)))));
+  if (gop_parallel_->count())
+    TC_RETURN_IF_ERROR(
+        named("--gop-parallel", assign(spec.gop_parallel, parse_int(last_value(gop_parallel_)))));
   TC_RETURN_IF_ERROR(read_thumbnail_options(spec.thumbnails));
   return read_package_options(spec.package);
 }
@@ -285,6 +293,7 @@ Result<JobSpec> JobOptions::spec_from_job_file(const JobArgs& parsed) const {
   if (deinterlace_->count()) spec.deinterlace = parsed.spec.deinterlace;
   if (quality_->count()) spec.quality_metrics = parsed.spec.quality_metrics;
   if (thumbnails_->count()) spec.thumbnails = parsed.spec.thumbnails;
+  if (gop_parallel_->count()) spec.gop_parallel = parsed.spec.gop_parallel;
   return spec;
 }
 

@@ -61,6 +61,7 @@ class JobOptions {
   CLI::Option* thumbnails_;
   CLI::Option* thumbnail_size_;
   CLI::Option* thumbnail_grid_;
+  CLI::Option* gop_parallel_;
   CLI::Option* job_file_;
   CLI::Option* json_;
   CLI::Option* dry_run_;

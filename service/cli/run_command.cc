@@ -38,7 +38,6 @@ int fail(const Status& status) {
 struct RunFlags {
   std::string assumed_device;
   bool serial = false;
-  int gop_parallel = 0;  // RunOptions::gop_parallel
   bool no_cache = false;
   // Where discovery keeps what it found ("" with --no-cache).
   std::string cache_dir() const { return no_cache ? "" : default_cache_dir(); }
@@ -67,7 +66,7 @@ int dry_run(const JobSpec& spec, const RunFlags& flags) {
   if (!devices.is_ok()) return fail(devices.status());
   Result<Plan> plan = make_plan(spec, *media, *devices);
   if (!plan.is_ok()) return fail(plan.status());
-  plan_for_this_machine(*plan, flags.gop_parallel, !flags.serial);
+  plan_for_this_machine(*plan, spec.gop_parallel, !flags.serial);
   if (!assumed_device.empty())
     std::cout << "assumed device: " << devices->devices[0].model << " (--assume-device "
               << assumed_device << ")\n";
@@ -90,7 +89,6 @@ int run(const JobArgs& job, const RunFlags& flags) {
   options.access = std::move(*access);  // the caller's own permissions: "/" and the cwd
   options.cancel = &g_cancel;
   options.branch_threads = !flags.serial;
-  options.gop_parallel = flags.gop_parallel;
   options.discovery_cache_dir = flags.cache_dir();
   options.on_progress = [&bar](const Progress& progress) { bar.update(progress); };
   Result<PreparedJob> prepared = prepare_job(job.spec, options);
@@ -119,12 +117,6 @@ void add_run_command(CLI::App& root, CommandActions& actions) {
       "--no-cache", flags->no_cache,
       "discover the devices again instead of reading what an earlier run found "
       "(kept under ~/.cache/transcoded, keyed by the devices, drivers and libraries)");
-  command
-      ->add_option("--gop-parallel", flags->gop_parallel,
-                   "encode each software (libx264) output with up to N encoders at once, each a "
-                   "chunk of whole GOPs (0: auto, from the cores; 1: one encoder per output)")
-      ->type_name("N")
-      ->check(CLI::Range(0, 16));
   command->add_flag("--serial", flags->serial,
                     "encode and mux every output on the demux thread, one after another, instead "
                     "of each on its own thread (the same bitstreams; for comparison)");

@@ -70,20 +70,24 @@ class DaemonTest : public ::testing::Test {
   Daemon daemon{dir.path() + "/state", dir.path() + "/media"};
 };
 
-// The node's gop_parallel reaches every job's worker: 3 s of 30 fps in 2 s GOPs is two chunks
-// when asked for 3 encoders (auto on this machine's cores would keep one; 0 is auto).
-TEST_F(DaemonTest, GopParallelSettingCutsEveryJobsOutputs) {
+// The node's gop_parallel reaches every job's worker that leaves it to the node, and a job's
+// own overrides it: 3 s of 30 fps in 2 s GOPs is two chunks when asked for 3 encoders (auto
+// on this machine's cores would keep one; 0 is auto), one when the job asks for one encoder.
+TEST_F(DaemonTest, GopParallelSettingCutsEveryJobsOutputsAJobsOwnOverridesIt) {
   std::string long_input = media + "/long.mp4";
   ASSERT_TRUE(make_clip(long_input, 3));
   ASSERT_TRUE(daemon.start({"--gop-parallel", "3"}));
-  std::string out = media + "/cut.mp4";
-  std::string id = submit(long_input, out, {"--size", "160x120"});
-  ASSERT_FALSE(id.empty());
-  EXPECT_EQ(client({"watch", id}).exit_code, 0);
-  json job = get_json(id);
-  ASSERT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
-  EXPECT_EQ(job["result"]["outputs"][0].value("chunks", ""), "2") << job.dump();
-  EXPECT_EQ(video_frames(out), 90);
+  for (auto [gop_parallel, chunks] : {std::pair{"0", "2"}, std::pair{"1", "1"}}) {
+    std::string out = media + "/cut" + gop_parallel + ".mp4";
+    std::string id = submit(long_input, out, {"--size", "160x120", "--gop-parallel", gop_parallel});
+    ASSERT_FALSE(id.empty());
+    EXPECT_EQ(client({"watch", id}).exit_code, 0);
+    json job = get_json(id);
+    ASSERT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
+    EXPECT_EQ(job["config"].value("gop_parallel", 0), std::stoi(gop_parallel)) << job.dump();
+    EXPECT_EQ(job["result"]["outputs"][0].value("chunks", ""), chunks) << job.dump();
+    EXPECT_EQ(video_frames(out), 90);
+  }
 }
 
 TEST_F(DaemonTest, LoopbackCreateWatchGetHealthCaps) {

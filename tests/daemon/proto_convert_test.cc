@@ -42,6 +42,7 @@ JobSpec every_field_set() {
   spec.outputs[1].audio = AudioMode::kAac;
   spec.outputs[1].loudnorm = Loudnorm::kStreaming;
   spec.quality_metrics = {true, true};
+  spec.gop_parallel = 2;
   return spec;
 }
 

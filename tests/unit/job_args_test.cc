@@ -104,6 +104,7 @@ TEST(JobArgs, ErrorsNameTheOption) {
            {{"in.mp4", "out.mp4", "--crf", "x"}, "--crf"},
            {{"in.mp4", "out.mp4", "--frobnicate"}, "--frobnicate"},
            {{"in.mp4", "out.mp4", "--size"}, "needs a value"},
+           {{"in.mp4", "out.mp4", "--gop-parallel", "17"}, "--gop-parallel"},
            {{"in.mp4"}, "OUTPUT"},
            {{}, "INPUT"},
            {{"in.mp4", "a.mp4", "b.mp4"}, "b.mp4"},
@@ -116,16 +117,31 @@ TEST(JobArgs, ErrorsNameTheOption) {
   }
 }
 
+// --gop-parallel is the job's (transcode submit sends it): 0 unless given.
+TEST(JobArgs, GopParallelIsTheJobs) {
+  Result<JobArgs> plain = parse({"in.mp4", "out.mp4"});
+  ASSERT_TRUE(plain.is_ok()) << plain.status().to_string();
+  EXPECT_EQ(plain->spec.gop_parallel, 0);
+  Result<JobArgs> two = parse({"in.mp4", "-o", "a.mp4", "-o", "b.mp4", "--gop-parallel", "2"});
+  ASSERT_TRUE(two.is_ok()) << two.status().to_string();
+  EXPECT_EQ(two->spec.gop_parallel, 2);
+}
+
 TEST(JobArgs, JobFileGivesTheWholeSpec) {
   std::string path = ::testing::TempDir() + "/job.json";
   std::ofstream(path) << R"({"input": "in.mp4", "outputs": [{"path": "a.mp4", "width": 640},
-                             {"path": "b.mkv", "codec": "vp9"}]})";
+                             {"path": "b.mkv", "codec": "vp9"}], "gop_parallel": 3})";
   Result<JobArgs> args = parse({"--job", path, "--backend", "software", "--dry-run"});
   ASSERT_TRUE(args.is_ok()) << args.status().to_string();
   EXPECT_EQ(args->spec.outputs.size(), 2u);
   EXPECT_EQ(args->spec.outputs[1].codec, VideoCodec::kVp9);
   EXPECT_EQ(args->spec.backend, BackendKind::kSoftware);
+  EXPECT_EQ(args->spec.gop_parallel, 3);
   EXPECT_TRUE(args->dry_run);
+  // The command line overrides the file's.
+  Result<JobArgs> one = parse({"--job", path, "--gop-parallel", "1"});
+  ASSERT_TRUE(one.is_ok()) << one.status().to_string();
+  EXPECT_EQ(one->spec.gop_parallel, 1);
   EXPECT_FALSE(parse({"--job", path, "in.mp4"}).is_ok());
   EXPECT_FALSE(parse({"--job", path + ".missing"}).is_ok());
   std::remove(path.c_str());

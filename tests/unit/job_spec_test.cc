@@ -47,6 +47,11 @@ TEST(JobSpec, ErrorsCarryTheFieldAtFault) {
   JobSpec no_input = one_output(at("out.mp4"));
   no_input.input.clear();
   EXPECT_EQ(validate(no_input).field(), "input");
+  JobSpec too_parallel = one_output(at("out.mp4"));
+  too_parallel.gop_parallel = kMaxGopParallel + 1;
+  EXPECT_EQ(validate(too_parallel).field(), "gop_parallel");
+  too_parallel.gop_parallel = -1;
+  EXPECT_EQ(validate(too_parallel).field(), "gop_parallel");
   Result<JobSpec> bad_codec =
       job_spec_from_json(R"({"input": "in.mp4", "outputs": [{"path": "o.mp4", "codec": "h266"}]})");
   ASSERT_FALSE(bad_codec.is_ok());
@@ -159,6 +164,7 @@ TEST(JobSpec, JsonRoundTripKeepsEveryField) {
   spec.outputs[0].subtitles = SubtitleMode::kNone;
   spec.outputs[1].audio_tracks = {AudioTracks::Kind::kFirst, {}};
   spec.outputs[1].hdr = HdrMode::kTonemap;
+  spec.gop_parallel = 3;
   Result<JobSpec> back = job_spec_from_json(job_spec_to_json(spec));
   ASSERT_TRUE(back.is_ok()) << back.status().to_string();
   EXPECT_EQ(*back, spec) << job_spec_to_json(*back);
