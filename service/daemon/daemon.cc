@@ -9,12 +9,14 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 
 #include "pipeline/hw/devices.h"
 #include "pipeline/hw/inventory_json.h"
 #include "service/common/exit_codes.h"
 #include "service/daemon/config.h"
+#include "service/daemon/gpu_cache.h"
 #include "service/daemon/job_manager.h"
 #include "service/daemon/landlock.h"
 #include "service/daemon/metrics_endpoint.h"
@@ -124,6 +126,18 @@ std::string node_id(const DaemonConfig& config) {
   return config.node_id.empty() ? default_node_id() : config.node_id;
 }
 
+// The workers' GPU kernel cache (gpu_cache.h), beside the job database; none (each driver's own,
+// which a worker under Landlock cannot keep) when it cannot be made.
+std::string workers_gpu_cache(const DaemonConfig& config) {
+  std::error_code error;
+  std::string dir = (std::filesystem::absolute(config.state_dir, error) / "gpu-cache").string();
+  Status made =
+      error ? Status(Code::kInternal, "state_dir: " + error.message()) : make_gpu_cache(dir);
+  if (made.is_ok()) return dir;
+  spdlog::warn("{}: every job compiles its GPU kernels again", made.message());
+  return "";
+}
+
 ManagerOptions manager_options(const DaemonConfig& config) {
   ManagerOptions options;
   options.worker_executable = own_executable();
@@ -133,6 +147,7 @@ ManagerOptions manager_options(const DaemonConfig& config) {
   options.worker_memory_mb = config.worker_memory_mb;
   options.worker_landlock = config.worker_landlock;
   options.gop_parallel = config.gop_parallel;
+  options.gpu_cache = workers_gpu_cache(config);
   options.warm.per_device = config.warm_workers;
   options.warm.idle_s = config.warm_idle_s;
   options.warm.jobs_per_worker = config.worker_jobs;

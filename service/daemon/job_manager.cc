@@ -438,6 +438,7 @@ WorkerLaunch JobManager::worker_launch() const {
   launch.protocols = options_.policy.protocols;
   launch.landlock = options_.worker_landlock;
   launch.gop_parallel = options_.gop_parallel;
+  launch.gpu_cache = options_.gpu_cache;
   launch.devices_json = options_.devices_json;
   return launch;
 }

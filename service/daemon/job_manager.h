@@ -53,6 +53,7 @@ struct ManagerOptions {
   long long worker_memory_mb = 0;
   bool worker_landlock = false;
   int gop_parallel = 0;      // libx264 encoders per output: 0 = auto (DaemonConfig)
+  std::string gpu_cache;     // the workers' GPU kernel cache (worker_main.h, --gpu-cache)
   std::string devices_json;  // the node's inventory, discovered once, handed to every worker
   WarmOptions warm;          // workers started ahead of jobs (worker_pool.h)
   int max_attempts = 3;

@@ -64,9 +64,11 @@ int landlock_abi(std::string* why) {
   return 0;
 }
 
-LandlockPaths worker_landlock_paths(const std::vector<std::string>& media_roots) {
+LandlockPaths worker_landlock_paths(const std::vector<std::string>& media_roots,
+                                    const std::string& gpu_cache) {
   LandlockPaths paths;
   paths.read_write = media_roots;
+  if (!gpu_cache.empty()) paths.read_write.push_back(gpu_cache);
   // Shared libraries and what they dlopen (VA drivers, Vulkan ICDs, CUDA), their configuration
   // (/etc/libva.conf, ld.so.cache, resolv.conf for network inputs), and the kernel's views that
   // libdrm, CUDA and the sanitizers read.

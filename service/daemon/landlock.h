@@ -16,16 +16,19 @@ namespace tc::daemon {
 int landlock_abi(std::string* why = nullptr);
 
 struct LandlockPaths {
-  std::vector<std::string> read_write;  // the media roots: inputs, outputs and their temp files
-  std::vector<std::string> read_only;   // libraries, configuration, /proc, /sys
-  std::vector<std::string> devices;     // /dev: render nodes and NVIDIA's nodes are opened rw
+  // the media roots (inputs, outputs and their temp files) and the GPU kernel cache
+  std::vector<std::string> read_write;
+  std::vector<std::string> read_only;  // libraries, configuration, /proc, /sys
+  std::vector<std::string> devices;    // /dev: render nodes and NVIDIA's nodes are opened rw
   // /proc/self, which is the process's own /proc/PID once opened: its files may be written too
   // (a thread's name, task/TID/comm; CUDA's cuInit fails without this).
   std::vector<std::string> own_process;
 };
 
-// What a worker needs besides its roots: the system directories that exist on this host.
-LandlockPaths worker_landlock_paths(const std::vector<std::string>& media_roots);
+// What a worker needs besides its roots: the system directories that exist on this host, and
+// `gpu_cache` (worker_main.h, --gpu-cache) read-write when one is named.
+LandlockPaths worker_landlock_paths(const std::vector<std::string>& media_roots,
+                                    const std::string& gpu_cache = "");
 
 // Restricts this process (and its future children) to `paths`, for good. A path that does not
 // exist is skipped. kUnsupported when the kernel has no Landlock; kInternal when a call fails.

@@ -29,6 +29,7 @@ extern "C" {
 #include "service/common/command_line.h"
 #include "service/common/exit_codes.h"
 #include "service/common/process_exit.h"
+#include "service/daemon/gpu_cache.h"
 #include "service/daemon/landlock.h"
 #include "service/daemon/request_policy.h"
 #include "service/daemon/worker_protocol.h"
@@ -64,6 +65,7 @@ Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args) {
       ->check(CLI::PositiveNumber);
   app.add_option("--gop-parallel", options.gop_parallel, "libx264 encoders per output (0 = auto)")
       ->check(CLI::Range(0, 16));
+  app.add_option("--gpu-cache", options.gpu_cache, "where GPU drivers keep compiled kernels");
   TC_ASSIGN_OR_RETURN(std::optional<std::string> shown, parse_command_line(app, args));
   if (shown) return Status(Code::kInvalidArgument, "a worker takes no --help or --version");
   return options;
@@ -245,10 +247,12 @@ int worker_main(const std::vector<std::string>& args) {
   if (!parsed.is_ok()) return fail(parsed.status());
   const WorkerOptions& options = *parsed;
   limit_process(options);
+  if (!options.gpu_cache.empty()) use_gpu_cache(options.gpu_cache);
   // Before the job is read: nothing the job names is opened outside the rules. A kernel
   // without Landlock leaves the confinement by construction alone (the daemon logged it).
   if (options.landlock) {
-    Status sandboxed = apply_landlock(worker_landlock_paths(options.media_roots));
+    Status sandboxed =
+        apply_landlock(worker_landlock_paths(options.media_roots, options.gpu_cache));
     if (!sandboxed.is_ok() && sandboxed.code() != Code::kUnsupported) return fail(sandboxed);
   }
   Result<RunOptions> set_up = worker_run_options(options);

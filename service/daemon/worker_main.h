@@ -24,6 +24,11 @@ struct WorkerOptions {
   std::string open_device;               // --open-device BACKEND:PATH, opened before the job
   int jobs = 1;                          // --jobs: run up to this many, one after another
   int gop_parallel = 0;                  // --gop-parallel: libx264 encoders per output, 0 = auto
+  // --gpu-cache DIR: where the GPU drivers keep the kernels they compile, shared by the jobs
+  // (CUDA_CACHE_PATH DIR/cuda, MESA_SHADER_CACHE_DIR DIR/mesa). Their default, under $HOME, is
+  // outside what Landlock lets a worker open: every job compiled them again, which made 48
+  // cuda jobs on the H200 take 32 s instead of 14 (bench/README.md, "Landlock and CUDA").
+  std::string gpu_cache;
 };
 
 bool is_worker_invocation(const std::vector<std::string>& args);

@@ -78,6 +78,7 @@ std::vector<std::string> worker_args(const WorkerLaunch& launch) {
   for (const std::string& protocol : launch.protocols)
     args.insert(args.end(), {"--allow-protocol", protocol});
   if (launch.landlock) args.push_back("--landlock");
+  if (!launch.gpu_cache.empty()) args.insert(args.end(), {"--gpu-cache", launch.gpu_cache});
   if (!launch.devices_json.empty()) args.insert(args.end(), {"--devices", launch.devices_json});
   if (launch.jobs > 1) args.insert(args.end(), {"--jobs", std::to_string(launch.jobs)});
   if (launch.open_backend != BackendKind::kSoftware)

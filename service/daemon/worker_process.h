@@ -33,8 +33,9 @@ struct WorkerLaunch {
   // the job finds the context open (hw/device_cache.h). Software: none.
   BackendKind open_backend = BackendKind::kSoftware;
   std::string open_path;
-  int jobs = 1;          // --jobs: it runs up to this many, one after another (warm workers only)
-  int gop_parallel = 0;  // --gop-parallel: libx264 encoders per output, 0 = auto
+  int jobs = 1;           // --jobs: it runs up to this many, one after another (warm workers only)
+  int gop_parallel = 0;   // --gop-parallel: libx264 encoders per output, 0 = auto
+  std::string gpu_cache;  // --gpu-cache: where GPU drivers keep compiled kernels; empty = theirs
 };
 
 // The two pipes between the daemon and a worker, all four ends until the worker holds its own.

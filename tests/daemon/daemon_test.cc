@@ -90,6 +90,26 @@ TEST_F(DaemonTest, GopParallelSettingCutsEveryJobsOutputsAJobsOwnOverridesIt) {
   }
 }
 
+// A worker under Landlock (the default) keeps the kernels its GPU driver compiled where the next
+// job finds them: the daemon's GPU kernel cache, not $HOME, which Landlock keeps it from
+// opening. Mesa's lavapipe compiles the Vulkan scaler's shaders there.
+TEST_F(DaemonTest, AWorkerKeepsItsCompiledGpuKernelsForTheNextJob) {
+  ASSERT_TRUE(daemon.start());
+  std::string out = media + "/vulkan.mp4";
+  std::string id = submit(input, out, {"--backend", "vulkan", "--size", "160x120"});
+  ASSERT_FALSE(id.empty());
+  EXPECT_EQ(client({"watch", id}).exit_code, 0);
+  json job = get_json(id);
+  ASSERT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
+  namespace fs = std::filesystem;
+  fs::path mesa = fs::path(state) / "gpu-cache" / "mesa";
+  size_t files = 0;
+  if (fs::is_directory(mesa))
+    for (const auto& entry : fs::recursive_directory_iterator(mesa))
+      files += entry.is_regular_file();
+  EXPECT_GT(files, 0u) << "nothing in " << mesa;
+}
+
 TEST_F(DaemonTest, LoopbackCreateWatchGetHealthCaps) {
   ASSERT_TRUE(daemon.start());
   std::string out = media + "/out.mp4";
