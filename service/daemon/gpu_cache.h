@@ -1,7 +1,7 @@
 // The GPU kernel cache a daemon's workers share. GPU drivers compile kernels when a job first
 // uses them (CUDA JIT-compiles the PTX of FFmpeg's CUDA filters; Mesa compiles Vulkan shaders)
 // and keep the result on disk, by default under $HOME, which Landlock keeps a worker from
-// opening: every job then compiled them again. On the H200, 48 cuda jobs took 32 s under
+// opening: every job then compiled them again. On the H200, 48 cuda jobs took 32-38 s under
 // Landlock against 14 s without it, and 14 s under Landlock with this cache (bench/README.md,
 // "Landlock and CUDA"). The daemon makes the cache beside its job database; each worker points
 // its drivers at it before it opens a device, and its Landlock rules let it write there. A job

@@ -98,8 +98,11 @@ TEST_F(DaemonTest, AWorkerKeepsItsCompiledGpuKernelsForTheNextJob) {
   std::string out = media + "/vulkan.mp4";
   std::string id = submit(input, out, {"--backend", "vulkan", "--size", "160x120"});
   ASSERT_FALSE(id.empty());
-  EXPECT_EQ(client({"watch", id}).exit_code, 0);
+  CommandResult watched = client({"watch", id});
   json job = get_json(id);
+  if (job.value("error", json::object()).value("code", "") == "ERROR_CODE_DEVICE")
+    GTEST_SKIP() << "no Vulkan device here: " << job.dump();
+  EXPECT_EQ(watched.exit_code, 0) << watched.err;
   ASSERT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
   namespace fs = std::filesystem;
   fs::path mesa = fs::path(state) / "gpu-cache" / "mesa";
