@@ -12,6 +12,7 @@
 #include <set>
 
 #include "pipeline/core/file.h"
+#include "pipeline/spec/job_spec.h"
 #include "service/common/command_line.h"
 
 namespace tc::daemon {
@@ -353,8 +354,8 @@ Status validate_config(const DaemonConfig& c) {
   TC_RETURN_IF_ERROR(require(c.warm_idle_s > 0, "warm_idle", "must be positive"));
   TC_RETURN_IF_ERROR(
       require(c.worker_jobs >= 1 && c.worker_jobs <= 10000, "worker_jobs", "must be 1..10000"));
-  TC_RETURN_IF_ERROR(
-      require(c.gop_parallel >= 0 && c.gop_parallel <= 16, "gop_parallel", "must be 0..16"));
+  TC_RETURN_IF_ERROR(require(c.gop_parallel >= 0 && c.gop_parallel <= kMaxGopParallel,
+                             "gop_parallel", "must be 0.." + std::to_string(kMaxGopParallel)));
   TC_RETURN_IF_ERROR(
       require(c.max_outputs >= 1 && c.max_outputs <= 64, "max_outputs", "must be 1..64"));
   TC_RETURN_IF_ERROR(require(c.max_pixels >= 0, "max_pixels", "must not be negative"));

@@ -64,7 +64,7 @@ Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args) {
   app.add_option("--jobs", options.jobs, "jobs to run, one after another, before exiting")
       ->check(CLI::PositiveNumber);
   app.add_option("--gop-parallel", options.gop_parallel, "libx264 encoders per output (0 = auto)")
-      ->check(CLI::Range(0, 16));
+      ->check(CLI::Range(0, kMaxGopParallel));
   app.add_option("--gpu-cache", options.gpu_cache, "where GPU drivers keep compiled kernels");
   TC_ASSIGN_OR_RETURN(std::optional<std::string> shown, parse_command_line(app, args));
   if (shown) return Status(Code::kInvalidArgument, "a worker takes no --help or --version");
