@@ -535,6 +535,10 @@ DiscoveryOptions discovery_for(const JobSpec& spec, DiscoveryOptions base) {
   return base;
 }
 
+bool nvidia_driver_loaded(const std::string& proc) {
+  return access((proc + "/driver/nvidia/version").c_str(), R_OK) == 0;
+}
+
 HwInventory discover_devices(const DiscoveryOptions& options) {
   HwInventory inventory;
   if (options.vaapi) discover_vaapi(options.dri_dir, inventory);

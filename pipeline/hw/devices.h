@@ -93,6 +93,10 @@ struct DiscoveryOptions {
 
 HwInventory discover_devices(const DiscoveryOptions& options = {});
 
+// Whether the NVIDIA kernel driver is loaded, from `proc` (where /proc is): a file read, no
+// CUDA runtime started.
+bool nvidia_driver_loaded(const std::string& proc = "/proc");
+
 // What a job needs discovered, on top of `base`: CUDA or Vulkan only when the job asks for that
 // backend (their start-up costs), NVENC probes only for the job's codecs.
 DiscoveryOptions discovery_for(const JobSpec& spec, DiscoveryOptions base = {});

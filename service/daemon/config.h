@@ -68,9 +68,10 @@ struct DaemonConfig {
   std::string log_level = "info";  // trace, debug, info, warn, error
 
   // Metrics
-  std::string metrics_listen;       // host:port of the Prometheus text endpoint; empty = off
-  std::string proc_root = "/proc";  // where workers' fdinfo and stat are read (tests: a fake)
-  double sample_interval_s = 0.5;   // engine and CPU sampling of each worker
+  std::string metrics_listen;  // host:port of the Prometheus text endpoint; empty = off
+  // Where workers' fdinfo and stat, and the NVIDIA driver's version, are read (tests: a fake).
+  std::string proc_root = "/proc";
+  double sample_interval_s = 0.5;  // engine and CPU sampling of each worker
 
   // The token itself, read from auth_token_file by load().
   std::string auth_token;

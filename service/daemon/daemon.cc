@@ -108,15 +108,17 @@ Result<DaemonCommand> configure(const std::vector<std::string>& args) {
   return command;
 }
 
-// VA-API by default; CUDA, Vulkan and QSV cost a runtime's start-up, so they are looked for when
-// the node offers them (`backend`). Unoffered, their jobs still run: the worker discovers the
-// device itself (Scheduler::claimable).
-DiscoveryOptions daemon_discovery(const std::vector<std::string>& backends) {
+// VA-API always. CUDA, Vulkan and QSV cost a runtime's start-up (CUDA's about 0.5 s), so they are
+// looked for where the node offers them (`backend`); a node that names none offers every backend
+// it has, CUDA where the NVIDIA kernel driver is loaded. Unoffered, their jobs still run: each
+// worker discovers the device itself, an NVENC probe a job (Scheduler::claimable).
+DiscoveryOptions daemon_discovery(const DaemonConfig& config) {
+  const std::vector<std::string>& backends = config.backends;
   DiscoveryOptions discovery;
   auto offers = [&](const char* name) {
     return std::find(backends.begin(), backends.end(), name) != backends.end();
   };
-  discovery.cuda = offers("cuda");
+  discovery.cuda = backends.empty() ? nvidia_driver_loaded(config.proc_root) : offers("cuda");
   discovery.vulkan = offers("vulkan");
   discovery.qsv = offers("qsv");
   return discovery;
@@ -214,7 +216,7 @@ int serve(const DaemonConfig& config) {
       open_job_store({config.store, config.store_password_file, config.state_dir});
   if (!store.is_ok()) return store_error(store.status(), !config.store.empty());
   log_store(config);
-  HwInventory inventory = discover_devices(daemon_discovery(config.backends));
+  HwInventory inventory = discover_devices(daemon_discovery(config));
   flag_doctor_findings(config, inventory);
   unsigned cores = std::thread::hardware_concurrency();
   std::vector<SchedDevice> devices = devices_from_inventory(inventory, config.slots, cores);

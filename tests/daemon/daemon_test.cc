@@ -769,6 +769,42 @@ TEST_F(DaemonTest, EngineFiguresComeFromTheProcRootSetting) {
   EXPECT_TRUE(video) << engines.dump();
 }
 
+// Whether the daemon looked for CUDA at start: a CUDA device, or discovery's note on why none
+// (this machine has no libcuda), in GetCapabilities.
+bool looked_for_cuda(const pb::Capabilities& caps) {
+  for (const pb::Device& device : caps.devices())
+    if (device.backend() == "cuda") return true;
+  for (const std::string& note : caps.notes())
+    if (note.starts_with("cuda: ")) return true;
+  return false;
+}
+
+// A node that names no backend offers every one it has: where the NVIDIA kernel driver is
+// loaded (a fake /proc says so here) the daemon looks for CUDA once at start, so its cuda jobs'
+// workers need not each probe NVENC; elsewhere, or where the node names its backends without
+// cuda, it starts no CUDA runtime.
+TEST_F(DaemonTest, ANodeWithTheNvidiaDriverLooksForCudaAtStart) {
+  std::string fake = dir.path() + "/proc";
+  fs::create_directories(fake + "/driver/nvidia");
+  auto caps_with = [&](const std::vector<std::string>& args) {
+    EXPECT_TRUE(daemon.start(args));
+    grpc::ClientContext context;
+    pb::Capabilities caps;
+    EXPECT_TRUE(stub()->GetCapabilities(&context, pb::GetCapabilitiesRequest(), &caps).ok());
+    daemon.stop(SIGTERM);
+    return caps;
+  };
+  pb::Capabilities without_driver = caps_with({"--proc-root", fake});
+  EXPECT_FALSE(looked_for_cuda(without_driver)) << without_driver.DebugString();
+
+  std::ofstream(fake + "/driver/nvidia/version")
+      << "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15\n";
+  pb::Capabilities with_driver = caps_with({"--proc-root", fake});
+  EXPECT_TRUE(looked_for_cuda(with_driver)) << with_driver.DebugString();
+  pb::Capabilities software_only = caps_with({"--proc-root", fake, "--backend", "software"});
+  EXPECT_FALSE(looked_for_cuda(software_only)) << software_only.DebugString();
+}
+
 // What `transcode doctor` would flag is logged once at start-up and carried in GetCapabilities'
 // notes: here, a machine without /dev/dri, the missing render node with its fix.
 TEST_F(DaemonTest, CapabilitiesNotesCarryWhatDoctorFlags) {
