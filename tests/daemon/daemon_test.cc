@@ -805,6 +805,32 @@ TEST_F(DaemonTest, ANodeWithTheNvidiaDriverLooksForCudaAtStart) {
   EXPECT_FALSE(looked_for_cuda(software_only)) << software_only.DebugString();
 }
 
+// The names of `pid`'s threads, from /proc.
+std::vector<std::string> thread_names(pid_t pid) {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", error))
+    names.push_back(read_file_or_empty(task.path() / "comm"));
+  return names;
+}
+
+// The daemon runs no media: the device contexts its discovery opened are closed by the time it
+// serves (a CUDA context held for its life would pin GPU memory, and in exclusive-process
+// compute mode lock its workers out). Lavapipe shows an open Vulkan device as llvmpipe threads.
+TEST_F(DaemonTest, TheDaemonHoldsNoDeviceItDiscovered) {
+  ASSERT_TRUE(daemon.start({"--backend", "vulkan", "--backend", "software"}));
+  grpc::ClientContext context;
+  pb::Capabilities caps;
+  ASSERT_TRUE(stub()->GetCapabilities(&context, pb::GetCapabilitiesRequest(), &caps).ok());
+  bool vulkan = std::any_of(caps.devices().begin(), caps.devices().end(),
+                            [](const pb::Device& d) { return d.backend() == "vulkan"; });
+  if (!vulkan) GTEST_SKIP() << "no Vulkan device here (lavapipe: mesa-vulkan-drivers)";
+  std::vector<std::string> names = thread_names(daemon.pid());
+  ASSERT_FALSE(names.empty());
+  for (const std::string& name : names)
+    EXPECT_FALSE(name.starts_with("llvmpipe")) << "a thread of an open Vulkan device: " << name;
+}
+
 // What `transcode doctor` would flag is logged once at start-up and carried in GetCapabilities'
 // notes: here, a machine without /dev/dri, the missing render node with its fix.
 TEST_F(DaemonTest, CapabilitiesNotesCarryWhatDoctorFlags) {
