@@ -816,7 +816,8 @@ std::vector<std::string> thread_names(pid_t pid) {
 
 // The daemon runs no media: the device contexts its discovery opened are closed by the time it
 // serves (a CUDA context held for its life would pin GPU memory, and in exclusive-process
-// compute mode lock its workers out). Lavapipe shows an open Vulkan device as llvmpipe threads.
+// compute mode lock its workers out). An open Vulkan device keeps Mesa's driver (libvulkan_lvp,
+// _intel, _radeon) mapped, and lavapipe's shows as llvmpipe threads too.
 TEST_F(DaemonTest, TheDaemonHoldsNoDeviceItDiscovered) {
   ASSERT_TRUE(daemon.start({"--backend", "vulkan", "--backend", "software"}));
   grpc::ClientContext context;
@@ -829,6 +830,9 @@ TEST_F(DaemonTest, TheDaemonHoldsNoDeviceItDiscovered) {
   ASSERT_FALSE(names.empty());
   for (const std::string& name : names)
     EXPECT_FALSE(name.starts_with("llvmpipe")) << "a thread of an open Vulkan device: " << name;
+  std::string maps = read_file_or_empty("/proc/" + std::to_string(daemon.pid()) + "/maps");
+  ASSERT_FALSE(maps.empty());
+  EXPECT_EQ(maps.find("/libvulkan_"), std::string::npos) << "a Vulkan driver still mapped";
 }
 
 // What `transcode doctor` would flag is logged once at start-up and carried in GetCapabilities'
