@@ -461,7 +461,7 @@ void probe_nvenc(VideoCodec codec, const AVBufferRef& cuda_device, HwDevice& dev
 
 void discover_cuda(const DiscoveryOptions& options, HwInventory& inventory) {
   Result<av::BufferRefPtr> cuda_device =
-      create_hw_device(AV_HWDEVICE_TYPE_CUDA, "0", "libcuda.so.1", options.devices);
+      create_hw_device(AV_HWDEVICE_TYPE_CUDA, "0", "libcuda.so.1", options.device_lifetime);
   if (!cuda_device.is_ok()) {
     inventory.notes.push_back("cuda: " + cuda_device.status().message());
     return;
@@ -483,7 +483,7 @@ void discover_cuda(const DiscoveryOptions& options, HwInventory& inventory) {
 
 void discover_vulkan(const DiscoveryOptions& options, HwInventory& inventory) {
   Result<av::BufferRefPtr> vulkan_device =
-      create_hw_device(AV_HWDEVICE_TYPE_VULKAN, "0", "libvulkan.so.1", options.devices);
+      create_hw_device(AV_HWDEVICE_TYPE_VULKAN, "0", "libvulkan.so.1", options.device_lifetime);
   if (!vulkan_device.is_ok()) {
     inventory.notes.push_back("vulkan: " + vulkan_device.status().message());
     return;
@@ -504,7 +504,7 @@ void discover_qsv(const DiscoveryOptions& options, HwInventory& inventory) {
   for (const HwDevice& node : inventory.devices) {
     if (node.backend != BackendKind::kVaapi || !node.usable()) continue;
     Result<av::BufferRefPtr> qsv_device =
-        open_hw_device(AV_HWDEVICE_TYPE_QSV, node.path, options.devices);
+        open_hw_device(AV_HWDEVICE_TYPE_QSV, node.path, options.device_lifetime);
     if (!qsv_device.is_ok()) {
       inventory.notes.push_back("qsv " + node.path + ": " + qsv_device.status().message() +
                                 " (QSV needs the Media SDK runtime libmfx1 up to Gen12, or "

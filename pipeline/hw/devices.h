@@ -93,7 +93,7 @@ struct DiscoveryOptions {
   // The CUDA, Vulkan and QSV contexts discovery opens. kProcess keeps them for the job that
   // follows; a daemon, which runs no media, closes them (kCaller): a CUDA context held for its
   // life would pin GPU memory and, in exclusive-process compute mode, lock its workers out.
-  DeviceLifetime devices = DeviceLifetime::kProcess;
+  DeviceLifetime device_lifetime = DeviceLifetime::kProcess;
 };
 
 HwInventory discover_devices(const DiscoveryOptions& options = {});

@@ -121,7 +121,7 @@ DiscoveryOptions daemon_discovery(const DaemonConfig& config) {
   discovery.cuda = backends.empty() ? nvidia_driver_loaded(config.proc_root) : offers("cuda");
   discovery.vulkan = offers("vulkan");
   discovery.qsv = offers("qsv");
-  discovery.devices = DeviceLifetime::kCaller;  // its workers open their own
+  discovery.device_lifetime = DeviceLifetime::kCaller;  // its workers open their own
   return discovery;
 }
 
