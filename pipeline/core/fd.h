@@ -3,6 +3,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstddef>
+#include <string_view>
 #include <utility>
 
 namespace tc {
@@ -33,5 +36,16 @@ class ScopedFd {
  private:
   int fd_ = -1;
 };
+
+// Writes all of `bytes` to `fd`, through short writes and EINTR; false (errno set) on an error.
+inline bool write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
 
 }  // namespace tc

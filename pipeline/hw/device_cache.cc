@@ -37,13 +37,7 @@ Result<AVBufferRef*> open_locked(AVHWDeviceType type, const std::string& name, D
 
 }  // namespace
 
-Result<av::BufferRefPtr> open_hw_device(AVHWDeviceType type, const std::string& name,
-                                        DeviceLifetime lifetime) {
-  if (lifetime == DeviceLifetime::kCaller) {
-    DeviceMap own;  // goes at return: the caller's reference is the last
-    TC_ASSIGN_OR_RETURN(AVBufferRef * device, open_locked(type, name, own));
-    return av::ref(device);
-  }
+Result<av::BufferRefPtr> open_hw_device(AVHWDeviceType type, const std::string& name) {
   static std::mutex mutex;
   // Never destroyed: tearing a CUDA or Vulkan context down from a static destructor races the
   // driver's own exit handlers. The process's exit frees it.

@@ -14,15 +14,8 @@ extern "C" {
 
 namespace tc {
 
-// How long an opened device stays open.
-enum class DeviceLifetime {
-  kProcess,  // shared by every later caller in this process, never closed
-  kCaller,   // the caller's alone, closed with its last reference
-};
-
 // A new reference to the device of `type` named `name` (a render node, a CUDA index; empty =
-// the default one), opened on first use for kProcess. Errors are kDevice.
-Result<av::BufferRefPtr> open_hw_device(AVHWDeviceType type, const std::string& name,
-                                        DeviceLifetime lifetime = DeviceLifetime::kProcess);
+// the default one), opened on first use. Errors are kDevice.
+Result<av::BufferRefPtr> open_hw_device(AVHWDeviceType type, const std::string& name);
 
 }  // namespace tc

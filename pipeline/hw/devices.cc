@@ -382,10 +382,10 @@ std::string library_load_error(const char* library) {
 }
 
 Result<av::BufferRefPtr> create_hw_device(AVHWDeviceType type, const char* name,
-                                          const char* runtime_library, DeviceLifetime lifetime) {
+                                          const char* runtime_library) {
   std::string load_error = library_load_error(runtime_library);
   if (!load_error.empty()) return Status(Code::kDevice, load_error);
-  return open_hw_device(type, name ? name : "", lifetime);
+  return open_hw_device(type, name ? name : "");
 }
 
 bool has_cuda_hw_config(const AVCodec* codec) {
@@ -461,7 +461,7 @@ void probe_nvenc(VideoCodec codec, const AVBufferRef& cuda_device, HwDevice& dev
 
 void discover_cuda(const DiscoveryOptions& options, HwInventory& inventory) {
   Result<av::BufferRefPtr> cuda_device =
-      create_hw_device(AV_HWDEVICE_TYPE_CUDA, "0", "libcuda.so.1", options.device_lifetime);
+      create_hw_device(AV_HWDEVICE_TYPE_CUDA, "0", "libcuda.so.1");
   if (!cuda_device.is_ok()) {
     inventory.notes.push_back("cuda: " + cuda_device.status().message());
     return;
@@ -481,9 +481,9 @@ void discover_cuda(const DiscoveryOptions& options, HwInventory& inventory) {
   inventory.devices.push_back(std::move(device));
 }
 
-void discover_vulkan(const DiscoveryOptions& options, HwInventory& inventory) {
+void discover_vulkan(HwInventory& inventory) {
   Result<av::BufferRefPtr> vulkan_device =
-      create_hw_device(AV_HWDEVICE_TYPE_VULKAN, "0", "libvulkan.so.1", options.device_lifetime);
+      create_hw_device(AV_HWDEVICE_TYPE_VULKAN, "0", "libvulkan.so.1");
   if (!vulkan_device.is_ok()) {
     inventory.notes.push_back("vulkan: " + vulkan_device.status().message());
     return;
@@ -499,12 +499,11 @@ void discover_vulkan(const DiscoveryOptions& options, HwInventory& inventory) {
 
 // A QSV device per usable VA-API node, derived from the node's VA-API device; that needs libmfx
 // (Media SDK, up to Gen12) or oneVPL's runtime (Gen12 and newer), which FFmpeg loads only here.
-void discover_qsv(const DiscoveryOptions& options, HwInventory& inventory) {
+void discover_qsv(HwInventory& inventory) {
   std::vector<HwDevice> found;
   for (const HwDevice& node : inventory.devices) {
     if (node.backend != BackendKind::kVaapi || !node.usable()) continue;
-    Result<av::BufferRefPtr> qsv_device =
-        open_hw_device(AV_HWDEVICE_TYPE_QSV, node.path, options.device_lifetime);
+    Result<av::BufferRefPtr> qsv_device = open_hw_device(AV_HWDEVICE_TYPE_QSV, node.path);
     if (!qsv_device.is_ok()) {
       inventory.notes.push_back("qsv " + node.path + ": " + qsv_device.status().message() +
                                 " (QSV needs the Media SDK runtime libmfx1 up to Gen12, or "
@@ -543,9 +542,9 @@ bool nvidia_driver_loaded(const std::string& proc) {
 HwInventory discover_devices(const DiscoveryOptions& options) {
   HwInventory inventory;
   if (options.vaapi) discover_vaapi(options.dri_dir, inventory);
-  if (options.vaapi && options.qsv) discover_qsv(options, inventory);
+  if (options.vaapi && options.qsv) discover_qsv(inventory);
   if (options.cuda) discover_cuda(options, inventory);
-  if (options.vulkan) discover_vulkan(options, inventory);
+  if (options.vulkan) discover_vulkan(inventory);
   return inventory;
 }
 

@@ -13,7 +13,6 @@ extern "C" {
 }
 
 #include "pipeline/core/status.h"
-#include "pipeline/hw/device_cache.h"
 #include "pipeline/spec/job_spec.h"
 
 namespace tc {
@@ -90,10 +89,6 @@ struct DiscoveryOptions {
   bool vulkan = false;  // likewise
   // QSV on every usable VA-API node (loads the MSDK / oneVPL runtime): only when asked for.
   bool qsv = false;
-  // The CUDA, Vulkan and QSV contexts discovery opens. kProcess keeps them for the job that
-  // follows; a daemon, which runs no media, closes them (kCaller): a CUDA context held for its
-  // life would pin GPU memory and, in exclusive-process compute mode, lock its workers out.
-  DeviceLifetime device_lifetime = DeviceLifetime::kProcess;
 };
 
 HwInventory discover_devices(const DiscoveryOptions& options = {});

@@ -133,6 +133,9 @@ const std::vector<Setting>& settings() {
                      "seconds between looks at the queue besides wake-ups (cluster)"),
       list_setting("backend", &C::backends,
                    "a backend this node offers (repeatable); unset = every one it has"),
+      double_setting("discovery_timeout", &C::discovery_timeout_s,
+                     "seconds device discovery may take at start-up; then it is stopped and "
+                     "the node serves without its devices"),
       int_setting("worker_memory_mb", &C::worker_memory_mb, "address space of a worker; 0 = any"),
       int_setting("warm_workers", &C::warm_workers,
                   "workers kept started and set up, per device, for the next jobs; 0 = none"),
@@ -352,6 +355,8 @@ Status validate_config(const DaemonConfig& c) {
   TC_RETURN_IF_ERROR(
       require(c.warm_workers >= 0 && c.warm_workers <= 16, "warm_workers", "must be 0..16"));
   TC_RETURN_IF_ERROR(require(c.warm_idle_s > 0, "warm_idle", "must be positive"));
+  TC_RETURN_IF_ERROR(require(c.discovery_timeout_s >= 0.1 && c.discovery_timeout_s <= 3600,
+                             "discovery_timeout", "must be 0.1..3600 seconds"));
   TC_RETURN_IF_ERROR(
       require(c.worker_jobs >= 1 && c.worker_jobs <= 10000, "worker_jobs", "must be 1..10000"));
   TC_RETURN_IF_ERROR(require(c.gop_parallel >= 0 && c.gop_parallel <= kMaxGopParallel,

@@ -41,6 +41,9 @@ struct DaemonConfig {
   double lease_s = 30;      // a running job's lease, renewed every lease_s / 3 (at most 5 s)
   double claim_poll_s = 2;  // the claim loop's poll, besides LISTEN/NOTIFY wake-ups
   std::vector<std::string> backends;  // what this node offers; empty = every backend it has
+  // Device discovery at start-up runs in a child given this long (discovery_child.h); past it
+  // the node serves without its devices.
+  double discovery_timeout_s = 30;
 
   // Requests
   std::vector<std::string> media_roots;        // empty = the daemon's working directory

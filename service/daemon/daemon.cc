@@ -4,10 +4,11 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
-#include <algorithm>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "pipeline/hw/inventory_json.h"
 #include "service/common/exit_codes.h"
 #include "service/daemon/config.h"
+#include "service/daemon/discovery_child.h"
 #include "service/daemon/gpu_cache.h"
 #include "service/daemon/job_manager.h"
 #include "service/daemon/landlock.h"
@@ -121,8 +123,27 @@ DiscoveryOptions daemon_discovery(const DaemonConfig& config) {
   discovery.cuda = backends.empty() ? nvidia_driver_loaded(config.proc_root) : offers("cuda");
   discovery.vulkan = offers("vulkan");
   discovery.qsv = offers("qsv");
-  discovery.device_lifetime = DeviceLifetime::kCaller;  // its workers open their own
   return discovery;
+}
+
+// The node's devices, discovered in a child process (discovery_child.h): the daemon runs no
+// media and keeps none of the drivers' code or contexts. Where discovery hangs or crashes the
+// node still serves software jobs, and GetCapabilities' notes say why it has no device.
+HwInventory node_inventory(const DaemonConfig& config) {
+  DiscoveryOptions options = daemon_discovery(config);
+  auto timeout = std::chrono::milliseconds(std::llround(config.discovery_timeout_s * 1000));
+  auto start = std::chrono::steady_clock::now();
+  Result<HwInventory> found =
+      discover_in_child([&options] { return discover_devices(options); }, timeout);
+  if (found.is_ok()) {
+    std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    spdlog::info("device discovery: {} devices in {:.2f} s", found->devices.size(), took.count());
+    return std::move(*found);
+  }
+  spdlog::error("{}; serving without the node's devices", found.status().message());
+  HwInventory none;
+  none.notes.push_back(found.status().message());
+  return none;
 }
 
 std::string node_id(const DaemonConfig& config) {
@@ -213,11 +234,12 @@ void log_store(const DaemonConfig& config) {
 }
 
 int serve(const DaemonConfig& config) {
+  // First, while the daemon has one thread: discovery forks.
+  HwInventory inventory = node_inventory(config);
   Result<std::unique_ptr<JobStore>> store =
       open_job_store({config.store, config.store_password_file, config.state_dir});
   if (!store.is_ok()) return store_error(store.status(), !config.store.empty());
   log_store(config);
-  HwInventory inventory = discover_devices(daemon_discovery(config));
   flag_doctor_findings(config, inventory);
   unsigned cores = std::thread::hardware_concurrency();
   std::vector<SchedDevice> devices = devices_from_inventory(inventory, config.slots, cores);

@@ -19,15 +19,9 @@ extern char** environ;
 namespace tc::daemon {
 namespace {
 
-Status write_all(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return {Code::kInternal, std::string("write to worker: ") + strerror(errno)};
-    done += static_cast<size_t>(n);
-  }
-  return {};
+Status write_line(int fd, const std::string& line) {
+  if (write_all(fd, line + "\n")) return {};
+  return {Code::kInternal, std::string("write to worker: ") + strerror(errno)};
 }
 
 // The worker starts with default signal dispositions, nothing blocked, in its own process
@@ -129,7 +123,7 @@ Status WorkerProcess::send_job(const WorkerJob& job) {
   // The spec is a few KB, well under a pipe's buffer; a worker that died early gives EPIPE
   // (SIGPIPE is ignored by the daemon) and is judged by its exit status. One line: the answer
   // to the worker's publish request follows it on the same pipe.
-  return write_all(in_fd_.get(), job_line(job) + "\n");
+  return write_line(in_fd_.get(), job_line(job));
 }
 
 WorkerProcess::~WorkerProcess() {
@@ -165,7 +159,7 @@ WorkerProcess::Read WorkerProcess::read_line(std::string& line, double timeout_s
 }
 
 Status WorkerProcess::answer_publish(const Status& answer) {
-  return write_all(in_fd_.get(), publish_answer_line(answer) + "\n");
+  return write_line(in_fd_.get(), publish_answer_line(answer));
 }
 
 void WorkerProcess::send_signal(int signal_number) {

@@ -814,10 +814,10 @@ std::vector<std::string> thread_names(pid_t pid) {
   return names;
 }
 
-// The daemon runs no media: the device contexts its discovery opened are closed by the time it
-// serves (a CUDA context held for its life would pin GPU memory, and in exclusive-process
-// compute mode lock its workers out). An open Vulkan device keeps Mesa's driver (libvulkan_lvp,
-// _intel, _radeon) mapped, and lavapipe's shows as llvmpipe threads too.
+// The daemon runs no media: its discovery runs in a child, so no driver's code or context is in
+// the daemon when it serves (a CUDA context held for its life would pin GPU memory, and in
+// exclusive-process compute mode lock its workers out). An open Vulkan device keeps Mesa's
+// driver (libvulkan_lvp, _intel, _radeon) mapped, and lavapipe's shows as llvmpipe threads too.
 TEST_F(DaemonTest, TheDaemonHoldsNoDeviceItDiscovered) {
   ASSERT_TRUE(daemon.start({"--backend", "vulkan", "--backend", "software"}));
   grpc::ClientContext context;
@@ -833,6 +833,71 @@ TEST_F(DaemonTest, TheDaemonHoldsNoDeviceItDiscovered) {
   std::string maps = read_file_or_empty("/proc/" + std::to_string(daemon.pid()) + "/maps");
   ASSERT_FALSE(maps.empty());
   EXPECT_EQ(maps.find("/libvulkan_"), std::string::npos) << "a Vulkan driver still mapped";
+}
+
+// A node offering vulkan whose Vulkan driver misbehaves in discovery (a fake driver that the
+// real Vulkan loader loads, tests/daemon/fake_vulkan_driver.c): `how` it does, the daemon's
+// notes on it in GetCapabilities, and the state of a software job run afterwards.
+struct BrokenDriverNode {
+  std::vector<std::string> notes;
+  bool vulkan_device = false;
+  std::string job_state;
+};
+
+class BrokenDriverTest : public DaemonTest {
+ protected:
+  BrokenDriverNode start_with_driver_that(const std::string& how) {
+    std::string manifest = dir.path() + "/fake_icd.json";
+    std::ofstream(manifest) << R"({"file_format_version": "1.0.0", "ICD": {"library_path": ")"
+                            << TC_FAKE_VULKAN_DRIVER << R"(", "api_version": "1.3.0"}})";
+    setenv("VK_ICD_FILENAMES", manifest.c_str(), 1);
+    setenv("TC_FAKE_VULKAN_DRIVER", how.c_str(), 1);
+    bool started =
+        daemon.start({"--backend", "vulkan", "--backend", "software", "--discovery-timeout", "1"});
+    unsetenv("VK_ICD_FILENAMES");
+    unsetenv("TC_FAKE_VULKAN_DRIVER");
+    BrokenDriverNode node;
+    EXPECT_TRUE(started);
+    if (!started) return node;
+    grpc::ClientContext context;
+    pb::Capabilities caps;
+    EXPECT_TRUE(stub()->GetCapabilities(&context, pb::GetCapabilitiesRequest(), &caps).ok());
+    node.notes.assign(caps.notes().begin(), caps.notes().end());
+    for (const pb::Device& device : caps.devices())
+      node.vulkan_device = node.vulkan_device || device.backend() == "vulkan";
+    std::string out = media + "/after.mp4";
+    std::string id = submit(input, out, {"--size", "160x120"});
+    EXPECT_EQ(client({"watch", id}).exit_code, 0);
+    node.job_state = state_of(id);
+    return node;
+  }
+
+  // The node has no Vulkan device, says `why` in its notes, and ran the software job.
+  static void expect_served_without_devices(const BrokenDriverNode& node, const std::string& why) {
+    bool said = std::any_of(node.notes.begin(), node.notes.end(), [&](const std::string& note) {
+      return note.find(why) != std::string::npos;
+    });
+    EXPECT_TRUE(said) << testing::PrintToString(node.notes);
+    EXPECT_FALSE(node.vulkan_device);
+    EXPECT_EQ(node.job_state, "JOB_STATE_SUCCEEDED");
+  }
+};
+
+// A driver that hangs (a wedged GPU): discovery is stopped at its timeout, and the node serves
+// software jobs, saying why it has no device; nothing is left running the driver.
+TEST_F(BrokenDriverTest, ADriverThatHangsInDiscoveryIsStoppedAndTheNodeServes) {
+  BrokenDriverNode node = start_with_driver_that("hang");
+  expect_served_without_devices(node, "device discovery did not finish within 1 s");
+  for (pid_t child : children_of(daemon.pid()))
+    EXPECT_EQ(read_file_or_empty("/proc/" + std::to_string(child) + "/maps").find("fake_vulkan"),
+              std::string::npos)
+        << "process " << child << " still runs the hung driver";
+}
+
+// A driver that crashes: the daemon, which would have died with it, serves and names the signal.
+TEST_F(BrokenDriverTest, ADriverThatCrashesInDiscoveryLeavesTheNodeServing) {
+  expect_served_without_devices(start_with_driver_that("abort"),
+                                "device discovery died of signal 6 (SIGABRT)");
 }
 
 // What `transcode doctor` would flag is logged once at start-up and carried in GetCapabilities'

@@ -183,6 +183,9 @@ TEST(Config, ErrorsNameTheSetting) {
   DaemonConfig zero_queue;
   zero_queue.max_queue = 0;
   EXPECT_NE(validate_config(zero_queue).message().find("max_queue"), std::string::npos);
+  Result<DaemonConfig> no_discovery = load({"--discovery-timeout", "0"});
+  ASSERT_TRUE(no_discovery.is_ok()) << no_discovery.status().message();
+  EXPECT_NE(validate_config(*no_discovery).message().find("discovery_timeout"), std::string::npos);
 }
 
 // 0 (auto) by default; the worker's own --gop-parallel takes the same 0..16.
