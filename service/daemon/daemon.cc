@@ -126,26 +126,6 @@ DiscoveryOptions daemon_discovery(const DaemonConfig& config) {
   return discovery;
 }
 
-// The node's devices, discovered in a child process (discovery_child.h): the daemon runs no
-// media and keeps none of the drivers' code or contexts. Where discovery hangs or crashes the
-// node still serves software jobs, and GetCapabilities' notes say why it has no device.
-HwInventory node_inventory(const DaemonConfig& config) {
-  DiscoveryOptions options = daemon_discovery(config);
-  auto timeout = std::chrono::milliseconds(std::llround(config.discovery_timeout_s * 1000));
-  auto start = std::chrono::steady_clock::now();
-  Result<HwInventory> found =
-      discover_in_child([&options] { return discover_devices(options); }, timeout);
-  if (found.is_ok()) {
-    std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-    spdlog::info("device discovery: {} devices in {:.2f} s", found->devices.size(), took.count());
-    return std::move(*found);
-  }
-  spdlog::error("{}; serving without the node's devices", found.status().message());
-  HwInventory none;
-  none.notes.push_back(found.status().message());
-  return none;
-}
-
 std::string node_id(const DaemonConfig& config) {
   return config.node_id.empty() ? default_node_id() : config.node_id;
 }
@@ -218,6 +198,35 @@ void flag_doctor_findings(const DaemonConfig& config, HwInventory& inventory) {
   }
 }
 
+// What the child runs: discovery, then the doctor's checks of what it found (they open the
+// render nodes too).
+HwInventory discover_and_check(const DaemonConfig& config, const DiscoveryOptions& options) {
+  HwInventory inventory = discover_devices(options);
+  flag_doctor_findings(config, inventory);
+  return inventory;
+}
+
+// The node's devices, discovered and checked in a child process (discovery_child.h): the daemon
+// runs no media and keeps none of the drivers' code or contexts. Where discovery hangs or
+// crashes the node still serves software jobs, and GetCapabilities' notes say why it has no
+// device.
+HwInventory node_inventory(const DaemonConfig& config) {
+  DiscoveryOptions options = daemon_discovery(config);
+  auto timeout = std::chrono::milliseconds(std::llround(config.discovery_timeout_s * 1000));
+  auto start = std::chrono::steady_clock::now();
+  Result<HwInventory> found =
+      discover_in_child([&] { return discover_and_check(config, options); }, timeout);
+  if (found.is_ok()) {
+    std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    spdlog::info("device discovery: {} devices in {:.2f} s", found->devices.size(), took.count());
+    return std::move(*found);
+  }
+  spdlog::error("{}; serving without the node's devices", found.status().message());
+  HwInventory none;
+  none.notes.push_back(found.status().message());
+  return none;
+}
+
 // Once at start-up: whether workers run under Landlock, and why not where they cannot.
 void log_landlock(const DaemonConfig& config) {
   if (!config.worker_landlock)
@@ -240,7 +249,6 @@ int serve(const DaemonConfig& config) {
       open_job_store({config.store, config.store_password_file, config.state_dir});
   if (!store.is_ok()) return store_error(store.status(), !config.store.empty());
   log_store(config);
-  flag_doctor_findings(config, inventory);
   unsigned cores = std::thread::hardware_concurrency();
   std::vector<SchedDevice> devices = devices_from_inventory(inventory, config.slots, cores);
   keep_backends(config.backends, inventory, devices);
