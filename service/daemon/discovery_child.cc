@@ -76,7 +76,7 @@ int reap(pid_t child, Clock::time_point deadline, bool& killed) {
   return status;
 }
 
-Status unavailable(const std::string& what) {
+Status discovery_error(const std::string& what) {
   return {Code::kDevice, "device discovery " + what};
 }
 
@@ -92,12 +92,13 @@ std::string seconds(milliseconds timeout) {
 Result<HwInventory> discover_in_child(const std::function<HwInventory()>& discover,
                                       milliseconds timeout) {
   int ends[2];
-  if (::pipe2(ends, O_CLOEXEC) != 0) return unavailable(std::string("pipe: ") + strerror(errno));
+  if (::pipe2(ends, O_CLOEXEC) != 0)
+    return discovery_error(std::string("pipe: ") + strerror(errno));
   ScopedFd from_child(ends[0]);
   ScopedFd to_parent(ends[1]);
   pid_t daemon = ::getpid();
   pid_t child = ::fork();
-  if (child < 0) return unavailable(std::string("fork: ") + strerror(errno));
+  if (child < 0) return discovery_error(std::string("fork: ") + strerror(errno));
   if (child == 0) discover_and_exit(discover, to_parent.get(), daemon);
   to_parent.reset();  // the child's is then the only write end: its exit ends the read
   Clock::time_point deadline = Clock::now() + timeout;
@@ -106,16 +107,16 @@ Result<HwInventory> discover_in_child(const std::function<HwInventory()>& discov
   bool killed = false;
   int status = reap(child, ended ? deadline : Clock::now(), killed);
   if (killed)
-    return unavailable("did not finish within " + seconds(timeout) +
-                       " (a GPU driver that hangs?): stopped");
-  if (WIFSIGNALED(status)) return unavailable("died of " + describe_signal(WTERMSIG(status)));
+    return discovery_error("did not finish within " + seconds(timeout) +
+                           " (a GPU driver that hangs?): stopped");
+  if (WIFSIGNALED(status)) return discovery_error("died of " + describe_signal(WTERMSIG(status)));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return unavailable("exited with status " + std::to_string(WEXITSTATUS(status)));
+    return discovery_error("exited with status " + std::to_string(WEXITSTATUS(status)));
   nlohmann::json parsed = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) return unavailable("wrote no inventory");
+  if (parsed.is_discarded()) return discovery_error("wrote no inventory");
   Result<HwInventory> inventory = inventory_from_json(parsed);
   if (!inventory.is_ok())
-    return unavailable("wrote a bad inventory: " + inventory.status().message());
+    return discovery_error("wrote a bad inventory: " + inventory.status().message());
   return inventory;
 }
 

@@ -835,9 +835,9 @@ TEST_F(DaemonTest, TheDaemonHoldsNoDeviceItDiscovered) {
   EXPECT_EQ(maps.find("/libvulkan_"), std::string::npos) << "a Vulkan driver still mapped";
 }
 
-// A node offering vulkan whose Vulkan driver misbehaves in discovery (a fake driver that the
-// real Vulkan loader loads, tests/daemon/fake_vulkan_driver.c): `how` it does, the daemon's
-// notes on it in GetCapabilities, and the state of a software job run afterwards.
+// What a node offering vulkan showed when its Vulkan driver misbehaved in discovery (a fake
+// driver that the real Vulkan loader loads, tests/daemon/fake_vulkan_driver.c): its notes in
+// GetCapabilities, whether it listed a Vulkan device, and the state of a software job run then.
 struct BrokenDriverNode {
   std::vector<std::string> notes;
   bool vulkan_device = false;
