@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pipeline/exec/branch_lane.h"
+#include "pipeline/exec/frame_memory.h"
 
 namespace tc {
 
@@ -23,8 +24,16 @@ struct ChunkedEncoder::Chunk {
   std::vector<av::PacketPtr> packets;  // encoded, not yet written
   std::unique_ptr<BranchLane> lane;    // last: stops before the encoder goes
 
-  // On the chunk's lane: sends the frame (nullptr flushes) and keeps what comes out.
+  // On the chunk's lane: sends the frame (nullptr flushes) and keeps what comes out. A device
+  // frame for a software encoder comes down here, on the lane (plan/graphs.cc says when): the
+  // frames waiting for the chunk stay on the device, and an output's downloads run beside the
+  // others' instead of one after another on the graph's thread.
   Status encode(const AVFrame* frame) {
+    av::FramePtr in_memory;
+    if (frame && frame->hw_frames_ctx && !encoder->hw_frames_ctx) {
+      TC_ASSIGN_OR_RETURN(in_memory, frame_in_memory(*frame, "downloading a frame to encode"));
+      frame = in_memory.get();
+    }
     int err = avcodec_send_frame(encoder, frame);
     if (err < 0 && err != AVERROR_EOF) return encoder_failure(err, *encoder);
     for (;;) {

@@ -16,6 +16,7 @@ extern "C" {
 }
 
 #include "pipeline/exec/branch_lane.h"
+#include "pipeline/exec/frame_memory.h"
 #include "pipeline/exec/hdr_metadata.h"
 #include "pipeline/exec/quality_meter.h"
 #include "pipeline/exec/source_change.h"
@@ -173,7 +174,8 @@ class Transcode {
   // output's packets.
   Status measure_source(const AVFrame& frame) {
     if (meters_.empty()) return Status::ok();
-    TC_ASSIGN_OR_RETURN(av::FramePtr in_memory, frame_in_memory(frame));
+    TC_ASSIGN_OR_RETURN(av::FramePtr in_memory,
+                        frame_in_memory(frame, "--quality: downloading a source frame"));
     SharedFrame shared = share_frame(std::move(in_memory));
     AVRational time_base = input_.video->time_base;
     for (size_t k = 0; k < meters_.size(); ++k)

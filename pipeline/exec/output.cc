@@ -1,5 +1,6 @@
 extern "C" {
 #include <libavfilter/buffersink.h>
+#include <libavutil/hwcontext.h>
 #include <libavutil/opt.h>
 }
 
@@ -342,6 +343,9 @@ Status OutputStage::open_video_encoder(const VideoSinkFormat& sink, AVRational f
   setup->time_base = sink.time_base;
   setup->frame_rate = frame_rate;
   setup->pix_fmt = sink.format;
+  // Device frames for a software encoder: it takes them downloaded (chunked_encoder.cc).
+  if (!plan.hw_frames && sink.hw_frames)
+    setup->pix_fmt = reinterpret_cast<const AVHWFramesContext*>(sink.hw_frames->data)->sw_format;
   if (plan.hw_frames) {
     if (!sink.hw_frames) return {Code::kInternal, "no device frames reach " + plan.encoder};
     setup->hw_frames.reset(av_buffer_ref(sink.hw_frames.get()), av::BufferRefDeleter());

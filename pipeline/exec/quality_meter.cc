@@ -3,7 +3,6 @@
 extern "C" {
 #include <libavfilter/buffersink.h>
 #include <libavfilter/buffersrc.h>
-#include <libavutil/hwcontext.h>
 #include <libavutil/pixdesc.h>
 }
 
@@ -265,19 +264,6 @@ std::vector<std::unique_ptr<QualityMeter>> make_quality_meters(const JobSpec& sp
                                              planar_format(format.bit_depth, format.chroma)));
   }
   return meters;
-}
-
-Result<av::FramePtr> frame_in_memory(const AVFrame& frame) {
-  if (!frame.hw_frames_ctx) {
-    av::FramePtr copy(av_frame_clone(&frame));
-    if (!copy) return Status(Code::kInternal, "out of memory (--quality reference)");
-    return copy;
-  }
-  av::FramePtr download = av::make_frame();
-  if (int err = av_hwframe_transfer_data(download.get(), &frame, 0); err < 0)
-    return av_status(err, Code::kDevice, "--quality: downloading a source frame");
-  av_frame_copy_props(download.get(), &frame);
-  return download;
 }
 
 }  // namespace tc

@@ -74,7 +74,4 @@ class QualityMeter {
 std::vector<std::unique_ptr<QualityMeter>> make_quality_meters(const JobSpec& spec,
                                                                const Plan& plan);
 
-// A frame in memory for the meters: a reference to `frame`, or its download from the device.
-Result<av::FramePtr> frame_in_memory(const AVFrame& frame);
-
 }  // namespace tc

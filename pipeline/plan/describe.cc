@@ -140,6 +140,14 @@ void add_thumbnail_args(const Plan& plan, std::vector<std::string>& args) {
                            "-q:v", "3", thumbnails.dir + "/thumb_%05d.jpg"});
 }
 
+// The label of the CLI graph's sink for output `output`: after the download, where the output
+// downloads its frames itself.
+std::string cli_sink(const FilterGraphPlan& graph, size_t output) {
+  const GraphSink* sink = graph.sink_of(output);
+  if (!sink) return {};
+  return sink->download_at_output.empty() ? sink->label : sink->label + "m";
+}
+
 }  // namespace
 
 std::string describe_streams(const std::vector<StreamOutcome>& streams,
@@ -178,8 +186,7 @@ std::string describe(const Plan& plan) {
   if (plan.decode.extra_hw_frames)
     text << "decoder extra_hw_frames: " << plan.decode.extra_hw_frames << "\n";
   text << "frames copied between device and memory: "
-       << (plan.crossings() ? std::to_string(plan.crossings()) + " transfer filter(s)" : "none")
-       << "\n";
+       << (plan.crossings() ? std::to_string(plan.crossings()) + " transfer(s)" : "none") << "\n";
   text << describe_package(plan);
   text << describe_thumbnails(plan);
   std::vector<std::string> paths;
@@ -207,6 +214,11 @@ std::string ffmpeg_command(const Plan& plan, const JobSpec& spec) {
   if (spec.duration_s > 0) args.insert(args.end(), {"-t", seconds(spec.duration_s)});
   args.insert(args.end(), {"-i", spec.input});
   std::string graph = replace_all(plan.video_graph.text, "[in]", "[0:v:0]");
+  // Where transcode's outputs download their frames themselves, the CLI's graph does it.
+  for (const GraphSink& sink : plan.video_graph.sinks)
+    if (!sink.download_at_output.empty())
+      graph += ";[" + sink.label + "]" + sink.download_at_output + "[" +
+               cli_sink(plan.video_graph, sink.output) + "]";
   if (!graph.empty()) args.insert(args.end(), {"-filter_complex", graph});
   // A graph each: the split's inner labels ([a0], [a1]) repeat from one to the next.
   for (const Plan::AudioGraph& audio : plan.audio_graphs)
@@ -218,7 +230,7 @@ std::string ffmpeg_command(const Plan& plan, const JobSpec& spec) {
     if (output.video_copy) {
       args.insert(args.end(), {"-map", "0:v:0", "-c:v", "copy"});
     } else {
-      args.insert(args.end(), {"-map", "[" + plan.video_graph.sink_label(k) + "]"});
+      args.insert(args.end(), {"-map", "[" + cli_sink(plan.video_graph, k) + "]"});
       add_encoder_args(output, args);
     }
     add_audio_args(plan, k, args);

@@ -37,10 +37,15 @@ std::vector<int> scale_parents(const VideoSource& source,
 
 }  // namespace
 
-std::string FilterGraphPlan::sink_label(size_t output) const {
+const GraphSink* FilterGraphPlan::sink_of(size_t output) const {
   for (const GraphSink& sink : sinks)
-    if (sink.output == output) return sink.label;
-  return {};
+    if (sink.output == output) return &sink;
+  return nullptr;
+}
+
+std::string FilterGraphPlan::sink_label(size_t output) const {
+  const GraphSink* sink = sink_of(output);
+  return sink ? sink->label : std::string();
 }
 
 namespace {
@@ -75,6 +80,21 @@ std::vector<FrameSize> scale_steps(FrameSize from, FrameSize to, int max_ratio) 
   return steps;
 }
 
+// A branch whose frames only come down for a software encoder leaves the download to its
+// output's thread (exec/chunked_encoder.cc): a ladder's downloads then run side by side, not one
+// after another on the graph's thread, and the frames waiting for a GOP chunk's encoder wait on
+// the device, not in memory. Only where the frames an output holds are its scaler's own, from a
+// pool that grows: not where the device's pools are fixed, and not at the source's size, where a
+// scaler passes the decoder's frames through (scale_cuda's default; FFmpeg 5.1's NVDEC frames
+// are its mapped surfaces, a fixed few: on the H200 a 1080p output's GOP chunks held them, and
+// the next frame's scale failed with AVERROR_EXTERNAL).
+bool downloads_at_output(const BackendDesc& backend, const VideoSource& source,
+                         const VideoBranch& branch) {
+  return branch.download && !branch.thumbnails && branch.software_filters.empty() &&
+         branch.convert_to.empty() && branch.reupload_format.empty() && !backend.fixed_pools &&
+         !source.refit && !(branch.size == source.size);
+}
+
 // Scaling from `from` to the branch's size: always on a device (it also converts and gives the
 // branch its own pool), in memory only when the size changes.
 std::string scale_filter(const BackendDesc& backend, const VideoSource& source,
@@ -98,13 +118,17 @@ std::string scale_filter(const BackendDesc& backend, const VideoSource& source,
   return join(branch.select, join(branch.device_filters, chain));
 }
 
+std::string download_filters(const BackendDesc& backend, const VideoBranch& branch) {
+  return GraphBuilder::substitute(backend.download, 0, 0, branch.device_format);
+}
+
 // After scaling: down to memory for a software encoder, the software filters, then the
 // encoder's format (and up again for a device encoder fed by a software filter).
-std::string tail_filters(const BackendDesc& backend, const VideoBranch& branch,
-                         FilterGraphPlan& plan) {
-  std::string tail =
-      branch.download ? GraphBuilder::substitute(backend.download, 0, 0, branch.device_format) : "";
+std::string tail_filters(const BackendDesc& backend, const VideoSource& source,
+                         const VideoBranch& branch, FilterGraphPlan& plan) {
   plan.downloads += branch.download;
+  bool in_graph = branch.download && !downloads_at_output(backend, source, branch);
+  std::string tail = in_graph ? download_filters(backend, branch) : "";
   tail = join(tail, branch.software_filters);
   if (!branch.convert_to.empty()) tail = join(tail, "format=" + branch.convert_to);
   if (!branch.reupload_format.empty()) {
@@ -138,8 +162,10 @@ FilterGraphPlan build_video_graph(const BackendDesc& backend, const VideoSource&
                                 1 + children_of(int(i)));
     next_tap[i + 1] = 1;  // tap 0 is this branch's own; the rest feed its children
     std::string sink = branch.thumbnails ? "thumbs" : label("out", branch.output);
-    graph.terminate(taps[i + 1][0], tail_filters(backend, branch, plan), sink);
+    graph.terminate(taps[i + 1][0], tail_filters(backend, source, branch, plan), sink);
     plan.sinks.push_back({sink, branch.output, branch.thumbnails});
+    if (downloads_at_output(backend, source, branch))
+      plan.sinks.back().download_at_output = download_filters(backend, branch);
   }
   plan.text = graph.text();
   sort_sinks(plan);

@@ -304,7 +304,14 @@ void add_output_stages(const Plan& plan, size_t k, const std::string& source_cod
   if (output.video_copy) {
     stages.push_back({encode_stage_name(k), "copy (" + source_codec + ")", {}});
   } else {
-    if (video.download) stages.push_back({"download " + label, "hwdownload", plan.device});
+    if (video.download) {
+      const GraphSink* sink = plan.video_graph.sink_of(k);
+      bool by_output = sink && !sink->download_at_output.empty();
+      stages.push_back(
+          {"download " + label,
+           by_output ? "av_hwframe_transfer_data, on the output's thread" : "hwdownload",
+           plan.device});
+    }
     stages.push_back({encode_stage_name(k), with_note(video.encoder, video.note), video.device});
   }
   stages.push_back({"mux " + label, output.format, {}});

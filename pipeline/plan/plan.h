@@ -149,6 +149,10 @@ struct GraphSink {
   std::string label;  // "out2", "aout2"
   size_t output = 0;
   bool thumbnails = false;  // feeds the thumbnail sheets, not an output
+  // Its frames leave the graph on the device and its output's encoder downloads them, on the
+  // output's thread (plan/graphs.cc): this is that download as the ffmpeg CLI's filters
+  // ("hwdownload,format=nv12"), for the command --dry-run prints. "" = none.
+  std::string download_at_output;
 };
 
 // A libavfilter graph as the planner wrote it, with what it recorded while writing it.
@@ -156,11 +160,13 @@ struct FilterGraphPlan {
   std::string text;              // from one input ("[in]" / "[ain]") to every sink below
   std::vector<GraphSink> sinks;  // in output order
   int uploads = 0;               // filters that copy frames from memory to the device
-  int downloads = 0;             // filters that copy frames from the device to memory
+  int downloads = 0;             // copies of frames from the device to memory (in the graph, or
+                                 // by the output: GraphSink::download_at_output)
   int scalers = 0;
   int threads = 0;  // the slice threads its filters share: 0 = libavfilter's auto (cores + 1)
   bool empty() const { return text.empty(); }
-  // The label of output `output`'s sink; empty when it has none.
+  // Output `output`'s sink, and its label; null and empty when it has none.
+  const GraphSink* sink_of(size_t output) const;
   std::string sink_label(size_t output) const;
 };
 

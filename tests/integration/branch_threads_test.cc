@@ -20,13 +20,6 @@ namespace {
 using nlohmann::json;
 
 // Every packet of every stream: its timestamps, size, flags and an MD5 of its bytes.
-std::string packet_hashes(const std::string& path) {
-  ProcessResult hashed = run_process({"ffmpeg", "-hide_banner", "-loglevel", "error", "-i", path,
-                                      "-map", "0", "-c", "copy", "-f", "framemd5", "-"});
-  EXPECT_EQ(hashed.exit_code, 0) << path << ": " << hashed.err;
-  return hashed.out;
-}
-
 // The threads x264 ran with, as it writes them in its first frame's SEI ("... threads=9 ...").
 int x264_threads_in(const std::string& path) {
   std::ifstream file(path, std::ios::binary);

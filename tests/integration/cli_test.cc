@@ -194,6 +194,46 @@ TEST_F(TranscodeRun, VulkanScalesOnTheDevice) {
   EXPECT_EQ(filter_device.rfind("vulkan", 0), 0u) << report["stages"].dump();
 }
 
+// A ladder's outputs download their frames from the device themselves, on their own threads
+// (plan/graphs.cc), where the ffmpeg CLI's graph runs hwdownload: the pixels must be the same.
+// The check a user makes: the command --dry-run prints writes the same video, packet for packet.
+TEST_F(TranscodeRun, VulkanWritesWhatItsFfmpegCommandWrites) {
+  auto ladder = [&](const std::string& prefix) {
+    return std::vector<std::string>{"run",       input(),
+                                    "--backend", "vulkan",
+                                    "-o",        dir_ / (prefix + "a.mp4"),
+                                    "--size",    "320x180",
+                                    "-o",        dir_ / (prefix + "b.mp4"),
+                                    "--size",    "160x90"};
+  };
+  std::vector<std::string> dry_run = ladder("ff_");
+  dry_run.push_back("--dry-run");
+  ProcessResult plan = transcode(dry_run);
+  if (plan.exit_code == kExitDevice) GTEST_SKIP() << "no Vulkan device here: " << plan.err;
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("download out1: av_hwframe_transfer_data, on the output's thread"),
+            std::string::npos)
+      << plan.out;
+  size_t command_at = plan.out.find("ffmpeg -hide_banner");
+  ASSERT_NE(command_at, std::string::npos) << plan.out;
+  std::string command = plan.out.substr(command_at, plan.out.find('\n', command_at) - command_at);
+  ProcessResult cli = run_process({"sh", "-c", command + " -loglevel error"});
+  ASSERT_EQ(cli.exit_code, 0) << command << ": " << cli.err;
+  ProcessResult ran = transcode(ladder("tc_"));
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  // The packets, not the stream headers: transcode's SPS also carries the colour tags it plans.
+  auto packets = [](const std::string& path) {
+    std::string hashes = packet_hashes(path, "0:v");
+    size_t at = hashes.find("#stream#");
+    return at == std::string::npos ? std::string() : hashes.substr(at);
+  };
+  for (const std::string name : {"a.mp4", "b.mp4"}) {
+    std::string ours = packets(dir_ / ("tc_" + name));
+    EXPECT_FALSE(ours.empty()) << name << ": no packets";
+    EXPECT_EQ(ours, packets(dir_ / ("ff_" + name))) << name;
+  }
+}
+
 TEST_F(TranscodeRun, VaapiRunsWhereAnIntelGpuExists) {
   ProcessResult probe =
       transcode({"run", input(), dir_ / "va.mp4", "--backend", "vaapi", "--dry-run"});

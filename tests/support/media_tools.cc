@@ -303,6 +303,13 @@ double psnr(const std::string& output, const std::string& reference) {
   return match[1] == "inf" ? 100.0 : std::atof(match[1].str().c_str());
 }
 
+std::string packet_hashes(const std::string& path, const std::string& map) {
+  ProcessResult hashed = run_process({"ffmpeg", "-hide_banner", "-loglevel", "error", "-i", path,
+                                      "-map", map, "-c", "copy", "-f", "framemd5", "-"});
+  EXPECT_EQ(hashed.exit_code, 0) << path << ": " << hashed.err;
+  return hashed.out;
+}
+
 bool file_exists(const std::string& path) {
   struct stat info {};
   return stat(path.c_str(), &info) == 0;

@@ -116,6 +116,10 @@ std::vector<TrackProbe> probe_tracks(const std::string& path);
 // ffmpeg. -1 when it could not be measured.
 double psnr(const std::string& output, const std::string& reference);
 
+// A hash of every packet of the streams `map` selects ("0": all, "0:v": the video), as
+// `ffmpeg -f framemd5` prints them: equal for the same bitstreams.
+std::string packet_hashes(const std::string& path, const std::string& map = "0");
+
 bool file_exists(const std::string& path);
 
 // Runs `transcode ARGS` (output discarded) until `path` exists, then interrupts it as Ctrl-C

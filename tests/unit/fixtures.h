@@ -100,6 +100,14 @@ inline int occurrences(const std::string& text, const std::string& what) {
   return found;
 }
 
+// The outputs that download their frames themselves with `filters` ("hwdownload,format=nv12" in
+// the ffmpeg CLI's terms), on their own threads, not in the graph.
+inline int output_downloads(const FilterGraphPlan& graph, const std::string& filters) {
+  int found = 0;
+  for (const GraphSink& sink : graph.sinks) found += sink.download_at_output == filters;
+  return found;
+}
+
 // The plan's stage called `name` ("encode out0"); null if it has none.
 inline const Stage* stage(const Plan& plan, const std::string& name) {
   for (const Stage& stage : plan.stages)
