@@ -96,7 +96,8 @@ bool downloads_at_output(const BackendDesc& backend, const VideoSource& source,
 }
 
 // Scaling from `from` to the branch's size: always on a device (it also converts and gives the
-// branch its own pool), in memory only when the size changes.
+// branch its own pool, but where the size and format stay: scale_cuda passes those frames
+// through), in memory only when the size changes.
 std::string scale_filter(const BackendDesc& backend, const VideoSource& source,
                          const VideoBranch& branch, FrameSize from, FilterGraphPlan& plan) {
   if (!source.on_device && branch.size == from && !branch.fit) return branch.select;
