@@ -234,6 +234,18 @@ TEST_F(TranscodeRun, VulkanWritesWhatItsFfmpegCommandWrites) {
   }
 }
 
+// GOP chunks (--gop-parallel) of an output that downloads its frames: each chunk's encoder
+// downloads the device frames it is given. Every frame arrives, in two chunks, at the quality of
+// the source.
+TEST_F(TranscodeRun, VulkanGopChunksDownloadTheirFrames) {
+  ProcessResult run = transcode({"run", input(), dir_ / "vk.mp4", "--backend", "vulkan", "--size",
+                                 "320x180", "--gop", "12", "--gop-parallel", "2", "--json"});
+  if (run.exit_code == kExitDevice) GTEST_SKIP() << "no Vulkan device here: " << run.err;
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(nlohmann::json::parse(run.out)["outputs"][0]["chunks"], 2);  // 48 + 12 frames
+  expect_output(dir_ / "vk.mp4", "h264", 320, 180, 60);
+}
+
 TEST_F(TranscodeRun, VaapiRunsWhereAnIntelGpuExists) {
   ProcessResult probe =
       transcode({"run", input(), dir_ / "va.mp4", "--backend", "vaapi", "--dry-run"});
