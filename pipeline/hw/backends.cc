@@ -130,6 +130,12 @@ constexpr BackendDesc kCuda{
     // against a CPU bicubic reference), one 2:1 step gave 40.0 dB by default and 32.8 dB with
     // lanczos; 4K -> 360 in 2:1 steps 40.7 dB by default, 33.4 dB with lanczos.
     .scale_max_ratio = 2,
+    // scale_cuda passes frames of its size and format through (its passthrough defaults to 1),
+    // and FFmpeg 5.1's NVDEC frames are its mapped surfaces, a fixed few (nvdec.c:
+    // cuvidMapVideoFrame, at most ulNumOutputSurfaces at once): an output's GOP chunks holding
+    // them stalled the decoder, and the next scale failed with AVERROR_EXTERNAL on the H200.
+    // Its own frames are the same bytes (the ffmpeg 5.1 CLI's frame hashes, H200).
+    .scale_own_frames = "passthrough=0",
     .deinterlace = "yadif_cuda=mode=send_frame:parity=auto:deint=all",
     .deinterlace_auto = "yadif_cuda=mode=send_frame:parity=auto:deint=interlaced",
     .ten_bit_encoders = {false, true, true, false},

@@ -79,6 +79,10 @@ struct BackendDesc {
   // Scalers without a filter that widens with the ratio alias on large downscales: those are
   // cascaded in steps of at most this ratio (0 = any ratio in one step).
   int scale_max_ratio = 0;
+  // Appended to `scale` where a branch keeps the size and format of the frames it scales and
+  // its output holds them (a download on the output's thread): the scaler then gives frames of
+  // its own pool, never the decoder's. Empty where the scaler always does.
+  std::string_view scale_own_frames;
   // hwupload's pool must be fixed (QSV's runtime needs its surfaces up front); elsewhere it
   // grows on demand, and an extra_hw_frames would fix it (vf_hwupload.c, 5.1 and 7.1).
   bool fixed_upload_pool = false;

@@ -83,21 +83,19 @@ std::vector<FrameSize> scale_steps(FrameSize from, FrameSize to, int max_ratio) 
 // A branch whose frames only come down for a software encoder leaves the download to its
 // output's thread (exec/chunked_encoder.cc): a ladder's downloads then run side by side, not one
 // after another on the graph's thread, and the frames waiting for a GOP chunk's encoder wait on
-// the device, not in memory. Only where the frames an output holds are its scaler's own, from a
-// pool that grows: not where the device's pools are fixed, and not at the source's size, where a
-// scaler passes the decoder's frames through (scale_cuda's default; FFmpeg 5.1's NVDEC frames
-// are its mapped surfaces, a fixed few: on the H200 a 1080p output's GOP chunks held them, and
-// the next frame's scale failed with AVERROR_EXTERNAL).
+// the device, not in memory. Only where the frames an output holds come from a pool that grows:
+// not where the device's pools are fixed. Where the scaler could pass the decoder's frames
+// through, it is told not to (BackendDesc::scale_own_frames).
 bool downloads_at_output(const BackendDesc& backend, const VideoSource& source,
                          const VideoBranch& branch) {
   return branch.download && !branch.thumbnails && branch.software_filters.empty() &&
          branch.convert_to.empty() && branch.reupload_format.empty() && !backend.fixed_pools &&
-         !source.refit && !(branch.size == source.size);
+         !source.refit;
 }
 
 // Scaling from `from` to the branch's size: always on a device (it also converts and gives the
-// branch its own pool, but where the size and format stay: scale_cuda passes those frames
-// through), in memory only when the size changes.
+// branch its own pool, unless it passes frames of the same size and format through, as
+// scale_cuda does unless told not to), in memory only when the size changes.
 std::string scale_filter(const BackendDesc& backend, const VideoSource& source,
                          const VideoBranch& branch, FrameSize from, FilterGraphPlan& plan) {
   if (!source.on_device && branch.size == from && !branch.fit) return branch.select;
@@ -113,6 +111,9 @@ std::string scale_filter(const BackendDesc& backend, const VideoSource& source,
     chain = join(chain, GraphBuilder::substitute(backend.scale, step.width, step.height,
                                                  branch.device_format));
   }
+  if (branch.size == from && !backend.scale_own_frames.empty() &&
+      downloads_at_output(backend, source, branch))
+    chain += ":" + std::string(backend.scale_own_frames);
   if (branch.held_frames > 0) chain += ":extra_hw_frames=" + std::to_string(branch.held_frames);
   chain = join(chain, branch.after_scale);
   // Frames a branch does not take are dropped before they cost a scale.

@@ -107,6 +107,23 @@ TEST(OptionTruth, Vp9VaapiConstantQualityUsesGlobalQuality) {
   for (const auto& [name, value] : options) EXPECT_NE(name, "qp");
 }
 
+// A cuda ladder for libx264 (the H200 has no NVENC): its rung at the source's size tells
+// scale_cuda not to pass the decoder's frames through, an option this libavfilter must have.
+TEST(OptionTruth, CudaLadderForASoftwareEncoder) {
+  HwDevice no_nvenc = capable_device(BackendKind::kCuda);
+  no_nvenc.encode.clear();
+  Result<Plan> plan =
+      make_plan(job({output("a.mp4", 1920, 1080), output("b.mp4", 1280, 720)}, BackendKind::kCuda),
+                media(), inventory({no_nvenc}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_NE(plan->video_graph.text.find(":passthrough=0"), std::string::npos)
+      << plan->video_graph.text;
+  testing::OptionTruth truth = check_option_truth(*plan);
+  EXPECT_TRUE(truth.missing.empty()) << ::testing::PrintToString(truth.missing);
+  if (!truth.not_built.empty())
+    GTEST_SKIP() << "not in this FFmpeg build: " << ::testing::PrintToString(truth.not_built);
+}
+
 TEST(OptionTruth, FindsAnOptionAnEncoderDoesNotHave) {
   Plan plan;
   OutputPlan out;

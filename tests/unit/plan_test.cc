@@ -377,10 +377,10 @@ TEST(VulkanPlan, UploadsScalesAndDownloads) {
   EXPECT_EQ(count(plan->video_graph.text, "hwupload"), 1) << plan->video_graph.text;
   // 360p from 1080p is 3:1: scale_vulkan (bilinear) cascades it in two steps.
   EXPECT_EQ(count(plan->video_graph.text, "scale_vulkan"), 4);
-  // The scaled outputs download their frames themselves, for libx264; the 1080p one, at the
-  // source's size, in the graph.
-  EXPECT_EQ(count(plan->video_graph.text, "hwdownload"), 1) << plan->video_graph.text;
-  EXPECT_EQ(output_downloads(plan->video_graph, "hwdownload,format=yuv420p"), 2);
+  // Every output downloads its frames itself, for libx264: the 1080p one, at the source's size,
+  // holds hwupload's frames, from a pool that grows.
+  EXPECT_EQ(count(plan->video_graph.text, "hwdownload"), 0) << plan->video_graph.text;
+  EXPECT_EQ(output_downloads(plan->video_graph, "hwdownload,format=yuv420p"), 3);
   EXPECT_EQ(plan->crossings(), 4);
   EXPECT_EQ(plan->outputs[0].video.encoder, "libx264");
   EXPECT_EQ(stage(*plan, "filter")->device.backend, BackendKind::kVulkan);
@@ -410,13 +410,14 @@ TEST(CudaPlan, NoNvencMeansDownloadAndSoftwareEncode) {
   bool nvdec = plan->decode.hw;  // needs this libavcodec to have the nvdec hwaccel
   // 360p from 1080p is 3:1: scale_cuda cascades it in two steps.
   EXPECT_EQ(count(plan->video_graph.text, "scale_cuda=w="), 4) << plan->video_graph.text;
-  // A scaled output's frames leave the graph on the GPU, and it downloads them on its thread.
-  // At the source's size scale_cuda passes the decoder's frames through, of which NVDEC has a
-  // fixed few: that output's frames come down in the graph, as soon as they are scaled.
-  EXPECT_EQ(count(plan->video_graph.text, "scale_cuda=w=1920:h=1080:format=nv12,hwdownload"), 1)
+  // Each output's frames leave the graph on the GPU, and it downloads them on its thread. At the
+  // source's size scale_cuda would pass the decoder's frames through, of which NVDEC has a fixed
+  // few: it is told to give frames of its own.
+  EXPECT_EQ(count(plan->video_graph.text, "scale_cuda=w=1920:h=1080:format=nv12:passthrough=0"), 1)
       << plan->video_graph.text;
-  EXPECT_EQ(output_downloads(plan->video_graph, "hwdownload,format=nv12"), 2);
-  EXPECT_TRUE(plan->video_graph.sink_of(0)->download_at_output.empty());
+  EXPECT_EQ(count(plan->video_graph.text, "passthrough"), 1);
+  EXPECT_EQ(count(plan->video_graph.text, "hwdownload"), 0);
+  EXPECT_EQ(output_downloads(plan->video_graph, "hwdownload,format=nv12"), 3);
   EXPECT_EQ(plan->video_graph.downloads, 3);
   EXPECT_EQ(count(plan->video_graph.text, "hwupload"), nvdec ? 0 : 1);
   for (const OutputPlan& output : plan->outputs) {
@@ -429,7 +430,7 @@ TEST(CudaPlan, NoNvencMeansDownloadAndSoftwareEncode) {
   std::string command = ffmpeg_command(*plan, job(ladder(), BackendKind::kCuda));
   EXPECT_EQ(count(command, "hwdownload,format=nv12"), 3) << command;
   for (const char* sink :
-       {"[out1]hwdownload,format=nv12[out1m]", "-map '[out1m]'", "-map '[out0]'"})
+       {"[out0]hwdownload,format=nv12[out0m]", "-map '[out0m]'", "-map '[out1m]'"})
     EXPECT_NE(command.find(sink), std::string::npos) << sink << " in " << command;
 }
 
