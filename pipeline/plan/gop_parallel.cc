@@ -27,8 +27,14 @@ double share_of_work(const Plan& plan, const OutputPlan& output) {
   return total > 0 ? double(pixels(output)) / double(total) : 0;
 }
 
-// Auto: one encoder per kCoresPerEncoder of an output's share of the cores.
+int outputs_encoded_in_software(const Plan& plan) {
+  return int(std::count_if(plan.outputs.begin(), plan.outputs.end(), encoded_in_software));
+}
+
+// Auto: one encoder per kCoresPerEncoder of an output's share of the cores, in a job with other
+// outputs encoded in software (a ladder: gop_parallel.h says why only there).
 int auto_encoders(const Plan& plan, const OutputPlan& output, unsigned cores) {
+  if (outputs_encoded_in_software(plan) < 2) return 1;
   double share = double(cores) * share_of_work(plan, output);
   return std::clamp(int(share / kCoresPerEncoder), 1, kMaxAutoEncoders);
 }

@@ -196,8 +196,9 @@ JobOptions::JobOptions(CLI::App& app) : app_(app) {
                                "thumbnail tiles per sheet, across x down (default 5x5)");
   gop_parallel_ = job_option("--gop-parallel", "N",
                              "encode each software (libx264) output with up to N encoders at once, "
-                             "each a chunk of whole GOPs (0: auto, from the cores, or a daemon "
-                             "node's setting; 1: one encoder per output, the least memory)")
+                             "each a chunk of whole GOPs (0: auto, from the cores, for a ladder's "
+                             "outputs, or a daemon node's setting; 1: one encoder per output, "
+                             "the least memory; 2 or more: a single output too)")
                       ->check(CLI::Range(0, kMaxGopParallel));
   job_file_ = job_option("--job", "FILE", "the whole job as JSON (the daemon's job config shape)");
   json_ = job_flag("--json", "print the final report as JSON");

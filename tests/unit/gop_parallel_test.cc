@@ -101,14 +101,34 @@ TEST(GopParallelPlan, OnlySoftwareEncodersShareTheCores) {
   EXPECT_EQ(plan->outputs[2].video.encoder_threads, 3);
 }
 
-TEST(GopParallelPlan, AutoGivesASingleOutputTheCoresUpToTheCap) {
-  for (auto [cores, expected] :
-       std::vector<std::pair<unsigned, int>>{{4, 1}, {8, 1}, {10, 2}, {16, 2}, {64, 2}}) {
+// Auto cuts only a ladder's outputs: a job's only software output keeps one encoder, and x264's
+// auto threads, however many cores; asked for, it is cut.
+TEST(GopParallelPlan, AutoKeepsAJobsOnlySoftwareOutputWhole) {
+  for (unsigned cores : {2u, 16u, 64u}) {
     Result<Plan> plan = make_plan(job({output("a.mp4", 1280, 720)}), media(), inventory({}));
     ASSERT_TRUE(plan.is_ok());
     plan_gop_parallel(*plan, {0, cores});
-    EXPECT_EQ(plan->outputs[0].video.parallel_encoders, expected) << cores << " cores";
+    EXPECT_EQ(plan->outputs[0].video.parallel_encoders, 1) << cores << " cores";
+    EXPECT_EQ(plan->outputs[0].video.encoder_threads, 0) << cores << " cores";
+    EXPECT_EQ(stage(*plan, "encode out0")->what, "libx264");
+    plan_gop_parallel(*plan, {2, cores});
+    EXPECT_EQ(plan->outputs[0].video.parallel_encoders, 2) << cores << " cores";
   }
+  // With a copied output beside it, it is still the job's only encoder in software.
+  OutputSpec copy = output("copy.mkv");
+  copy.codec = VideoCodec::kCopy;
+  Result<Plan> plan = make_plan(job({output("a.mp4", 1280, 720), copy}), media(), inventory({}));
+  ASSERT_TRUE(plan.is_ok());
+  plan_gop_parallel(*plan, {0, 16});
+  EXPECT_EQ(encoders_of(*plan), (std::vector<int>{1, 1}));
+}
+
+// A ladder's output gets one encoder per 5 cores of its share, at most kMaxAutoEncoders.
+TEST(GopParallelPlan, AutoCutsALaddersLargestOutputFromItsShareUpToTheCap) {
+  for (auto [cores, expected] :
+       std::vector<std::pair<unsigned, int>>{{4, 1}, {8, 1}, {16, 2}, {64, 2}})
+    EXPECT_EQ(encoders_of(ladder_plan(cores))[0], expected) << cores << " cores";
+  EXPECT_EQ(encoders_of(ladder_plan(64)), (std::vector<int>{2, 2, 1}));
 }
 
 TEST(GopParallelPlan, AskedForItSaysWhyAnOutputStaysWhole) {
