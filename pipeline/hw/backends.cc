@@ -132,8 +132,8 @@ constexpr BackendDesc kCuda{
     .scale_max_ratio = 2,
     // scale_cuda passes frames of its size and format through (its passthrough defaults to 1),
     // and FFmpeg 5.1's NVDEC frames are its mapped surfaces, a fixed few (nvdec.c:
-    // cuvidMapVideoFrame, at most ulNumOutputSurfaces at once): an output's GOP chunks holding
-    // them stalled the decoder, and the next scale failed with AVERROR_EXTERNAL on the H200.
+    // cuvidMapVideoFrame, at most ulNumOutputSurfaces at once): on the H200 an output's GOP
+    // chunks held them, and the next scale failed with AVERROR_EXTERNAL.
     // Its own frames are the same bytes (the ffmpeg 5.1 CLI's frame hashes, H200).
     .scale_own_frames = "passthrough=0",
     .deinterlace = "yadif_cuda=mode=send_frame:parity=auto:deint=all",
