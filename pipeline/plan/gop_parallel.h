@@ -33,9 +33,9 @@ inline constexpr int kMaxAutoEncoders = 2;
 // the speed it buys costs more memory than the ffmpeg CLI's. On the H200 a single 720p output
 // with 2 encoders peaked at 1.14-1.16 times the ffmpeg 7.1 CLI's memory (software 516-527 MiB
 // against 453, cuda 569-579 against 499) at 0.79-0.95 of its time; whole, it stays below 7.1's
-// memory (358 and 439 MiB) at 0.93-0.99 (software, median 0.96) and 0.83-0.98 (cuda, median
-// 0.91) of its time. On a node running several jobs the cut buys nothing and keeps its cost.
-// bench/README.md, "A single output stays whole".
+// memory (358 and 439 MiB) at 0.91-0.99 (software) and 0.83-0.98 (cuda) of its time; at
+// 0.91-0.94 and 0.94-0.95 in the three calls since this rule. On a node running several jobs the
+// cut buys nothing and keeps its cost. bench/README.md, "A single output stays whole".
 // x264's auto: 1.5 threads a core for every encoder, each thread with frames of its own, as if
 // each encoder had the machine to itself.
 inline constexpr double kX264ThreadsPerCore = 1.5;
