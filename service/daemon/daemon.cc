@@ -237,6 +237,15 @@ void log_landlock(const DaemonConfig& config) {
   spdlog::warn("workers without Landlock: {}", why);
 }
 
+// A daemon run as root starts workers as root: they drop every capability before they read a
+// job (worker_confine.h), so uid 0 keeps only what file modes give its owner.
+void log_root() {
+  if (::geteuid() != 0) return;
+  spdlog::warn(
+      "running as root: workers keep uid 0 but drop every capability (no CAP_DAC_OVERRIDE: media "
+      "they write must be writable by uid 0 through its mode); run as a user of its own instead");
+}
+
 void log_store(const DaemonConfig& config) {
   if (config.store.empty()) return spdlog::info("job store: SQLite in {}", config.state_dir);
   spdlog::info("job store: {}", redact_store_url(config.store));
@@ -256,6 +265,7 @@ int serve(const DaemonConfig& config) {
   Scheduler scheduler(inventory, std::move(devices), std::move(load));
   log_devices(scheduler.devices(), inventory, config.warm_workers);
   log_landlock(config);
+  log_root();
   JobStore& outbox = **store;
   ManagerOptions options = manager_options(config);
   options.devices_json = inventory_to_json(inventory).dump();

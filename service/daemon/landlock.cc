@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 
@@ -52,6 +53,20 @@ Status allow(int ruleset, const std::string& path, Access access) {
   return Status::ok();
 }
 
+// The dynamic loader's cache and the alternatives its links go through; the VA-API, Vulkan,
+// OpenCL, GLVND, DRI and NVIDIA drivers' configuration; intel-media-driver's user feature file;
+// fonts and time zone (subtitle rendering, timestamps); name resolution and CA certificates for
+// network inputs (allow_protocol); the user and group names libraries look up.
+constexpr std::array<const char*, 24> kEtcForLibraries = {
+    "/etc/ld.so.cache",     "/etc/ld.so.conf",      "/etc/ld.so.conf.d",
+    "/etc/alternatives",    "/etc/libva.conf",      "/etc/vulkan",
+    "/etc/OpenCL",          "/etc/glvnd",           "/etc/drirc",
+    "/etc/nvidia",          "/etc/igfx_user_feature.txt", "/etc/fonts",
+    "/etc/localtime",       "/etc/timezone",        "/etc/nsswitch.conf",
+    "/etc/resolv.conf",     "/etc/hosts",           "/etc/host.conf",
+    "/etc/gai.conf",        "/etc/services",        "/etc/ssl",
+    "/etc/ca-certificates", "/etc/passwd",          "/etc/group"};
+
 }  // namespace
 
 int landlock_abi(std::string* why) {
@@ -69,10 +84,12 @@ LandlockPaths worker_landlock_paths(const std::vector<std::string>& media_roots,
   LandlockPaths paths;
   paths.read_write = media_roots;
   if (!gpu_cache.empty()) paths.read_write.push_back(gpu_cache);
-  // Shared libraries and what they dlopen (VA drivers, Vulkan ICDs, CUDA), their configuration
-  // (/etc/libva.conf, ld.so.cache, resolv.conf for network inputs), and the kernel's views that
-  // libdrm, CUDA and the sanitizers read.
-  paths.read_only = {"/usr", "/lib", "/lib64", "/lib32", "/etc", "/opt", "/proc", "/sys"};
+  // Shared libraries and what they dlopen (VA drivers, Vulkan ICDs, CUDA), and the kernel's
+  // views that libdrm, CUDA and the sanitizers read.
+  paths.read_only = {"/usr", "/lib", "/lib64", "/lib32", "/opt", "/proc", "/sys"};
+  // Of /etc only what those libraries read: not the rest, where an operator keeps the daemon's
+  // token, webhook secret, TLS key and store password (README, Security).
+  paths.read_only.insert(paths.read_only.end(), kEtcForLibraries.begin(), kEtcForLibraries.end());
   paths.devices = {"/dev"};
   // Read-only, /proc broke CUDA on the H200 (cuInit: CUDA_ERROR_OPERATING_SYSTEM); the process's
   // own files are enough, not another process's.

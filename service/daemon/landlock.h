@@ -18,7 +18,8 @@ int landlock_abi(std::string* why = nullptr);
 struct LandlockPaths {
   // the media roots (inputs, outputs and their temp files) and the GPU kernel cache
   std::vector<std::string> read_write;
-  std::vector<std::string> read_only;  // libraries, configuration, /proc, /sys
+  // libraries, the files of /etc they read (never all of /etc: secrets live there), /proc, /sys
+  std::vector<std::string> read_only;
   std::vector<std::string> devices;    // /dev: render nodes and NVIDIA's nodes are opened rw
   // /proc/self, which is the process's own /proc/PID once opened: its files may be written too
   // (a thread's name, task/TID/comm; CUDA's cuInit fails without this).

@@ -32,6 +32,7 @@ extern "C" {
 #include "service/daemon/gpu_cache.h"
 #include "service/daemon/landlock.h"
 #include "service/daemon/request_policy.h"
+#include "service/daemon/worker_confine.h"
 #include "service/daemon/worker_protocol.h"
 
 namespace tc::daemon {
@@ -242,19 +243,20 @@ int run_one(const WorkerJob& job, RunOptions run, long long max_pixels, bool las
   return last ? end_process(kExitOk) : kExitOk;
 }
 
-int worker_main(const std::vector<std::string>& args) {
-  Result<WorkerOptions> parsed = parse_worker_args(args);
-  if (!parsed.is_ok()) return fail(parsed.status());
-  const WorkerOptions& options = *parsed;
+Result<WorkerOptions> set_up_worker(const std::vector<std::string>& args) {
+  TC_ASSIGN_OR_RETURN(WorkerOptions options, parse_worker_args(args));
   limit_process(options);
   if (!options.gpu_cache.empty()) use_gpu_cache(options.gpu_cache);
-  // Before the job is read: nothing the job names is opened outside the rules. A kernel
-  // without Landlock leaves the confinement by construction alone (the daemon logged it).
-  if (options.landlock) {
-    Status sandboxed =
-        apply_landlock(worker_landlock_paths(options.media_roots, options.gpu_cache));
-    if (!sandboxed.is_ok() && sandboxed.code() != Code::kUnsupported) return fail(sandboxed);
-  }
+  // Before the job is read and before a second thread exists: nothing the job names is opened
+  // outside the rules, on any thread.
+  TC_RETURN_IF_ERROR(confine_this_process(
+      options.landlock, worker_landlock_paths(options.media_roots, options.gpu_cache)));
+  return options;
+}
+
+int serve_jobs(const Result<WorkerOptions>& set_up_worker) {
+  if (!set_up_worker.is_ok()) return fail(set_up_worker.status());
+  const WorkerOptions& options = *set_up_worker;
   Result<RunOptions> set_up = worker_run_options(options);
   if (!set_up.is_ok()) return fail(set_up.status());
   // Up to --jobs jobs, one at a time; only a job that succeeded lets the worker take another.
@@ -269,6 +271,10 @@ int worker_main(const std::vector<std::string>& args) {
     malloc_trim(0);  // what the job freed goes back before the next one
   }
   return kExitOk;
+}
+
+int worker_main(const std::vector<std::string>& args) {
+  return serve_jobs(set_up_worker(args));
 }
 
 }  // namespace tc::daemon

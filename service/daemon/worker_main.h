@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/core/status.h"
+
 namespace tc::daemon {
 
 struct WorkerOptions {
@@ -32,7 +34,14 @@ struct WorkerOptions {
 };
 
 bool is_worker_invocation(const std::vector<std::string>& args);
+// set_up_worker, then serve_jobs, on the calling thread: an executed worker's main().
 int worker_main(const std::vector<std::string>& args);
+// The part of a worker that must run on its only thread: its arguments parsed, its limits set,
+// the process confined whole (worker_confine.h).
+Result<WorkerOptions> set_up_worker(const std::vector<std::string>& args);
+// The rest, on any thread of the confined process: the device opened, jobs read and run. An
+// error from set_up_worker is reported as the worker's failure. The worker's exit code.
+int serve_jobs(const Result<WorkerOptions>& set_up_worker);
 
 // Test-only faults, read from TC_TEST_FAULT in the daemon's environment (which workers inherit)
 // and never from a request: "crash", "stall" or "slow", optionally ":SUBSTRING" to hit only

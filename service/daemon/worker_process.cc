@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pipeline/core/fd.h"
+#include "service/daemon/child_environment.h"
 #include "service/daemon/worker_protocol.h"
 
 extern char** environ;
@@ -94,8 +95,12 @@ Result<pid_t> spawn_process(const std::string& executable, const std::vector<std
   std::vector<char*> argv;
   for (std::string& a : argv_text) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<std::string> env_text = child_environment(environ);
+  std::vector<char*> env;
+  for (std::string& entry : env_text) env.push_back(entry.data());
+  env.push_back(nullptr);
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, executable.c_str(), &actions, &attr, argv.data(), environ);
+  int rc = posix_spawn(&pid, executable.c_str(), &actions, &attr, argv.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0)

@@ -51,7 +51,8 @@ std::vector<std::string> worker_args(const WorkerLaunch& launch);
 
 // Starts `executable args...` the way every process of the daemon's is started: default signal
 // dispositions, nothing blocked, a process group of its own, `stdin_fd` and `stdout_fd` as its
-// stdin and stdout, nothing else inherited (the daemon's descriptors are close-on-exec).
+// stdin and stdout, nothing else inherited (the daemon's descriptors are close-on-exec), and
+// an environment of its own (child_environment.h): no secret of the daemon's.
 Result<pid_t> spawn_process(const std::string& executable, const std::vector<std::string>& args,
                             int stdin_fd, int stdout_fd);
 

@@ -118,9 +118,9 @@ pid_t fork_for_daemon() {
   return static_cast<pid_t>(::syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, nullptr, nullptr, 0));
 }
 
-// In the forked child: become the worker that `request` describes. The main thread only waits,
-// with the cancel signals blocked, so that SIGTERM interrupts the worker's reads as it would in
-// an executed worker.
+// In the forked child: become the worker that `request` describes. The main thread confines the
+// process, then only waits, with the cancel signals blocked, so that SIGTERM interrupts the
+// worker's reads as it would in an executed worker.
 int run_forked(ForkRequest request) {
   // dup2 onto stdin also closes the control socket: the worker cannot ask for forks.
   ::dup2(request.stdin_fd.get(), STDIN_FILENO);
@@ -130,7 +130,9 @@ int run_forked(ForkRequest request) {
   ::setpgid(0, 0);  // a process group of its own, as spawn_process gives
   ::prctl(PR_SET_NAME, "tc-worker");
   int code = kExitInternal;
-  std::thread worker([&] { code = worker_main(request.args); });
+  // Confined here, while this is the process's only thread: the thread below inherits it.
+  Result<WorkerOptions> set_up = set_up_worker(request.args);
+  std::thread worker([&] { code = serve_jobs(set_up); });
   sigset_t cancel;
   sigemptyset(&cancel);
   sigaddset(&cancel, SIGTERM);

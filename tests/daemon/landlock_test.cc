@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <thread>
 
 #include "service/daemon/gpu_cache.h"
@@ -33,10 +34,13 @@ enum : int {
   kWroteInGpuCache = 64,   // where its GPU drivers keep compiled kernels (gpu_cache.h)
 };
 
-// pthread_setname_np on a thread other than the caller writes /proc/self/task/TID/comm.
+// pthread_setname_np on a thread other than the caller writes /proc/self/task/TID/comm. The
+// other thread waits until it has been named.
 bool names_another_thread() {
-  std::thread other([] { std::this_thread::sleep_for(std::chrono::milliseconds(200)); });
+  std::promise<void> named_it;
+  std::thread other([done = named_it.get_future()]() mutable { done.wait(); });
   bool named = pthread_setname_np(other.native_handle(), "tc-named") == 0;
+  named_it.set_value();
   other.join();
   return named;
 }

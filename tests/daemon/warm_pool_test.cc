@@ -4,7 +4,10 @@
 // daemon's children, its /metrics, and the jobs' outcomes.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -271,3 +274,92 @@ TEST_F(WarmPool, WithTheZygoteOffWorkersAreExecuted) {
   json job = run_job("executed.mp4");
   EXPECT_EQ(job.value("state", ""), "JOB_STATE_SUCCEEDED") << job.dump();
 }
+
+namespace {
+
+// The values of `field` ("NoNewPrivs", "CapEff") in every thread's status of process `pid`,
+// as "TID=value" words, for what a failure shows.
+std::vector<std::string> per_thread(pid_t pid, const std::string& field) {
+  std::vector<std::string> values;
+  std::error_code gone;
+  for (const fs::directory_entry& task :
+       fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", gone)) {
+    std::ifstream status(task.path() / "status");
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind(field + ":", 0) == 0)
+        values.push_back(task.path().filename().string() + "=" +
+                         line.substr(line.find_first_not_of(" \t", field.size() + 1)));
+  }
+  return values;
+}
+
+// The threads of `pid` whose `field` is not `expected`; empty when every one's is.
+std::vector<std::string> threads_without(pid_t pid, const std::string& field,
+                                         const std::string& expected) {
+  std::vector<std::string> off;
+  for (const std::string& value : per_thread(pid, field))
+    if (value.substr(value.find('=') + 1) != expected) off.push_back(value);
+  return off;
+}
+
+std::string environment_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::replace(text.begin(), text.end(), '\0', '\n');
+  return text;
+}
+
+const std::string kNone = "0000000000000000";
+
+// What a user of the daemon (or an auditor) checks of a worker from outside: every thread has
+// no_new_privs, none holds a capability when the daemon is root, and its environment holds
+// none of the daemon's secrets.
+void expect_confined(pid_t worker, const std::string& when) {
+  ASSERT_FALSE(per_thread(worker, "NoNewPrivs").empty()) << when << ": worker " << worker << " gone";
+  EXPECT_EQ(threads_without(worker, "NoNewPrivs", "1"), std::vector<std::string>{}) << when;
+  if (::geteuid() == 0) {
+    for (const char* set : {"CapEff", "CapPrm", "CapBnd", "CapAmb"})
+      EXPECT_EQ(threads_without(worker, set, kNone), std::vector<std::string>{}) << when << " " << set;
+  }
+  std::string environment = environment_of(worker);
+  EXPECT_EQ(environment.find("PGPASSWORD"), std::string::npos) << when << ":\n" << environment;
+  EXPECT_EQ(environment.find("sekrit"), std::string::npos) << when << ":\n" << environment;
+}
+
+class ConfinedWorkers : public WarmPool, public ::testing::WithParamInterface<bool> {
+ protected:
+  // The daemon's environment holds secrets, as a cluster node's does; its workers must not.
+  void start_with_secrets(std::vector<std::string> args) {
+    ::setenv("PGPASSWORD", "sekrit-store", 1);
+    ::setenv("TRANSCODE_TOKEN", "sekrit-token", 1);
+    if (!GetParam()) args.push_back("--worker-zygote=false");
+    ASSERT_TRUE(daemon.start(args, "slow"));
+    ::unsetenv("PGPASSWORD");
+    ::unsetenv("TRANSCODE_TOKEN");
+  }
+};
+
+// Forked by the zygote (true) or executed (false), waiting for a job and busy with one: the
+// confinement holds on every thread, the codecs' included.
+TEST_P(ConfinedWorkers, EveryThreadOfAWorkerIsConfinedAndHoldsNoSecret) {
+  if (GetParam() && !tc::daemon::kZygoteByDefault)
+    GTEST_SKIP() << "sanitizer builds execute every worker";
+  ASSERT_TRUE(make_clip(input, 8));
+  start_with_secrets({"--warm-workers", "1", "--metrics-listen", "127.0.0.1:0"});
+  pid_t waiting = ready_worker();
+  ASSERT_GT(waiting, 0);
+  EXPECT_EQ(process_name(waiting), GetParam() ? "tc-worker" : "transcoded");
+  expect_confined(waiting, "waiting");
+
+  CommandResult submitted = client({"submit", input, media + "/busy.mp4", "--size", "160x120"});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+  // Busy: the decoder's and encoder's threads exist (more than the worker's own one or two).
+  ASSERT_TRUE(wait_until([&] { return per_thread(waiting, "NoNewPrivs").size() > 2; }))
+      << "the worker never got busy";
+  expect_confined(waiting, "busy");
+}
+
+INSTANTIATE_TEST_SUITE_P(ForkedOrExecuted, ConfinedWorkers, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "Forked" : "Executed"; });
+
+}  // namespace
