@@ -10,6 +10,8 @@
 #include <cstring>
 #include <memory>
 
+#include "service/daemon/worker_seccomp.h"
+
 namespace tc::daemon {
 namespace {
 
@@ -71,6 +73,8 @@ Status confine_this_process(bool landlock, const LandlockPaths& paths) {
                                  "would stay unconfined"};
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno_status("PR_SET_NO_NEW_PRIVS");
   TC_RETURN_IF_ERROR(drop_capabilities());
+  if (Status filtered = apply_worker_seccomp(); filtered.code() != Code::kUnsupported)
+    TC_RETURN_IF_ERROR(filtered);
   if (!landlock) return Status::ok();
   Status sandboxed = apply_landlock(paths);
   return sandboxed.code() == Code::kUnsupported ? Status::ok() : sandboxed;

@@ -26,7 +26,8 @@ int threads_of_this_process();
 // sockets. With no_new_privs set too, no exec can give them back.
 Status drop_capabilities();
 
-// The whole confinement, in order: no_new_privs, capabilities dropped, then Landlock to `paths`
+// The whole confinement, in order: no_new_privs, capabilities dropped, the seccomp filter
+// (worker_seccomp.h; none on an architecture it does not know), then Landlock to `paths`
 // when `landlock` is set (a kernel without it leaves the rest: kUnsupported is not an error
 // here, the daemon said so at start). kInternal when this process has more than one thread.
 Status confine_this_process(bool landlock, const LandlockPaths& paths);

@@ -312,11 +312,12 @@ std::string environment_of(pid_t pid) {
 const std::string kNone = "0000000000000000";
 
 // What a user of the daemon (or an auditor) checks of a worker from outside: every thread has
-// no_new_privs, none holds a capability when the daemon is root, and its environment holds
+// no_new_privs and the seccomp filter, none holds a capability when the daemon is root, and its environment holds
 // none of the daemon's secrets.
 void expect_confined(pid_t worker, const std::string& when) {
   ASSERT_FALSE(per_thread(worker, "NoNewPrivs").empty()) << when << ": worker " << worker << " gone";
   EXPECT_EQ(threads_without(worker, "NoNewPrivs", "1"), std::vector<std::string>{}) << when;
+  EXPECT_EQ(threads_without(worker, "Seccomp", "2"), std::vector<std::string>{}) << when;
   if (::geteuid() == 0) {
     for (const char* set : {"CapEff", "CapPrm", "CapBnd", "CapAmb"})
       EXPECT_EQ(threads_without(worker, set, kNone), std::vector<std::string>{}) << when << " " << set;

@@ -1,12 +1,15 @@
 // A worker is confined whole (worker_confine.h): in a child process, as a worker confines itself,
 // every thread - the one that confined and one started after - finds no_new_privs set, no
-// capability left, and a file beside the roots (or the daemon's secrets under /etc) closed,
+// capability left, the seccomp filter on (no new namespace, no reading another process's
+// memory), and a file beside the roots (or the daemon's secrets under /etc) closed,
 // while what its libraries read under /etc stays open. A process that already has a second
 // thread is refused. And a worker's environment holds none of the daemon's secrets.
 #include "service/daemon/worker_confine.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,6 +63,12 @@ std::string checks_of_this_thread(const Paths& paths) {
   if (open_denied(paths.outside_file)) found += "outside-denied ";
   if (open_denied(paths.etc_secret)) found += "etc-secret-denied ";
   if (opens("/etc/ld.so.cache")) found += "ld.so.cache-read ";
+  if (own_status("Seccomp") == "2") found += "seccomp-filter ";
+  // What a compromised decoder would try next: a namespace of its own, or another process.
+  if (::unshare(CLONE_NEWUSER) != 0 && errno == EPERM) found += "unshare-refused ";
+  if (::syscall(SYS_process_vm_readv, ::getppid(), nullptr, 0, nullptr, 0, 0) != 0 &&
+      errno == EPERM)
+    found += "process_vm_readv-refused ";
   return found;
 }
 
@@ -67,7 +76,7 @@ std::string checks_of_this_thread(const Paths& paths) {
 // back on `out`.
 [[noreturn]] void confined_child(const Paths& paths, int out) {
   Status confined = confine_this_process(true, worker_landlock_paths({paths.root.string()}));
-  std::string report = confined.is_ok() ? "" : "refused: " + confined.message();
+  std::string report = confined.is_ok() ? "" : "NOT CONFINED: " + confined.message();
   if (confined.is_ok()) {
     std::string first = checks_of_this_thread(paths), second;
     std::thread later([&] { second = checks_of_this_thread(paths); });
@@ -124,13 +133,14 @@ class WorkerConfine : public ::testing::Test {
 
 TEST_F(WorkerConfine, EveryThreadFindsItselfConfined) {
   std::string report = run_in_child([&](int out) { confined_child(paths, out); });
-  ASSERT_EQ(report.find("refused"), std::string::npos) << report;
+  ASSERT_EQ(report.find("NOT CONFINED"), std::string::npos) << report;
   size_t bar = report.find('|');
   ASSERT_NE(bar, std::string::npos) << report;
   std::string expected = "no_new_privs ";
   // Only a privileged process has capabilities to drop; an unprivileged one has none already.
   if (::geteuid() == 0) expected += "no-capabilities ";
-  expected += "root-read outside-denied etc-secret-denied ld.so.cache-read ";
+  expected += "root-read outside-denied etc-secret-denied ld.so.cache-read seccomp-filter "
+              "unshare-refused process_vm_readv-refused ";
   EXPECT_EQ(report.substr(0, bar), expected) << "the thread that confined the process";
   EXPECT_EQ(report.substr(bar + 1), expected) << "a thread started after";
   // This process is not restricted: the rules were the child's alone.
