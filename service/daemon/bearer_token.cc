@@ -1,16 +1,28 @@
 #include "service/daemon/bearer_token.h"
 
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
+
+#include <array>
 #include <string_view>
 
 namespace tc::daemon {
 namespace {
 
-// Compares in time independent of where the strings differ: the token is a secret.
+using Digest = std::array<unsigned char, SHA256_DIGEST_LENGTH>;
+
+Digest sha256(std::string_view text) {
+  Digest digest{};
+  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest.data());
+  return digest;
+}
+
+// Compares in time independent of the secret: the SHA-256 digests of both (fixed length,
+// whatever the lengths of the strings) with OpenSSL's constant-time CRYPTO_memcmp, so neither
+// where the strings differ nor whether their lengths do shows in the time taken.
 bool same_secret(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
+  Digest da = sha256(a), db = sha256(b);
+  return CRYPTO_memcmp(da.data(), db.data(), da.size()) == 0;
 }
 
 }  // namespace

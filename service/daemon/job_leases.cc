@@ -59,16 +59,21 @@ Status JobManager::requeue_orphan(JobRecord job, bool lease_expired) {
   return {};
 }
 
-// Retried while the store is unreachable, for as long as the lease could still be ours.
-Status JobManager::may_publish(const Running& running) {
+// Retried while the store is unreachable, for as long as the lease could still be ours. A
+// cancel accepted before the gate wins: the job is stopped as cancelled, nothing is published.
+Status JobManager::may_publish(Running& running) {
   auto give_up = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                     std::chrono::duration<double>(options_.lease_s));
   const JobRecord& job = running.job;
   while (true) {
-    Result<bool> held =
+    Result<Fence> fence =
         store_->hold_lease(job.id, job.attempt, options_.node_id, lease_ms(options_.lease_s));
-    if (held.is_ok() && *held) return {};
-    if (held.is_ok() || Clock::now() >= give_up)
+    if (fence.is_ok() && *fence == Fence::kPublish) return {};
+    if (fence.is_ok() && *fence == Fence::kCancelled) {
+      running.stop.store(kStopCancel);  // however the worker ends now, the job is CANCELLED
+      return {Code::kCancelled, "cancelled by request: its outputs are not published"};
+    }
+    if (fence.is_ok() || Clock::now() >= give_up)
       return {Code::kInternal, "attempt " + std::to_string(job.attempt) +
                                    " no longer holds the job (another node took it over): its "
                                    "outputs are not published"};

@@ -247,21 +247,24 @@ ApiStatus JobManager::cancel(const std::string& id, JobRecord& job) {
     if (is_terminal(job.state))
       return {ApiCode::kFailedPrecondition,
               "job '" + id + "' has already ended (" + std::string(state_name(job.state)) + ")"};
-    if (auto it = running_.find(id); it != running_.end() && !it->second->done) {
-      // The job thread sees the request, stops the worker and writes CANCELLED.
-      stop_running(id, kStopCancel, "cancel requested");
-      overlay_progress(job);
-      return {};
-    }
     if (job.state == JobState::kRunning) {
-      // Another node runs it: the store tells that node (StoreEvents), which stops its worker.
-      Result<bool> asked = store_->request_cancel(id);
+      // Accepted in the job's row, where the publish gate looks: an accepted cancel ends the
+      // job CANCELLED with nothing published, a refused one leaves it to succeed.
+      Result<CancelAnswer> asked = store_->request_cancel(id);
       if (!asked.is_ok()) return store_failure(asked.status());
-      if (*asked) {
+      if (*asked == CancelAnswer::kPublishing)
+        return {ApiCode::kFailedPrecondition,
+                "job '" + id + "' is ending: its outputs are being published"};
+      if (*asked == CancelAnswer::kNotRunning) continue;  // it ended or was re-queued meanwhile
+      if (auto it = running_.find(id); it != running_.end() && !it->second->done) {
+        // The job thread sees the request, stops the worker and writes CANCELLED.
+        stop_running(id, kStopCancel, "cancel requested");
+        overlay_progress(job);
+      } else {
+        // Another node runs it: the store tells that node (StoreEvents), which stops its worker.
         spdlog::info("job {}: cancel asked of node {}", id, job.node);
-        return {};
       }
-      continue;  // it ended or was re-queued meanwhile
+      return {};
     }
     Result<bool> cancelled = cancel_queued(job);
     if (!cancelled.is_ok()) return store_failure(cancelled.status());

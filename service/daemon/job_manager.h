@@ -141,7 +141,7 @@ class JobManager {
   // A warm worker of the job's device when one is ready, else one started now; given the job.
   Result<std::unique_ptr<WorkerProcess>> start_worker(JobSpec spec, Running& running);
   // The fence (job_store.h hold_lease): may this attempt publish its outputs?
-  Status may_publish(const Running& running);
+  Status may_publish(Running& running);
   JobRecord finished_record(const Running& running, const WorkerOutcome& outcome,
                             const metrics::EngineUsage& engines);
   void store_final(Running& running, const JobRecord& job);

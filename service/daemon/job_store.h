@@ -42,6 +42,20 @@ struct HeldJob {
   bool cancel_requested = false;  // through another node
 };
 
+// The publish gate's answer (hold_lease). A cancel and the gate are ordered by one row update.
+enum class Fence {
+  kPublish,    // the attempt holds the job and is marked publishing: a cancel is refused now
+  kCancelled,  // a cancel was accepted first: publish nothing
+  kLost,       // another node took the job over, or it is no longer running
+};
+
+// What a cancel of a running job got (request_cancel).
+enum class CancelAnswer {
+  kAccepted,    // its owner stops it, and its gate will refuse to publish
+  kPublishing,  // too late: its outputs are being published (the job is ending)
+  kNotRunning,  // it ended or was re-queued meanwhile
+};
+
 struct StoreEvent {
   enum class Kind {
     kQueued,   // a job became claimable
@@ -122,16 +136,18 @@ class JobStore {
   virtual Result<std::vector<HeldJob>> renew_leases(const std::string& node,
                                                     const std::vector<std::string>& jobs,
                                                     int64_t lease_ms) = 0;
-  // The fence: true when `attempt` of job `id` is still `node`'s (running, never taken over),
-  // its lease then renewed for `lease_ms`. A node publishes outputs only after a true.
-  virtual Result<bool> hold_lease(const std::string& id, int attempt, const std::string& node,
-                                  int64_t lease_ms) = 0;
+  // The fence: kPublish when `attempt` of job `id` is still `node`'s (running, never taken
+  // over) and no cancel was accepted, its lease then renewed for `lease_ms` and the job marked
+  // publishing in the same row update, so that a later cancel is refused. A node publishes
+  // outputs only after kPublish. Asking again answers the same.
+  virtual Result<Fence> hold_lease(const std::string& id, int attempt, const std::string& node,
+                                   int64_t lease_ms) = 0;
   // Running jobs whose lease ran out, and those `own_node` held (a node starting again: they
   // died with its previous process; "" for none).
   virtual Result<std::vector<JobRecord>> orphans(const std::string& own_node) = 0;
   // Asks the node running job `id` to cancel it (it hears at once through events(), or at its
-  // next lease renewal); false when the job is not running.
-  virtual Result<bool> request_cancel(const std::string& id) = 0;
+  // next lease renewal, and its gate refuses to publish), unless its gate said kPublish first.
+  virtual Result<CancelAnswer> request_cancel(const std::string& id) = 0;
   // What other nodes do to jobs, as it happens; null when no other node can (SQLite).
   virtual std::unique_ptr<StoreEvents> events() = 0;
 };

@@ -4,8 +4,11 @@
 // whose clocks disagree still agree on when a lease ran out.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "service/daemon/job_store.h"
 
 namespace tc::daemon {
 
@@ -54,11 +57,37 @@ inline std::string renew_leases_sql(const char* now, size_t jobs) {
          ") RETURNING id, attempt, cancel_requested";
 }
 
-// $1 = id, $2 = attempt, $3 = node, $4 = lease length: the fence. Renews the lease of that
-// attempt on that node if the job is still its, so the rename that follows runs under a lease.
+// The cancel_requested column orders a cancel and the publish gate by one row update: whichever
+// commits first wins. A claim sets kRunsOn; a cancel moves it to kCancelAsked unless the gate
+// already moved it to kPublishing, and the gate moves it to kPublishing unless a cancel came.
+inline constexpr int kRunsOn = 0;
+inline constexpr int kCancelAsked = 1;
+inline constexpr int kPublishing = 2;
+
+// $1 = id, $2 = attempt, $3 = node, $4 = lease length: the fence. If the job is still that
+// attempt's on that node, and no cancel was accepted, it is marked publishing (a cancel is
+// refused from then on) and its lease renewed, so the rename that follows runs under a lease.
+// Returns the row's cancel_requested: kPublishing = publish, kCancelAsked = cancelled; no row:
+// the attempt lost the job. Idempotent: a retry after a lost answer returns kPublishing again.
 inline std::string hold_lease_sql(const char* now) {
-  return std::string("UPDATE jobs SET lease_ms = ") + now +
-         " + $4 WHERE id = $1 AND attempt = $2 AND node = $3 AND state = 2";
+  return std::string(
+             "UPDATE jobs SET lease_ms = CASE WHEN cancel_requested = 1 THEN lease_ms "
+             "ELSE ") +
+         now +
+         " + $4 END, cancel_requested = CASE WHEN cancel_requested = 1 THEN 1 ELSE 2 END "
+         "WHERE id = $1 AND attempt = $2 AND node = $3 AND state = 2 RETURNING cancel_requested";
+}
+
+// The gate's answer from the cancel_requested hold_lease_sql returned (nullopt: no row).
+inline Fence fence_of(std::optional<int64_t> cancel_requested) {
+  if (!cancel_requested) return Fence::kLost;
+  return *cancel_requested == kPublishing ? Fence::kPublish : Fence::kCancelled;
+}
+
+// A cancel's answer from the cancel_requested kRequestCancelSql returned (nullopt: no row).
+inline CancelAnswer cancel_answer_of(std::optional<int64_t> cancel_requested) {
+  if (!cancel_requested) return CancelAnswer::kNotRunning;
+  return *cancel_requested == kPublishing ? CancelAnswer::kPublishing : CancelAnswer::kAccepted;
 }
 
 // $1 = node: running jobs whose lease ran out, and (at start-up) those of this very node,
@@ -68,8 +97,11 @@ inline std::string orphans_sql(const std::string& columns, const char* now) {
          ") ORDER BY seq";
 }
 
-// $1 = id. Only a running job has an owner to tell.
+// $1 = id. Only a running job has an owner to tell, and only until it began publishing.
+// Returns the row's cancel_requested: kCancelAsked = accepted, kPublishing = refused (the job's
+// outputs are being published); no row: the job is not running.
 inline constexpr const char* kRequestCancelSql =
-    "UPDATE jobs SET cancel_requested = 1 WHERE id = $1 AND state = 2";
+    "UPDATE jobs SET cancel_requested = CASE WHEN cancel_requested = 2 THEN 2 ELSE 1 END "
+    "WHERE id = $1 AND state = 2 RETURNING cancel_requested";
 
 }  // namespace tc::daemon

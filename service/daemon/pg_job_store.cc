@@ -270,18 +270,18 @@ Result<std::vector<HeldJob>> PgJobStore::renew_leases(const std::string& node,
   TC_ASSIGN_OR_RETURN(PgRows rows, db_->query(renew_leases_sql(kPgNow, jobs.size()), params,
                                               "renew the leases of node " + node));
   for (int i = 0; i < rows.size(); ++i)
-    held.push_back(
-        {rows.text(i, 0), static_cast<int>(rows.integer(i, 1)), rows.integer(i, 2) != 0});
+    held.push_back({rows.text(i, 0), static_cast<int>(rows.integer(i, 1)),
+                    rows.integer(i, 2) == kCancelAsked});
   return held;
 }
 
-Result<bool> PgJobStore::hold_lease(const std::string& id, int attempt, const std::string& node,
-                                    int64_t lease_ms) {
+Result<Fence> PgJobStore::hold_lease(const std::string& id, int attempt, const std::string& node,
+                                     int64_t lease_ms) {
   std::lock_guard lock(mutex_);
   TC_ASSIGN_OR_RETURN(PgRows rows, db_->query(hold_lease_sql(kPgNow),
                                               {id, text_of(attempt), node, text_of(lease_ms)},
                                               "check the lease of job " + id));
-  return rows.affected() > 0;
+  return fence_of(rows.size() > 0 ? std::optional<int64_t>(rows.integer(0, 0)) : std::nullopt);
 }
 
 Result<std::vector<JobRecord>> PgJobStore::orphans(const std::string& own_node) {
@@ -289,10 +289,11 @@ Result<std::vector<JobRecord>> PgJobStore::orphans(const std::string& own_node) 
   return select_sql(orphans_sql(kJobColumnList, kPgNow), {own_node}, "look for orphaned jobs");
 }
 
-Result<bool> PgJobStore::request_cancel(const std::string& id) {
+Result<CancelAnswer> PgJobStore::request_cancel(const std::string& id) {
   std::lock_guard lock(mutex_);
   TC_ASSIGN_OR_RETURN(PgRows rows, db_->query(kRequestCancelSql, {id}, "cancel job " + id));
-  return rows.affected() > 0;
+  return cancel_answer_of(rows.size() > 0 ? std::optional<int64_t>(rows.integer(0, 0))
+                                          : std::nullopt);
 }
 
 std::unique_ptr<StoreEvents> PgJobStore::events() {

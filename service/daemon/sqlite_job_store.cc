@@ -272,6 +272,18 @@ Result<std::vector<NodeRecord>> SqliteJobStore::nodes() {
 namespace tc::daemon {
 namespace {
 constexpr int kClaimBatch = 16;  // candidates looked at per claim
+
+// The one integer an UPDATE ... RETURNING of at most one row returned; nullopt for no row.
+Result<std::optional<int64_t>> returned_int(sqlite3* db, Statement& s, const std::string& what) {
+  std::optional<int64_t> value;
+  int rc = s.step();
+  if (rc == SQLITE_ROW) {
+    value = s.int_at(0);
+    rc = s.step();
+  }
+  if (rc != SQLITE_DONE) return db_error(db, what);
+  return value;
+}
 }  // namespace
 
 Result<std::optional<JobRecord>> SqliteJobStore::claim(const ClaimRequest& claim,
@@ -317,13 +329,13 @@ Result<std::vector<HeldJob>> SqliteJobStore::renew_leases(const std::string& nod
   for (size_t i = 0; i < jobs.size(); ++i) s.bind(static_cast<int>(i) + 3, jobs[i]);
   int rc;
   while ((rc = s.step()) == SQLITE_ROW)
-    held.push_back({s.text_at(0), static_cast<int>(s.int_at(1)), s.int_at(2) != 0});
+    held.push_back({s.text_at(0), static_cast<int>(s.int_at(1)), s.int_at(2) == kCancelAsked});
   if (rc != SQLITE_DONE) return db_error(db_, "renew leases");
   return held;
 }
 
-Result<bool> SqliteJobStore::hold_lease(const std::string& id, int attempt, const std::string& node,
-                                        int64_t lease_ms) {
+Result<Fence> SqliteJobStore::hold_lease(const std::string& id, int attempt,
+                                         const std::string& node, int64_t lease_ms) {
   std::lock_guard lock(mutex_);
   Statement s(db_, sqlite_sql(hold_lease_sql(kSqliteNow)));
   if (!s.ok()) return db_error(db_, "prepare the fence");
@@ -331,8 +343,9 @@ Result<bool> SqliteJobStore::hold_lease(const std::string& id, int attempt, cons
   s.bind(2, int64_t{attempt});
   s.bind(3, node);
   s.bind(4, lease_ms);
-  if (s.step() != SQLITE_DONE) return db_error(db_, "check the lease of job " + id);
-  return sqlite3_changes(db_) > 0;
+  TC_ASSIGN_OR_RETURN(std::optional<int64_t> marked,
+                      returned_int(db_, s, "check the lease of job " + id));
+  return fence_of(marked);
 }
 
 Result<std::vector<JobRecord>> SqliteJobStore::orphans(const std::string& own_node) {
@@ -343,13 +356,13 @@ Result<std::vector<JobRecord>> SqliteJobStore::orphans(const std::string& own_no
   return collect(db_, s);
 }
 
-Result<bool> SqliteJobStore::request_cancel(const std::string& id) {
+Result<CancelAnswer> SqliteJobStore::request_cancel(const std::string& id) {
   std::lock_guard lock(mutex_);
   Statement s(db_, sqlite_sql(kRequestCancelSql));
   if (!s.ok()) return db_error(db_, "prepare cancel");
   s.bind(1, id);
-  if (s.step() != SQLITE_DONE) return db_error(db_, "cancel job " + id);
-  return sqlite3_changes(db_) > 0;
+  TC_ASSIGN_OR_RETURN(std::optional<int64_t> marked, returned_int(db_, s, "cancel job " + id));
+  return cancel_answer_of(marked);
 }
 
 }  // namespace tc::daemon

@@ -49,10 +49,10 @@ class SqliteJobStore final : public JobStore {
   Result<std::vector<HeldJob>> renew_leases(const std::string& node,
                                             const std::vector<std::string>& jobs,
                                             int64_t lease_ms) override;
-  Result<bool> hold_lease(const std::string& id, int attempt, const std::string& node,
-                          int64_t lease_ms) override;
+  Result<Fence> hold_lease(const std::string& id, int attempt, const std::string& node,
+                           int64_t lease_ms) override;
   Result<std::vector<JobRecord>> orphans(const std::string& own_node) override;
-  Result<bool> request_cancel(const std::string& id) override;
+  Result<CancelAnswer> request_cancel(const std::string& id) override;
   std::unique_ptr<StoreEvents> events() override { return nullptr; }
 
  private:

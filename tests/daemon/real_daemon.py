@@ -22,6 +22,20 @@ def make_clip(path, seconds=1, size="320x240"):
                    check=True)
 
 
+def daemon_with_clip(name, seconds, size, **daemon_args):
+    """A RealDaemon (daemon_args as its own), its client, and the path of a clip made in its
+    media root; the daemon is stopped again if any of it fails."""
+    daemon = RealDaemon(**daemon_args)
+    try:
+        client = daemon.client()
+        clip = os.path.join(daemon.media, name)
+        make_clip(clip, seconds=seconds, size=size)
+    except BaseException:
+        daemon.stop()
+        raise
+    return daemon, client, clip
+
+
 class RealDaemon:
     """`media`: a media root the caller owns and may share with other daemons (its files are the
     caller's: none is made, none removed); by default a temp one with the clip `in.mp4`.

@@ -560,9 +560,9 @@ TYPED_TEST(StoreContract, OnlyTheAttemptHoldingTheLeaseMayWriteOrPublish) {
   ASSERT_TRUE(*store->insert(job));
   auto take = [](JobRecord& j, std::optional<Notification>&) { return run_here(j, "node-a"); };
   JobRecord running = **store->claim(claim_for("node-a", {"software"}), take);
-  EXPECT_TRUE(*store->hold_lease("leased", 1, "node-a", 60000));
-  EXPECT_FALSE(*store->hold_lease("leased", 1, "node-b", 60000));  // not its node
-  EXPECT_FALSE(*store->hold_lease("leased", 2, "node-a", 60000));  // not its attempt
+  EXPECT_EQ(*store->hold_lease("leased", 1, "node-a", 60000), Fence::kPublish);
+  EXPECT_EQ(*store->hold_lease("leased", 1, "node-b", 60000), Fence::kLost);  // not its node
+  EXPECT_EQ(*store->hold_lease("leased", 2, "node-a", 60000), Fence::kLost);  // not its attempt
   EXPECT_TRUE(store->renew_leases("node-a", {}, 60000)->empty());  // renews only what it asks
   Result<std::vector<HeldJob>> held = store->renew_leases("node-a", {"leased"}, 60000);
   ASSERT_TRUE(held.is_ok()) << held.status().message();
@@ -599,11 +599,11 @@ TYPED_TEST(StoreContract, AnExpiredLeaseIsAnOrphanAnotherNodeTakesOver) {
   requeued.state = JobState::kQueued;
   requeued.node.clear();
   EXPECT_TRUE(*store->write(requeued, RowState{JobState::kRunning, 1, true}, nullptr));
-  EXPECT_FALSE(*store->hold_lease("cut-off", 1, "node-a", 60000));  // node-a must not publish
+  EXPECT_EQ(*store->hold_lease("cut-off", 1, "node-a", 60000), Fence::kLost);  // must not publish
   auto take_b = [](JobRecord& j, std::optional<Notification>&) { return run_here(j, "node-b"); };
   JobRecord again = **store->claim(claim_for("node-b", {"software"}), take_b);
   EXPECT_EQ(again.attempt, 2);
-  EXPECT_TRUE(*store->hold_lease("cut-off", 2, "node-b", 60000));
+  EXPECT_EQ(*store->hold_lease("cut-off", 2, "node-b", 60000), Fence::kPublish);
   // node-a, back, holds nothing
   EXPECT_TRUE(store->renew_leases("node-a", {"cut-off"}, 60000)->empty());
 }
@@ -619,11 +619,41 @@ TYPED_TEST(StoreContract, ACancelIsAskedOfARunningJobsNodeOnly) {
     return j.id == "busy" && run_here(j, "node-a");
   };
   ASSERT_TRUE(store->claim(claim_for("node-a", {"software"}), take)->has_value());
-  EXPECT_FALSE(*store->request_cancel("waiting"));  // queued: cancelled in place instead
-  EXPECT_TRUE(*store->request_cancel("busy"));
+  // queued: cancelled in place instead
+  EXPECT_EQ(*store->request_cancel("waiting"), CancelAnswer::kNotRunning);
+  EXPECT_EQ(*store->request_cancel("busy"), CancelAnswer::kAccepted);
   Result<std::vector<HeldJob>> held = store->renew_leases("node-a", {"busy"}, 60000);
   ASSERT_EQ(held->size(), 1u);
   EXPECT_TRUE(held->front().cancel_requested);
+}
+
+// Issue 36: a cancel answered OK, then the job published anyway. The cancel and the publish
+// gate are ordered by one row: whichever comes first wins, and the other is told so.
+TYPED_TEST(StoreContract, ACancelAndThePublishGateAreOrderedByTheRow) {
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  for (const char* id : {"cancelled-first", "published-first"}) {
+    JobRecord job = queued_on(id, BackendKind::kSoftware, 0);
+    ASSERT_TRUE(*store->insert(job));
+    auto take = [&](JobRecord& j, std::optional<Notification>&) {
+      return j.id == id && run_here(j, "node-a");
+    };
+    ASSERT_TRUE(store->claim(claim_for("node-a", {"software"}), take)->has_value());
+  }
+  // The cancel first: the gate refuses, and says it is a cancel (not a take-over).
+  EXPECT_EQ(*store->request_cancel("cancelled-first"), CancelAnswer::kAccepted);
+  EXPECT_EQ(*store->hold_lease("cancelled-first", 1, "node-a", 60000), Fence::kCancelled);
+  EXPECT_EQ(*store->request_cancel("cancelled-first"), CancelAnswer::kAccepted);  // again: same
+  // The gate first: the cancel is refused, the gate's answer stands when asked again.
+  EXPECT_EQ(*store->hold_lease("published-first", 1, "node-a", 60000), Fence::kPublish);
+  EXPECT_EQ(*store->request_cancel("published-first"), CancelAnswer::kPublishing);
+  EXPECT_EQ(*store->hold_lease("published-first", 1, "node-a", 60000), Fence::kPublish);
+  Result<std::vector<HeldJob>> held =
+      store->renew_leases("node-a", {"cancelled-first", "published-first"}, 60000);
+  ASSERT_TRUE(held.is_ok()) << held.status().message();
+  ASSERT_EQ(held->size(), 2u);
+  for (const HeldJob& job : *held)
+    EXPECT_EQ(job.cancel_requested, job.id == "cancelled-first") << job.id;
 }
 
 // ---- PostgreSQL alone: what only a shared server has.
@@ -743,7 +773,7 @@ TEST_F(PostgresStore, AnotherNodeHearsAJobQueuedChangedAndCancelled) {
   ASSERT_TRUE(*b->insert(job));
   auto take = [](JobRecord& j, std::optional<Notification>&) { return run_here(j, "node-b"); };
   ASSERT_TRUE(b->claim(claim_for("node-b", {"auto"}), take)->has_value());
-  ASSERT_TRUE(*a->request_cancel("heard"));
+  ASSERT_EQ(*a->request_cancel("heard"), CancelAnswer::kAccepted);
   std::vector<StoreEvent> heard;
   for (int i = 0; i < 20 && heard.size() < 4; ++i)
     for (StoreEvent& e : events->wait(0.5)) heard.push_back(e);
