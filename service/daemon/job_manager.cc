@@ -452,7 +452,7 @@ Result<std::unique_ptr<WorkerProcess>> JobManager::start_worker(JobSpec spec, Ru
   if (!warm) {
     TC_ASSIGN_OR_RETURN(worker, pool_->start_worker(worker_launch()));
   }
-  (void)worker->send_job({std::move(spec), running.job.attempt});
+  (void)worker->send_job({std::move(spec), running.job.attempt, running.job.id});
   std::lock_guard lock(mutex_);
   DeviceTotals& totals = device_totals_[running.job.device];
   (warm ? totals.warm_starts : totals.cold_starts) += 1;

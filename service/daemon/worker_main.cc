@@ -33,6 +33,7 @@ extern "C" {
 #include "service/daemon/landlock.h"
 #include "service/daemon/request_policy.h"
 #include "service/daemon/worker_confine.h"
+#include "service/daemon/worker_log.h"
 #include "service/daemon/worker_protocol.h"
 
 namespace tc::daemon {
@@ -171,8 +172,10 @@ Result<RunOptions> worker_run_options(const WorkerOptions& worker) {
   options.publish_gate = ask_daemon_to_publish;
   options.gop_parallel = worker.gop_parallel;
   TC_ASSIGN_OR_RETURN(options.access, worker_access(worker));
-  // The daemon's log is for jobs, not for every encoder's statistics: errors only.
+  // The daemon's log is for jobs, not for every encoder's statistics: errors only, each one
+  // line, escaped, naming its job.
   av_log_set_level(AV_LOG_ERROR);
+  route_libav_log();
   if (!worker.devices_json.empty()) {
     TC_ASSIGN_OR_RETURN(options.devices, inventory_from_json(nlohmann::json::parse(
                                              worker.devices_json, nullptr, false)));
@@ -235,6 +238,7 @@ int run_one(const WorkerJob& job, RunOptions run, long long max_pixels, bool las
   if (g_cancel.load()) return fail(Status(Code::kCancelled, "cancelled before start"));
   throttle_if_slow(fault, run);
   run.attempt = job.attempt;
+  set_log_job(job.id);
   Result<PreparedJob> prepared = prepare_job(spec, run, pixel_check(spec, max_pixels));
   if (!prepared.is_ok()) return fail(prepared.status());
   Result<FinishedJob> finished = run_prepared(*prepared, spec, run);

@@ -56,7 +56,9 @@ std::string ready_line() {
 }
 
 std::string job_line(const WorkerJob& job) {
-  return json{{"job", {{"attempt", job.attempt}, {"spec", job_spec_json_value(job.spec)}}}}.dump();
+  return json{
+      {"job", {{"attempt", job.attempt}, {"id", job.id}, {"spec", job_spec_json_value(job.spec)}}}}
+      .dump();
 }
 
 Result<WorkerJob> parse_job_line(std::string_view line) {
@@ -71,10 +73,13 @@ Result<WorkerJob> parse_job_line(std::string_view line) {
   auto attempt = job.find("attempt");
   if (attempt == job.end() || !attempt->is_number_integer() || attempt->get<int>() < 0)
     return bad("attempt: not a count");
+  auto id = job.find("id");
+  if (id != job.end() && !id->is_string()) return bad("id: not text");
   auto spec = job.find("spec");
   if (spec == job.end()) return bad("spec: missing");
   TC_ASSIGN_OR_RETURN(JobSpec parsed, job_spec_from_json_value(*spec));
-  return WorkerJob{std::move(parsed), attempt->get<int>()};
+  return WorkerJob{std::move(parsed), attempt->get<int>(),
+                   id == job.end() ? std::string() : id->get<std::string>()};
 }
 
 Result<WorkerMessage> parse_worker_line(std::string_view line) {

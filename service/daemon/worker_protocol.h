@@ -46,6 +46,7 @@ std::string ready_line();
 struct WorkerJob {
   JobSpec spec;
   int attempt = 0;
+  std::string id;  // the job's id, for the worker's log lines (worker_log.h); may be empty
 };
 std::string job_line(const WorkerJob& job);
 // kInvalidArgument naming what is wrong (a spec that does not validate says why).

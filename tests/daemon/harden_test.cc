@@ -237,4 +237,37 @@ TEST_F(Hardening, UserValuesInMessagesAndLogsAreEscaped) {
   EXPECT_EQ(("\n" + text).find("\nERROR forged"), std::string::npos) << text;
 }
 
+// Issue 36: a worker's libav lines reached the daemon's log as they were. Each is one escaped
+// line now, naming its job: here a truncated input and an output both named with a newline and
+// "succeeded", whose demuxer error the worker logs.
+TEST_F(Hardening, AWorkersLogLinesAreEscapedAndNameTheirJob) {
+  std::string log = dir.path() + "/daemon.log";
+  daemon.log_to(log);
+  ASSERT_TRUE(daemon.start({"--log-level", "info"}));
+  std::string broken = media + "/in\njob j-forged: succeeded.mp4";
+  std::string whole = read_file_or_empty(input);
+  std::ofstream(broken, std::ios::binary) << whole.substr(0, whole.size() / 3);
+  pb::CreateJobRequest request = request_for(media + "/out\njob j-forged: succeeded.mp4");
+  request.mutable_config()->set_input(broken);
+  pb::Job job;
+  ASSERT_TRUE(create(request, &job).ok());
+  ASSERT_TRUE(wait_until([&] {
+    grpc::ClientContext context;
+    pb::GetJobRequest get;
+    get.set_id(job.id());
+    pb::Job now;
+    return stub()->GetJob(&context, get, &now).ok() && now.state() == pb::JOB_STATE_FAILED;
+  }));
+  daemon.stop(SIGTERM);
+  std::string text = read_file_or_empty(log);
+  EXPECT_EQ(("\n" + text).find("\njob j-forged"), std::string::npos) << text;
+  // libav's own line: "moov atom not found", as the worker of this job logged it.
+  size_t libav = text.find("moov atom not found");
+  ASSERT_NE(libav, std::string::npos) << text;
+  size_t line_start = text.rfind('\n', libav) + 1;  // npos + 1 = 0: the first line
+  EXPECT_EQ(text.substr(line_start, libav - line_start).rfind("worker: job " + job.id() + ": ", 0),
+            0u)
+      << text;
+}
+
 }  // namespace

@@ -59,12 +59,14 @@ TEST(PublishProtocol, TheJobIsOneLineEvenWithNewlinesInItsPaths) {
   job.spec.outputs.push_back(OutputSpec{});
   job.spec.outputs[0].path = "/media/out\n.mp4";
   job.attempt = 3;
+  job.id = "j-0123456789abcdef";
   std::string text = job_line(job);
   EXPECT_EQ(text.find('\n'), std::string::npos) << text;
   Result<WorkerJob> back = parse_job_line(text);
   ASSERT_TRUE(back.is_ok()) << back.status().message();
   EXPECT_EQ(back->spec, job.spec);
   EXPECT_EQ(back->attempt, 3);
+  EXPECT_EQ(back->id, job.id);  // for the worker's log lines
 }
 
 // A warm worker waits for its job after saying it is ready; a job line that does not read is
