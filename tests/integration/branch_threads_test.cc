@@ -4,13 +4,13 @@
 // must match, byte for byte: ffmpeg's framemd5 of every stream of every output, and every file
 // of a package.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "pipeline/plan/gop_parallel.h"
 #include "pipeline/plan/x264_avx512.h"
 #include "tests/support/media_tools.h"
 
@@ -26,6 +26,49 @@ int x264_threads_in(const std::string& path) {
   std::string bytes{std::istreambuf_iterator<char>(file), {}};
   size_t at = bytes.find(" threads=");
   return at == std::string::npos ? -1 : std::atoi(bytes.c_str() + at + 9);
+}
+
+// Where one segment of a fragmented-MP4 HLS rendition begins: its first video packet's
+// presentation time and whether that packet is a keyframe (ffprobe's flags).
+struct SegmentStart {
+  double pts_s = -1;
+  bool keyframe = false;
+};
+
+// Every segment the rendition's index.m3u8 lists, in order, each read by ffprobe behind the
+// rendition's init.mp4.
+std::vector<SegmentStart> segment_starts(const std::string& rendition_dir) {
+  std::vector<SegmentStart> starts;
+  std::string init = read_file(rendition_dir + "/init.mp4");
+  std::istringstream playlist(read_file(rendition_dir + "/index.m3u8"));
+  TempDir scratch;
+  for (std::string line; std::getline(playlist, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::string joined = scratch / "segment.mp4";
+    std::ofstream(joined, std::ios::binary) << init << read_file(rendition_dir + "/" + line);
+    ProcessResult probed =
+        run_process({"ffprobe", "-v", "error", "-select_streams", "v", "-show_entries",
+                     "packet=pts_time,flags", "-read_intervals", "%+#1", "-of", "csv=p=0", joined});
+    SegmentStart start;
+    size_t comma = probed.out.find(',');
+    if (probed.exit_code == 0 && comma != std::string::npos) {
+      start.pts_s = std::atof(probed.out.c_str());
+      start.keyframe = probed.out[comma + 1] == 'K';
+    }
+    starts.push_back(start);
+  }
+  return starts;
+}
+
+// The first two CPUs this process may run on, as taskset -c takes them ("3,5"); "" with fewer.
+std::string first_two_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return "";
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE && cpus.size() < 2; ++cpu)
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  return cpus.size() < 2 ? "" : std::to_string(cpus[0]) + "," + std::to_string(cpus[1]);
 }
 
 class BranchThreads : public ::testing::Test {
@@ -68,28 +111,18 @@ TEST_F(BranchThreads, EveryOutputWritesTheSerialBitstreams) {
     EXPECT_EQ(threaded["outputs"][k]["quality"], serial["outputs"][k]["quality"]) << k;
   }
   EXPECT_GT(threaded["outputs"][0]["quality"].value("psnr_avg_db", 0.0), 20.0) << threaded;
-  // Where each of the pipeline's threads spent the job: the demux and decode thread, the video
-  // graph's, one per output. Each thread's busy and blocked time fit in the wall time, the
-  // decode thread's make it up whole, and every output did work. A serial run has none.
-  double wall_s = threaded["wall_s"].get<double>();
-  const json& threads = threaded["threads"];
+  // The pipeline's threads the report names: the demux and decode thread, the video graph's, one
+  // per output, and every output did work. (Their busy and blocked times are clock readings:
+  // the decode thread's busy is defined as wall - blocked, so no sum of them is checked here.)
   std::vector<std::string> names;
-  for (const json& thread : threads) {
+  for (const json& thread : threaded["threads"]) {
     names.push_back(thread["name"]);
-    double busy_s = thread["busy_s"].get<double>();
-    double blocked_s = thread["blocked_s"].get<double>();
-    EXPECT_GE(busy_s, 0) << thread;
-    EXPECT_GE(blocked_s, 0) << thread;
-    EXPECT_LE(busy_s + blocked_s, wall_s + 1e-3) << thread;
+    EXPECT_GE(thread["blocked_s"].get<double>(), 0) << thread;
     if (names.back().rfind("out", 0) == 0) {
-      EXPECT_GT(busy_s, 0) << thread;
+      EXPECT_GT(thread["busy_s"].get<double>(), 0) << thread;
     }
   }
   EXPECT_EQ(names, (std::vector<std::string>{"decode", "video graph", "out0", "out1", "out2"}));
-  if (!threads.empty()) {
-    EXPECT_NEAR(threads[0]["busy_s"].get<double>() + threads[0]["blocked_s"].get<double>(), wall_s,
-                1e-3);
-  }
   EXPECT_TRUE(serial["threads"].empty()) << serial["threads"];
 }
 
@@ -165,17 +198,20 @@ TEST_F(BranchThreads, GopChunksMakeOneStreamWithEveryFrame) {
 }
 
 // A job with a cut output gives its x264 encoders threads by their share of the pixels
-// (plan/gop_parallel.h): 320x240 has 80 % of this job's, 160x120 20 %. x264's auto would give
-// each of them 1.5 threads a core; what x264 itself says it ran with is the check.
+// (plan/gop_parallel.h): 320x240 has 80 % of this job's, 160x120 20 %. Run on two cores (its
+// affinity), x264's auto would give every encoder 3 threads (1.5 a core); by share the big
+// output's two encoders get 2 each (2 threads a core of its 80 %, capped at 1.5 a core, split in
+// two) and the small one's 1. What x264 itself says it ran with is the check, against literals.
 TEST_F(BranchThreads, X264RunsWithItsShareOfTheCores) {
-  ProcessResult ran = transcode({"run", in_ / "tracks.mkv", "-q", "--audio", "none", "--gop", "12",
-                                 "--gop-parallel", "2", "-o", threaded_ / "big.mkv", "-o",
-                                 threaded_ / "small.mkv", "--size", "160x120"});
+  std::string two_cores = first_two_cores();
+  if (two_cores.empty()) GTEST_SKIP() << "needs two cores to run on";
+  ProcessResult ran =
+      run_process({"taskset", "-c", two_cores, transcode_binary(), "run", in_ / "tracks.mkv", "-q",
+                   "--audio", "none", "--gop", "12", "--gop-parallel", "2", "-o",
+                   threaded_ / "big.mkv", "-o", threaded_ / "small.mkv", "--size", "160x120"});
   ASSERT_EQ(ran.exit_code, 0) << ran.err;
-  EXPECT_EQ(x264_threads_in(threaded_ / "big.mkv"),
-            x264_threads_per_encoder(usable_cores(), 0.8, 2));
-  EXPECT_EQ(x264_threads_in(threaded_ / "small.mkv"),
-            x264_threads_per_encoder(usable_cores(), 0.2, 1));
+  EXPECT_EQ(x264_threads_in(threaded_ / "big.mkv"), 2);
+  EXPECT_EQ(x264_threads_in(threaded_ / "small.mkv"), 1);
 }
 
 // x264's AVX-512 mbtree reads memory it never wrote at such widths (plan/x264_avx512.h): its
@@ -220,9 +256,19 @@ TEST_F(BranchThreads, GopChunksKeepAPackagesSegmentsAligned) {
   ASSERT_EQ(ran.exit_code, 0) << ran.err;
   json report = json::parse(ran.out, nullptr, false);
   for (const json& output : report["outputs"]) EXPECT_EQ(output["chunks"], 3) << output;
-  for (const json& rendition : report["package"]["renditions"]) {
-    EXPECT_TRUE(rendition["keyframes_aligned"].get<bool>()) << rendition;
-    EXPECT_EQ(rendition["segments"], 3) << rendition;
+  // Read back from the files, not the report: each rendition's playlist lists 3 segments, each
+  // segment starts on a keyframe, at 0, 2 and 4 s (the first frame's presentation delay
+  // aside), and the two renditions' segments start at the same times.
+  std::vector<SegmentStart> hi = segment_starts(threaded_ / "pkg/hi");
+  std::vector<SegmentStart> lo = segment_starts(threaded_ / "pkg/lo");
+  ASSERT_EQ(hi.size(), 3u);
+  ASSERT_EQ(lo.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) {
+    SCOPED_TRACE("segment " + std::to_string(k));
+    EXPECT_TRUE(hi[k].keyframe);
+    EXPECT_TRUE(lo[k].keyframe);
+    EXPECT_NEAR(hi[k].pts_s, 2.0 * double(k), 0.1);
+    EXPECT_NEAR(hi[k].pts_s, lo[k].pts_s, 1e-3);
   }
 }
 

@@ -4,6 +4,8 @@
 // colour tags, HDR side data, field order.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <nlohmann/json.hpp>
 
 #include "service/common/exit_codes.h"
@@ -68,6 +70,26 @@ VideoProbe probe_video(const std::string& path) {
   return probe;
 }
 
+// ffmpeg's idet filter's multi-frame verdict over a file's frames: what the pixels are, whatever
+// the stream is tagged.
+struct FieldCounts {
+  int interlaced = -1;  // TFF + BFF; -1 where idet gave no verdict
+  int progressive = -1;
+};
+
+FieldCounts detect_fields(const std::string& path) {
+  ProcessResult ran = run_process(
+      {"ffmpeg", "-hide_banner", "-nostats", "-i", path, "-vf", "idet", "-an", "-f", "null", "-"});
+  FieldCounts counts;
+  size_t at = ran.err.find("Multi frame detection:");
+  if (ran.exit_code != 0 || at == std::string::npos) return counts;
+  int tff = 0, bff = 0, progressive = 0;
+  if (std::sscanf(ran.err.c_str() + at, "Multi frame detection: TFF: %d BFF: %d Progressive: %d",
+                  &tff, &bff, &progressive) != 3)
+    return counts;
+  return {tff + bff, progressive};
+}
+
 class Fidelity : public ::testing::TestWithParam<std::string> {
  protected:
   static void SetUpTestSuite() {
@@ -99,7 +121,9 @@ class Fidelity : public ::testing::TestWithParam<std::string> {
 
   std::string in(const std::string& name) const { return *inputs_ / name; }
 
-  // Runs the job on this test's backend; skips where that backend has no device here.
+  // Runs the job on this test's backend; skips where that backend has no device here. A skip or
+  // fatal failure inside a helper returns from the helper only: callers go through RUN_JOB, which
+  // also returns from the test.
   void run(std::vector<std::string> args) {
     args.insert(args.begin(), "run");
     args.insert(args.end(), {"--backend", GetParam(), "-q"});
@@ -141,9 +165,16 @@ class Fidelity : public ::testing::TestWithParam<std::string> {
 
 TempDir* Fidelity::inputs_ = nullptr;
 
+// Runs the job and ends the test where run() skipped it (no device) or failed it.
+#define RUN_JOB(...)                              \
+  do {                                            \
+    run(__VA_ARGS__);                             \
+    if (IsSkipped() || HasFatalFailure()) return; \
+  } while (0)
+
 TEST_P(Fidelity, Hdr10KeptForHevcAndToneMappedForH264) {
-  run({in("hdr10.mp4"), "-o", out_ / "hevc.mkv", "--codec", "hevc", "-o", out_ / "hevc.mp4",
-       "--codec", "hevc", "--size", "160x90", "-o", out_ / "h264.mp4"});
+  RUN_JOB({in("hdr10.mp4"), "-o", out_ / "hevc.mkv", "--codec", "hevc", "-o", out_ / "hevc.mp4",
+           "--codec", "hevc", "--size", "160x90", "-o", out_ / "h264.mp4"});
   for (const char* name : {"hevc.mkv", "hevc.mp4"}) {
     SCOPED_TRACE(name);
     expect_hdr10_kept(probe_video(out_ / name));
@@ -156,7 +187,7 @@ TEST_P(Fidelity, Hdr10KeptForHevcAndToneMappedForH264) {
 // AV1 (libsvtav1) carries HDR10 in its bitstream (metadata OBUs), not only on the stream: the
 // decoder finds it on the frames.
 TEST_P(Fidelity, Av1KeepsHdr10MetadataInTheBitstream) {
-  run({in("hdr10.mp4"), out_ / "hdr.mkv", "--codec", "av1"});
+  RUN_JOB({in("hdr10.mp4"), out_ / "hdr.mkv", "--codec", "av1"});
   VideoProbe out = probe_video(out_ / "hdr.mkv");
   EXPECT_EQ(out.field("pix_fmt"), "yuv420p10le");
   EXPECT_EQ(out.field("color_transfer"), "smpte2084");
@@ -172,14 +203,14 @@ TEST_P(Fidelity, Av1KeepsHdr10MetadataInTheBitstream) {
 }
 
 TEST_P(Fidelity, TonemapAskedForHevcIsSdr) {
-  run({in("hdr10.mp4"), out_ / "hevc.mkv", "--codec", "hevc", "--hdr", "tonemap"});
+  RUN_JOB({in("hdr10.mp4"), out_ / "hevc.mkv", "--codec", "hevc", "--hdr", "tonemap"});
   VideoProbe out = probe_video(out_ / "hevc.mkv");
   expect_sdr_bt709(out);
   EXPECT_EQ(out.field("profile"), "Main");
 }
 
 TEST_P(Fidelity, HlgKeptOrToneMapped) {
-  run({in("hlg.mkv"), "-o", out_ / "hevc.mkv", "--codec", "hevc", "-o", out_ / "h264.mp4"});
+  RUN_JOB({in("hlg.mkv"), "-o", out_ / "hevc.mkv", "--codec", "hevc", "-o", out_ / "h264.mp4"});
   VideoProbe kept = probe_video(out_ / "hevc.mkv");
   EXPECT_EQ(kept.field("pix_fmt"), "yuv420p10le");
   EXPECT_EQ(kept.field("color_transfer"), "arib-std-b67");
@@ -193,13 +224,13 @@ TEST_P(Fidelity, Bt2020TaggedWithItsMatrixAloneBecomesSdrBt709) {
   VideoProbe source = probe_video(in("bt2020_matrix_only.mkv"));
   ASSERT_EQ(source.field("color_space"), "bt2020nc");
   ASSERT_EQ(source.field("color_primaries"), "");
-  run({in("bt2020_matrix_only.mkv"), out_ / "h264.mp4"});
+  RUN_JOB({in("bt2020_matrix_only.mkv"), out_ / "h264.mp4"});
   expect_sdr_bt709(probe_video(out_ / "h264.mp4"));
 }
 
 TEST_P(Fidelity, TenBitH264BecomesEightBitH264OrTenBitHevc) {
-  run({in("h264_10bit.mp4"), "-o", out_ / "h264.mp4", "--size", "160x90", "-o", out_ / "hevc.mkv",
-       "--codec", "hevc"});
+  RUN_JOB({in("h264_10bit.mp4"), "-o", out_ / "h264.mp4", "--size", "160x90", "-o",
+           out_ / "hevc.mkv", "--codec", "hevc"});
   VideoProbe h264 = probe_video(out_ / "h264.mp4");
   EXPECT_EQ(h264.field("pix_fmt"), "yuv420p");
   EXPECT_EQ(h264.field("profile"), "High");
@@ -210,12 +241,12 @@ TEST_P(Fidelity, TenBitH264BecomesEightBitH264OrTenBitHevc) {
 
 TEST_P(Fidelity, ChromaKeptInSoftwareAndFourTwoZeroOnTheDevice) {
   bool software = GetParam() == "software";
-  run({in("h264_422_10bit.mkv"), "-o", out_ / "422.mkv", "-o", out_ / "422.mkv.hevc.mkv", "--codec",
-       "hevc"});
+  RUN_JOB({in("h264_422_10bit.mkv"), "-o", out_ / "422.mkv", "-o", out_ / "422.mkv.hevc.mkv",
+           "--codec", "hevc"});
   EXPECT_EQ(probe_video(out_ / "422.mkv").field("pix_fmt"), software ? "yuv422p" : "yuv420p");
   EXPECT_EQ(probe_video(out_ / "422.mkv.hevc.mkv").field("pix_fmt"),
             software ? "yuv422p10le" : "yuv420p10le");
-  run({in("h264_444.mkv"), out_ / "444.mp4"});
+  RUN_JOB({in("h264_444.mkv"), out_ / "444.mp4"});
   VideoProbe four = probe_video(out_ / "444.mp4");
   EXPECT_EQ(four.field("pix_fmt"), software ? "yuv444p" : "yuv420p");
   EXPECT_EQ(four.field("profile"), software ? "High 4:4:4 Predictive" : "High");
@@ -224,10 +255,17 @@ TEST_P(Fidelity, ChromaKeptInSoftwareAndFourTwoZeroOnTheDevice) {
 TEST_P(Fidelity, InterlacedSourcesComeOutProgressive) {
   for (const char* input : {"mpeg2_interlaced.ts", "h264_interlaced.mp4"}) {
     SCOPED_TRACE(input);
-    EXPECT_EQ(probe_video(in(input)).field("field_order"), "tt");  // the input is what we think
+    // The input is what we think: tagged top field first, and its pixels interlaced.
+    EXPECT_EQ(probe_video(in(input)).field("field_order"), "tt");
+    FieldCounts source = detect_fields(in(input));
+    EXPECT_GT(source.interlaced, source.progressive);
     std::string output = out_ / (std::string(input) + ".mp4");
-    run({in(input), output});
+    RUN_JOB({in(input), output});
     EXPECT_EQ(probe_video(output).field("field_order"), "progressive");
+    // The pixels, not only the tag: idet finds progressive frames where the source had fields.
+    FieldCounts out = detect_fields(output);
+    EXPECT_GT(out.progressive, 0);
+    EXPECT_GT(out.progressive, 4 * out.interlaced) << "interlaced " << out.interlaced;
     ProcessResult plan =
         transcode({"run", in(input), output, "--backend", GetParam(), "--dry-run"});
     EXPECT_NE(plan.out.find("deinterlace: bwdif"), std::string::npos) << plan.out;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>  // std::count: GCC 14 no longer brings it in through gtest
+
 #include "tests/unit/fixtures.h"
 
 namespace tc {
