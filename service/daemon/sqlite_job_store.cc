@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "service/daemon/job_columns.h"
@@ -87,19 +89,28 @@ std::string move_aside_hint(const std::string& path) {
          "The job database)";
 }
 
+Status not_writable(const std::string& path) {
+  return {Code::kOutput, "job store " + path +
+                             " is not writable (a read-only file system, or not this user's to "
+                             "write): give transcoded write access to it and its directory, or "
+                             "set another state_dir"};
+}
+
 // A damaged file, or one this process cannot write, would still open: every later CreateJob and
 // ListJobs would fail INTERNAL on a daemon that reports SERVING. Refuse it at start instead.
+// Writability first: a healthy database on a read-only file system is not damaged.
 Status check_usable(sqlite3* db, const std::string& path) {
+  if (sqlite3_db_readonly(db, "main") == 1) return not_writable(path);
   Statement check(db, "PRAGMA quick_check");
   int rc = check.ok() ? check.step() : sqlite3_errcode(db);
+  if (rc == SQLITE_BUSY)  // the exclusive lock (open()) of another process
+    return {Code::kOutput, "job store " + path +
+                               " is in use by another process (a second transcoded on this "
+                               "state_dir?): stop it, or set another state_dir"};
   std::string verdict = rc == SQLITE_ROW ? check.text_at(0) : sqlite3_errmsg(db);
   if (verdict != "ok")
     return {Code::kInput,
             "job store " + path + " is damaged (" + verdict + ")" + move_aside_hint(path)};
-  if (sqlite3_db_readonly(db, "main") == 1)
-    return {Code::kOutput, "job store " + path +
-                               " is not writable by this user: give transcoded write access to "
-                               "it and its directory, or set another state_dir"};
   return {};
 }
 
@@ -119,12 +130,20 @@ Result<std::unique_ptr<SqliteJobStore>> SqliteJobStore::open(const std::string& 
   sqlite3* db = nullptr;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
   if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
-    Status status = db_error(db, "open " + path);
+    bool cannot_create = ::access(state_dir.c_str(), W_OK) != 0;
+    Status status = cannot_create ? not_writable(path) : db_error(db, "open " + path);
     sqlite3_close(db);
     return status;
   }
   std::unique_ptr<SqliteJobStore> store(new SqliteJobStore(db));
   sqlite3_busy_timeout(db, 5000);
+  // Before the first access, so that it holds from the start (sqlite.org/wal.html, "Use of WAL
+  // without shared-memory"): in EXCLUSIVE locking mode WAL keeps its index in heap memory, and
+  // no -shm file is ever mapped. A mapped file on a file system that fills up or fails raises
+  // SIGBUS in the daemon (issue 36); without the map the same failure is an SQLITE_FULL or
+  // SQLITE_IOERR the caller gets as a Status. No mmap of the database file either. The lock is
+  // held while the daemon runs: only it opens the file.
+  TC_RETURN_IF_ERROR(store->exec("PRAGMA locking_mode=EXCLUSIVE; PRAGMA mmap_size=0;"));
   TC_RETURN_IF_ERROR(check_usable(db, path));
   // WAL: readers never block the writer; NORMAL sync is durable across a process kill (the
   // case that matters here), only an OS crash may lose the last transactions.
@@ -252,7 +271,17 @@ Result<int> SqliteJobStore::purge_ended_before(int64_t end_ms) {
   return sqlite3_changes(db_);
 }
 
+// The node row lives in memory (one node); the beat still writes the file, so that a store that
+// stops taking writes (a full or failed file system) is found within a beat, and the health
+// service says so until a beat writes again. The write: page 1's header, with the schema
+// version it holds, the smallest write there is.
 Status SqliteJobStore::heartbeat(const NodeRecord& node) {
+  {
+    std::lock_guard lock(mutex_);
+    std::string probe = "PRAGMA user_version = " + std::to_string(job_store_schema_version());
+    if (sqlite3_exec(db_, probe.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK)
+      return db_error(db_, "write (the beat's probe)");
+  }
   std::lock_guard lock(node_mutex_);
   node_ = node;
   node_->heartbeat_ms = now_ms();
