@@ -12,9 +12,12 @@ import tempfile
 
 
 def _bin_dir():
-    found = [d for d in glob.glob("/usr/lib/postgresql/*/bin")
+    # TC_TEST_POSTGRESQL_DIR (default Debian's /usr/lib/postgresql) pointed elsewhere hides the
+    # server, to see the tests skip visibly without it.
+    root = os.environ.get("TC_TEST_POSTGRESQL_DIR", "/usr/lib/postgresql")
+    found = [d for d in glob.glob(os.path.join(root, "*/bin"))
              if os.path.exists(os.path.join(d, "initdb")) and os.path.exists(os.path.join(d, "pg_ctl"))]
-    return max(found, key=lambda d: int(d.split("/")[-2]), default=None)
+    return max(found, key=lambda d: int(os.path.basename(os.path.dirname(d))), default=None)
 
 
 class PostgresServer:
