@@ -19,9 +19,10 @@ HEVC renditions are not played here: Chromium's MSE on this machine has no hvc1 
 records MediaSource.isTypeSupported for avc1, hvc1, av01 and mp4a); they are checked with ffprobe
 only, by the package's own tests.
 
-Exit status: 0 pass, 1 fail, 77 skip (ctest SKIP_RETURN_CODE) when the npm registry cannot be
-reached to install the players, or Chromium/npm are missing (scripts/deps build test installs
-them); the reason is printed.
+Exit status: 0 pass, 1 fail, 77 skip (ctest SKIP_RETURN_CODE) when the players are in neither
+cache and the npm registry cannot be reached (decided in about a second), or Chromium/npm are
+missing (scripts/deps build test installs them); the reason is printed. Once installed, the
+players run offline.
 
 Environment: TC_PLAYER_PRODUCER (ffmpeg, the default, or transcode: who makes the package; see
 make_package), TC_PLAYER_CACHE (where npm ci installs the players; default
@@ -250,17 +251,30 @@ def _locked(path):
         yield
 
 
+# How long npm may take to answer a ping before the registry counts as unreachable: a refused
+# connection fails at once, a dropped one within this; npm's default retries would take minutes.
+PING_TIMEOUT_MS = 2000
+
+
 def _registry_reachable():
     try:
-        subprocess.run(["npm", "ping"], capture_output=True, timeout=60, check=True)
+        subprocess.run(["npm", "ping", "--fetch-retries=0", f"--fetch-timeout={PING_TIMEOUT_MS}"],
+                       capture_output=True, timeout=PING_TIMEOUT_MS / 1000 + 10, check=True)
         return True
     except (subprocess.SubprocessError, OSError):
         return False
 
 
+def _npm_ci(cache, network_flag):
+    return subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", network_flag],
+                          cwd=cache, capture_output=True, text=True, timeout=NPM_TIMEOUT_S)
+
+
 def install_players():
     """npm ci of package-lock.json into a cache dir keyed by the lock's hash; its node_modules.
-    Raises Skip when the npm registry cannot be reached (and nothing is cached)."""
+    Once installed there, the players need no network. Otherwise the registry is pinged first
+    (about a second where it cannot be reached): reachable, npm ci prefers npm's own cache;
+    unreachable, npm ci runs from that cache alone, and raises Skip where it lacks the players."""
     lock_file = HERE / "package-lock.json"
     key = hashlib.sha256(lock_file.read_bytes()).hexdigest()[:16]
     base = os.environ.get("TC_PLAYER_CACHE") or Path(
@@ -273,13 +287,16 @@ def install_players():
             return cache / "node_modules"
         for name in ("package.json", "package-lock.json"):
             shutil.copyfile(HERE / name, cache / name)
-        result = subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"],
-                                cwd=cache, capture_output=True, text=True, timeout=NPM_TIMEOUT_S)
-        if result.returncode != 0:
-            if not _registry_reachable():
-                raise Skip("the npm registry cannot be reached (npm ping failed), so hls.js and "
-                           f"dash.js cannot be installed:\n{result.stderr[-1500:]}")
-            raise RuntimeError(f"npm ci failed in {cache}:\n{result.stderr[-3000:]}")
+        if _registry_reachable():
+            result = _npm_ci(cache, "--prefer-offline")
+            if result.returncode != 0:
+                raise RuntimeError(f"npm ci failed in {cache}:\n{result.stderr[-3000:]}")
+        else:
+            result = _npm_ci(cache, "--offline")
+            if result.returncode != 0:
+                raise Skip("the npm registry cannot be reached (npm ping failed) and npm's cache "
+                           "lacks hls.js and dash.js, so they cannot be installed:\n"
+                           f"{result.stderr[-1500:]}")
         installed.write_text(key)
     return cache / "node_modules"
 
