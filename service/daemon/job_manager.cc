@@ -144,6 +144,7 @@ JobManager::~JobManager() {
 
 Status JobManager::start() {
   TC_RETURN_IF_ERROR(take_orphans(options_.node_id));
+  TC_RETURN_IF_ERROR(remove_ended_partials());
   {
     std::lock_guard lock(mutex_);
     TC_RETURN_IF_ERROR(learn_offers());

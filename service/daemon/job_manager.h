@@ -88,7 +88,8 @@ class JobManager {
   JobManager& operator=(const JobManager&) = delete;
 
   // Takes back the jobs this node's previous process left RUNNING (re-queued, or failed after
-  // max_attempts), then starts claiming.
+  // max_attempts), removes the temp files failed and cancelled jobs left (ended_partials.cc),
+  // then starts claiming.
   Status start();
 
   ApiStatus create(NewJob request, JobRecord& job);
@@ -131,6 +132,7 @@ class JobManager {
   };
 
   Status take_orphans(const std::string& own_node);
+  Status remove_ended_partials();
   Status requeue_orphan(JobRecord job, bool lease_expired);
   void dispatch_loop();
   bool claim_one();  // mutex_ held

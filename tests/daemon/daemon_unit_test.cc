@@ -592,6 +592,19 @@ TEST(JobManager, RecoveryRequeuesOrFailsInterruptedJobsAndRemovesPartials) {
       job.spec = spec;
       ASSERT_TRUE((*store)->insert(job).is_ok());
     }
+    // Issue 36: jobs that ended failed or cancelled while their folder was read-only to the
+    // worker, their temp files left behind: the next start removes them too.
+    for (auto [id, state] :
+         {std::pair{"failed", JobState::kFailed}, std::pair{"cancelled", JobState::kCancelled}}) {
+      JobRecord job;
+      job.id = id;
+      job.state = state;
+      job.attempt = 2;
+      job.spec = spec;
+      job.spec.outputs[0].path = dir.path() + "/" + id + ".mp4";
+      std::ofstream(partial_path(job.spec.outputs[0].path, 2)) << "left by the worker";
+      ASSERT_TRUE((*store)->insert(job).is_ok());
+    }
   }
   auto store = JobStore::open(dir.path());
   ASSERT_TRUE(store.is_ok());
@@ -611,6 +624,8 @@ TEST(JobManager, RecoveryRequeuesOrFailsInterruptedJobsAndRemovesPartials) {
   EXPECT_NE(spent.error.message().find("max_attempts"), std::string::npos);
   EXPECT_FALSE(fs::exists(partial_path(out, 1)));
   EXPECT_FALSE(fs::exists(partial_path(out, 3)));
+  EXPECT_FALSE(fs::exists(partial_path(dir.path() + "/failed.mp4", 2)));
+  EXPECT_FALSE(fs::exists(partial_path(dir.path() + "/cancelled.mp4", 2)));
   // A queued job cancels at once; a finished one cannot be cancelled.
   JobRecord cancelled;
   ASSERT_TRUE(manager.cancel("again", cancelled).is_ok());
