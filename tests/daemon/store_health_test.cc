@@ -108,4 +108,14 @@ TEST_F(StoreHealth, AReadOnlyStateDirectoryIsNotWritableNotDamaged) {
   EXPECT_EQ(err.find("damaged"), std::string::npos) << err;
 }
 
+// The daemon holds its database exclusively (no -shm to share it through): a second daemon on
+// the same state directory is refused, saying so, and the first serves on.
+TEST_F(StoreHealth, ASecondDaemonOnTheStateDirectoryIsRefusedAsInUse) {
+  ASSERT_TRUE(daemon.start());
+  std::string err;
+  EXPECT_EQ(run_daemon(err), 6) << err;
+  EXPECT_NE(err.find("is in use by another process"), std::string::npos) << err;
+  EXPECT_TRUE(serving());
+}
+
 }  // namespace
