@@ -62,6 +62,9 @@ void add_track_args(const Plan& plan, size_t k, int input_stream, const std::str
       args.insert(args.end(), {"-metadata:s" + specifier, "language=" + outcome->language});
     if (!outcome->title.empty())
       args.insert(args.end(), {"-metadata:s" + specifier, "title=" + outcome->title});
+    // The MP4 muxer writes no title: the job keeps it as the handler name (exec/output.cc).
+    if (!outcome->title.empty() && plan.outputs[k].format == "mp4")
+      args.insert(args.end(), {"-metadata:s" + specifier, "handler_name=" + outcome->title});
   }
 }
 

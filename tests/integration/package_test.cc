@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -73,6 +74,73 @@ std::string dash_segment(const std::string& dir, size_t i) {
   return dir + name;
 }
 
+// The media files (init segments and segments) a package's MPD names: each SegmentTemplate's
+// initialization, and its media template expanded for every S of its timeline (and its repeats),
+// relative to the package's directory.
+std::set<std::string> files_the_mpd_names(const std::string& mpd_text) {
+  std::set<std::string> files;
+  static const std::regex templ(R"re(<SegmentTemplate[^>]*initialization="([^"]+)")re"
+                                R"re([^>]*media="([^"]+)"[^>]*startNumber="(\d+)"[^>]*>)re"
+                                R"re(([\s\S]*?)</SegmentTemplate>)re");
+  static const std::regex segment(R"re(<S\b([^>]*)/>)re");
+  static const std::regex repeat(R"re(\br="(\d+)")re");
+  static const std::regex number(R"re(\$Number(?:%0(\d+)d)?\$)re");  // $Number%05d$
+  for (std::sregex_iterator t(mpd_text.begin(), mpd_text.end(), templ), end; t != end; ++t) {
+    files.insert((*t)[1]);
+    std::string media = (*t)[2], timeline = (*t)[4];
+    int n = std::stoi((*t)[3]);
+    for (std::sregex_iterator s(timeline.begin(), timeline.end(), segment); s != end; ++s) {
+      std::smatch r;
+      std::string attributes = (*s)[1];
+      int repeats = std::regex_search(attributes, r, repeat) ? std::stoi(r[1]) : 0;
+      for (int k = 0; k <= repeats; ++k, ++n) {
+        std::smatch at;
+        if (!std::regex_search(media, at, number)) continue;
+        std::string digits = std::to_string(n);
+        size_t width = at[1].matched ? std::stoul(at[1].str()) : 0;
+        if (digits.size() < width) digits.insert(0, width - digits.size(), '0');
+        files.insert(at.prefix().str() + digits + at.suffix().str());
+      }
+    }
+  }
+  return files;
+}
+
+// The media files the HLS master playlist reaches: every media playlist it lists (variants and
+// EXT-X-MEDIA groups), and in each, its EXT-X-MAP and its segments, relative to `dir`.
+std::set<std::string> files_the_hls_names(const std::string& dir) {
+  std::set<std::string> files;
+  static const std::regex uri(R"re(URI="([^"]+)")re");
+  auto named_in = [&](const std::string& text, auto&& each) {
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      std::smatch at;
+      if (line.rfind("#EXT-X-MEDIA:", 0) == 0 || line.rfind("#EXT-X-MAP:", 0) == 0) {
+        if (std::regex_search(line, at, uri)) each(at[1].str());
+      } else if (!line.empty() && line[0] != '#') {
+        each(line);
+      }
+    }
+  };
+  named_in(read_file(dir + "/master.m3u8"), [&](const std::string& playlist) {
+    std::string base = playlist.substr(0, playlist.rfind('/') + 1);
+    named_in(read_file(dir + "/" + playlist),
+             [&](const std::string& file) { files.insert(base + file); });
+  });
+  return files;
+}
+
+// Every file under `dir` but the manifests and playlists, relative to it.
+std::set<std::string> media_files_in(const std::string& dir) {
+  std::set<std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    std::string ext = entry.path().extension();
+    if (entry.is_regular_file() && ext != ".m3u8" && ext != ".mpd")
+      files.insert(std::filesystem::relative(entry.path(), dir).string());
+  }
+  return files;
+}
+
 class Package : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -125,6 +193,12 @@ TEST_F(Package, CmafHlsAndDashOverOneSetOfAlignedSegments) {
   // The audio rendition is its own group, with segments too.
   std::vector<ProbedSegment> audio = probe_rendition(dir_ / "pkg/audio_1", scratch_, "a:0");
   EXPECT_EQ(audio.size(), 4u);
+  // One set: the MPD and the HLS playlists name the same files, and those are every media file
+  // in the package (3 renditions x (init + 4 segments)).
+  std::set<std::string> on_disk = media_files_in(dir_ / "pkg");
+  EXPECT_EQ(on_disk.size(), 15u);
+  EXPECT_EQ(files_the_mpd_names(read_file(dir_ / "pkg/manifest.mpd")), on_disk);
+  EXPECT_EQ(files_the_hls_names(dir_ / "pkg"), on_disk);
 }
 
 TEST_F(Package, ManifestFiguresMatchTheSegments) {

@@ -210,6 +210,22 @@ TEST_F(Streams, TheEquivalentFfmpegCommandMakesTheSameStreams) {
   ASSERT_EQ(tracks.size(), 5u);
   EXPECT_EQ(tracks[3].codec, "mov_text");
   EXPECT_EQ(tracks[2].language, "fra");
+  // The job itself, run: stream for stream what the ffmpeg command made.
+  ProcessResult job = transcode({"run", input(), dir_ / "tc.mp4", "-q"});
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  std::vector<TrackProbe> ours = probe_tracks(dir_ / "tc.mp4");
+  ASSERT_EQ(ours.size(), tracks.size());
+  for (size_t k = 0; k < tracks.size(); ++k) {
+    SCOPED_TRACE("stream " + std::to_string(k));
+    EXPECT_EQ(ours[k].type, tracks[k].type);
+    EXPECT_EQ(ours[k].codec, tracks[k].codec);
+    EXPECT_EQ(ours[k].channels, tracks[k].channels);
+    EXPECT_EQ(ours[k].channel_layout, tracks[k].channel_layout);
+    EXPECT_EQ(ours[k].language, tracks[k].language);
+    EXPECT_EQ(ours[k].handler_name, tracks[k].handler_name);
+    EXPECT_EQ(ours[k].is_default, tracks[k].is_default);
+    EXPECT_EQ(ours[k].forced, tracks[k].forced);
+  }
 }
 
 }  // namespace
