@@ -181,15 +181,35 @@ TEST_F(Hardening, ListJobsPagesByBytesAsWellAsCount) {
 }
 
 // One rule for every entry point: a bitrate with the default rate control means VBR (the CLI's
-// --bitrate always did; over the API it was left at the default quality mode and ignored).
+// --bitrate always did; over the API it was left at the default quality mode and ignored). The
+// output's bitrate is the check: this clip's video is ~280 kb/s in the quality mode, ~62 kb/s
+// asked for 60 kb/s.
 TEST_F(Hardening, BitrateWithoutRateControlIsVbrOverTheApi) {
   ASSERT_TRUE(daemon.start());
-  pb::CreateJobRequest request = request_for(media + "/vbr.mp4");
-  request.mutable_config()->mutable_outputs(0)->set_bitrate(300000);
+  std::string out = media + "/vbr.mp4";
+  pb::CreateJobRequest request = request_for(out);
+  request.mutable_config()->mutable_outputs(0)->set_bitrate(60000);
   pb::Job job;
   grpc::Status status = create(request, &job);
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_EQ(job.config().outputs(0).rate_control(), "vbr");
+  pb::Job now;
+  ASSERT_TRUE(wait_until([&] {
+    grpc::ClientContext context;
+    pb::GetJobRequest get;
+    get.set_id(job.id());
+    return stub()->GetJob(&context, get, &now).ok() &&
+           (now.state() == pb::JOB_STATE_SUCCEEDED || now.state() == pb::JOB_STATE_FAILED);
+  }));
+  ASSERT_EQ(now.state(), pb::JOB_STATE_SUCCEEDED) << now.DebugString();
+  std::string probed = dir.path() + "/bit_rate.txt";
+  ASSERT_EQ(shell("ffprobe -v error -select_streams v:0 -show_entries stream=bit_rate -of "
+                  "csv=p=0 '" +
+                  out + "' > '" + probed + "'"),
+            0);
+  long bit_rate = std::atol(read_file_or_empty(probed).c_str());
+  EXPECT_GT(bit_rate, 45000);
+  EXPECT_LT(bit_rate, 80000);
 }
 
 // Before: start 1e300 overflowed to a start of 0 and transcoded the whole input; a 2x100000

@@ -1,6 +1,14 @@
 // The daemon's metrics pieces without a server: settings, the report's engine block, node
 // totals and their Prometheus text.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <ctime>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +25,16 @@ namespace {
 
 bool has_line(const std::string& text, const std::string& line) {
   return ("\n" + text).find("\n" + line + "\n") != std::string::npos;
+}
+
+// When this binary was loaded (static initialisation), in seconds since the Unix epoch.
+const time_t kLoadedAt = time(nullptr);
+
+double cpu_seconds_by_rusage() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 }  // namespace
@@ -150,15 +168,42 @@ TEST(NodeMetrics, PrometheusText) {
       << text;
 }
 
+// Each figure against what the test itself did or another interface says, so that a wrong unit
+// (pages, KiB, clock ticks, seconds since boot) fails: 64 MiB touched is 64 MiB more resident,
+// 256 MiB reserved 256 MiB more virtual, 10 descriptors opened 10 more, the CPU time
+// getrusage's, the start time this binary's load time.
 TEST(ProcessMetrics, ReadsThisProcess) {
-  std::optional<ProcessStats> stats = read_process_stats();
-  ASSERT_TRUE(stats.has_value());
-  EXPECT_GT(stats->resident_bytes, 0);
-  EXPECT_GE(stats->virtual_bytes, stats->resident_bytes);
-  EXPECT_GE(stats->open_fds, 3);  // stdin, stdout, stderr
-  EXPECT_GE(stats->max_fds, stats->open_fds);
-  EXPECT_GE(stats->cpu_seconds, 0);
-  EXPECT_GT(stats->start_time_seconds, 0);
+  constexpr double kMiB = 1024 * 1024;
+  std::optional<ProcessStats> before = read_process_stats();
+  ASSERT_TRUE(before.has_value());
+  void* reserved = mmap(nullptr, 256 << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* touched =
+      mmap(nullptr, 64 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(reserved, MAP_FAILED);
+  ASSERT_NE(touched, MAP_FAILED);
+  std::memset(touched, 1, 64 << 20);
+  std::vector<int> fds;
+  for (int k = 0; k < 10; ++k) fds.push_back(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  while (cpu_seconds_by_rusage() < 0.2) {  // some CPU time, so that its unit shows
+  }
+  double rusage_before = cpu_seconds_by_rusage();
+  std::optional<ProcessStats> after = read_process_stats();
+  double rusage_after = cpu_seconds_by_rusage();
+  for (int fd : fds) close(fd);
+  munmap(touched, 64 << 20);
+  munmap(reserved, 256 << 20);
+  ASSERT_TRUE(after.has_value());
+  EXPECT_NEAR((after->resident_bytes - before->resident_bytes) / kMiB, 64, 4);
+  EXPECT_NEAR((after->virtual_bytes - before->virtual_bytes) / kMiB, 256 + 64, 8);
+  EXPECT_EQ(after->open_fds - before->open_fds, 10);
+  rlimit files{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &files), 0);
+  EXPECT_EQ(after->max_fds, double(files.rlim_cur));
+  // /proc counts clock ticks (10 ms), getrusage microseconds.
+  EXPECT_GE(after->cpu_seconds, rusage_before - 0.02);
+  EXPECT_LE(after->cpu_seconds, rusage_after + 0.02);
+  EXPECT_GE(after->start_time_seconds, double(kLoadedAt) - 2);
+  EXPECT_LE(after->start_time_seconds, double(kLoadedAt) + 1);
 }
 
 TEST(ProcessMetrics, NoProcMeansNoStats) {
