@@ -40,10 +40,13 @@ inline std::string claim_candidates_sql(const std::string& columns, size_t backe
          ") ORDER BY priority DESC, seq LIMIT " + std::to_string(limit) + " " + lock;
 }
 
-// $1 = id, $2 = node, $3 = lease length (ms): the claimed row's lease, a fresh cancel flag.
+// $1 = id, $2 = node, $3 = lease length (ms): the claimed row's lease. A cancel accepted of an
+// earlier attempt that was cut off (its node died, or it was stopped by a shutdown) and re-queued
+// stays accepted: the new attempt is stopped at its first renewal, and its gate refuses. Only a
+// previous attempt's "publishing" is cleared.
 inline std::string take_lease_sql(const char* now) {
   return std::string("UPDATE jobs SET node = $2, lease_ms = ") + now +
-         " + $3, cancel_requested = 0 WHERE id = $1";
+         " + $3, cancel_requested = CASE WHEN cancel_requested = 1 THEN 1 ELSE 0 END WHERE id = $1";
 }
 
 // $1 = node, $2 = lease length, $3... = `jobs` ids: renews the leases of the jobs the node

@@ -657,6 +657,43 @@ TYPED_TEST(StoreContract, ACancelAndThePublishGateAreOrderedByTheRow) {
     EXPECT_EQ(job.cancel_requested, job.id == "cancelled-first") << job.id;
 }
 
+// An accepted cancel outlives its attempt: the job re-queued after its node died runs again only
+// to be stopped, and never publishes. A previous attempt's "publishing" does not refuse the
+// next attempt's cancels.
+TYPED_TEST(StoreContract, AnAcceptedCancelOutlivesARequeueAndPublishingDoesNot) {
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  auto requeue_and_claim = [&](const std::string& id, int attempt) {
+    JobRecord job = **store->get(id);
+    job.state = JobState::kQueued;
+    job.node.clear();
+    EXPECT_TRUE(*store->write(job, RowState{JobState::kRunning, attempt, false}, nullptr));
+    auto take = [&](JobRecord& j, std::optional<Notification>&) {
+      return j.id == id && run_here(j, "node-b");
+    };
+    EXPECT_TRUE(store->claim(claim_for("node-b", {"software"}), take)->has_value());
+  };
+  for (const char* id : {"asked", "was-publishing"}) {
+    JobRecord job = queued_on(id, BackendKind::kSoftware, 0);
+    ASSERT_TRUE(*store->insert(job));
+    auto take = [&](JobRecord& j, std::optional<Notification>&) {
+      return j.id == id && run_here(j, "node-a");
+    };
+    ASSERT_TRUE(store->claim(claim_for("node-a", {"software"}), take)->has_value());
+  }
+  ASSERT_EQ(*store->request_cancel("asked"), CancelAnswer::kAccepted);
+  ASSERT_EQ(*store->hold_lease("was-publishing", 1, "node-a", 60000), Fence::kPublish);
+  requeue_and_claim("asked", 1);
+  requeue_and_claim("was-publishing", 1);
+  Result<std::vector<HeldJob>> held =
+      store->renew_leases("node-b", {"asked", "was-publishing"}, 60000);
+  ASSERT_TRUE(held.is_ok()) << held.status().message();
+  ASSERT_EQ(held->size(), 2u);
+  for (const HeldJob& job : *held) EXPECT_EQ(job.cancel_requested, job.id == "asked") << job.id;
+  EXPECT_EQ(*store->hold_lease("asked", 2, "node-b", 60000), Fence::kCancelled);
+  EXPECT_EQ(*store->request_cancel("was-publishing"), CancelAnswer::kAccepted);
+}
+
 // ---- PostgreSQL alone: what only a shared server has.
 
 class PostgresStore : public ::testing::Test {
