@@ -525,6 +525,22 @@ ClaimRequest claim_for(const std::string& node, std::vector<std::string> backend
   return {node, std::move(backends), lease_ms};
 }
 
+// Claims the queued job `id` (a software one) for `node`; true when it did.
+bool claim_again(JobStore& store, const std::string& id, const std::string& node) {
+  auto take = [&](JobRecord& j, std::optional<Notification>&) {
+    return j.id == id && run_here(j, node);
+  };
+  Result<std::optional<JobRecord>> claimed = store.claim(claim_for(node, {"software"}), take);
+  return claimed.is_ok() && claimed->has_value();
+}
+
+// A new software job `id`, claimed by `node`; true when both happened.
+bool claimed_by(JobStore& store, const std::string& id, const std::string& node) {
+  JobRecord job = queued_on(id, BackendKind::kSoftware, 0);
+  Result<bool> inserted = store.insert(job);
+  return inserted.is_ok() && *inserted && claim_again(store, id, node);
+}
+
 TYPED_TEST(StoreContract, AClaimOffersClaimableJobsBestFirstAndWritesTheOneTaken) {
   std::unique_ptr<JobStore> store = this->open();
   ASSERT_TRUE(store);
@@ -633,14 +649,8 @@ TYPED_TEST(StoreContract, ACancelIsAskedOfARunningJobsNodeOnly) {
 TYPED_TEST(StoreContract, ACancelAndThePublishGateAreOrderedByTheRow) {
   std::unique_ptr<JobStore> store = this->open();
   ASSERT_TRUE(store);
-  for (const char* id : {"cancelled-first", "published-first"}) {
-    JobRecord job = queued_on(id, BackendKind::kSoftware, 0);
-    ASSERT_TRUE(*store->insert(job));
-    auto take = [&](JobRecord& j, std::optional<Notification>&) {
-      return j.id == id && run_here(j, "node-a");
-    };
-    ASSERT_TRUE(store->claim(claim_for("node-a", {"software"}), take)->has_value());
-  }
+  for (const char* id : {"cancelled-first", "published-first"})
+    ASSERT_TRUE(claimed_by(*store, id, "node-a")) << id;
   // The cancel first: the gate refuses, and says it is a cancel (not a take-over).
   EXPECT_EQ(*store->request_cancel("cancelled-first"), CancelAnswer::kAccepted);
   EXPECT_EQ(*store->hold_lease("cancelled-first", 1, "node-a", 60000), Fence::kCancelled);
@@ -668,19 +678,10 @@ TYPED_TEST(StoreContract, AnAcceptedCancelOutlivesARequeueAndPublishingDoesNot) 
     job.state = JobState::kQueued;
     job.node.clear();
     EXPECT_TRUE(*store->write(job, RowState{JobState::kRunning, attempt, false}, nullptr));
-    auto take = [&](JobRecord& j, std::optional<Notification>&) {
-      return j.id == id && run_here(j, "node-b");
-    };
-    EXPECT_TRUE(store->claim(claim_for("node-b", {"software"}), take)->has_value());
+    EXPECT_TRUE(claim_again(*store, id, "node-b")) << id;
   };
-  for (const char* id : {"asked", "was-publishing"}) {
-    JobRecord job = queued_on(id, BackendKind::kSoftware, 0);
-    ASSERT_TRUE(*store->insert(job));
-    auto take = [&](JobRecord& j, std::optional<Notification>&) {
-      return j.id == id && run_here(j, "node-a");
-    };
-    ASSERT_TRUE(store->claim(claim_for("node-a", {"software"}), take)->has_value());
-  }
+  for (const char* id : {"asked", "was-publishing"})
+    ASSERT_TRUE(claimed_by(*store, id, "node-a")) << id;
   ASSERT_EQ(*store->request_cancel("asked"), CancelAnswer::kAccepted);
   ASSERT_EQ(*store->hold_lease("was-publishing", 1, "node-a", 60000), Fence::kPublish);
   requeue_and_claim("asked", 1);
