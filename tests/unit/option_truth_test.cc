@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <ostream>
+#include <set>
+#include <string>
 #include <tuple>
 
 #include "pipeline/hw/backends.h"
 #include "tests/unit/fixtures.h"
+#include "tests/unit/graph_parse.h"
 #include "tests/unit/option_truth.h"
 
 namespace tc {
@@ -31,6 +34,17 @@ using testing::inventory;
 using testing::job;
 using testing::media;
 using testing::output;
+
+// The graph as this libavfilter reads it (graph_parse.h): every filter, option and value
+// accepted, its one input "[in]" and its open outputs the plan's sinks.
+void expect_libavfilter_parses(const FilterGraphPlan& graph) {
+  if (graph.empty()) return;
+  testing::ParsedGraph parsed = testing::parse_graph(graph.text);
+  EXPECT_EQ(parsed.refusal, "") << graph.text;
+  EXPECT_EQ(parsed.open_inputs, std::set<std::string>{"in"}) << graph.text;
+  EXPECT_EQ(parsed.open_outputs, testing::sink_labels(graph)) << graph.text;
+  EXPECT_GT(parsed.filters, 0u);
+}
 
 // A device of the backend that decodes, scales and encodes every codec we plan for.
 HwDevice capable_device(BackendKind backend) {
@@ -74,6 +88,7 @@ TEST_P(OptionTruthTest, EveryPlannedOptionExistsInThisBuild) {
       << ::testing::PrintToString(truth.missing) << " in " << plan->video_graph.text;
   if (!truth.not_built.empty())
     GTEST_SKIP() << "not in this FFmpeg build: " << ::testing::PrintToString(truth.not_built);
+  expect_libavfilter_parses(plan->video_graph);
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
@@ -134,6 +149,43 @@ TEST(OptionTruth, FindsAnOptionAnEncoderDoesNotHave) {
   testing::OptionTruth truth = check_option_truth(plan);
   EXPECT_EQ(truth.missing,
             (std::vector<std::string>{"libx264: no_such_option", "hwupload: bogus"}));
+}
+
+// A ladder on each device backend (a rung at the source's size, two scaled, one of them 10-bit
+// HEVC where it encodes), read back by this libavfilter.
+class GraphParseTest : public ::testing::TestWithParam<BackendKind> {};
+
+TEST_P(GraphParseTest, ALaddersGraphIsOneThisLibavfilterReads) {
+  BackendKind backend = GetParam();
+  Result<Plan> plan = make_plan(job({output("a.mp4", 1920, 1080), output("b.mp4", 1280, 720),
+                                     output("c.mkv", 640, 360, VideoCodec::kHevc)},
+                                    backend),
+                                media(), inventory({capable_device(backend)}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  ASSERT_FALSE(plan->video_graph.empty());
+  EXPECT_EQ(plan->video_graph.sinks.size(), 3u) << plan->video_graph.text;
+  testing::OptionTruth truth = check_option_truth(*plan);
+  if (!truth.not_built.empty())
+    GTEST_SKIP() << "not in this FFmpeg build: " << ::testing::PrintToString(truth.not_built);
+  expect_libavfilter_parses(plan->video_graph);
+}
+
+INSTANTIATE_TEST_SUITE_P(DeviceBackends, GraphParseTest,
+                         ::testing::Values(BackendKind::kVaapi, BackendKind::kCuda,
+                                           BackendKind::kQsv, BackendKind::kVulkan),
+                         [](const ::testing::TestParamInfo<BackendKind>& info) {
+                           return std::string(name_of(info.param));
+                         });
+
+// The oracle refuses what libavfilter would: an option a filter lacks, a value that does not
+// parse, a filter this build does not have, and open ends that are not the plan's.
+TEST(GraphParse, RefusesWhatLibavfilterRefuses) {
+  EXPECT_NE(testing::parse_graph("[in]scale_vaapi=w=640:hh=360[out0]").refusal, "");
+  EXPECT_NE(testing::parse_graph("[in]format=not_a_pixel_format[out0]").refusal, "");
+  EXPECT_NE(testing::parse_graph("[in]scale_nowhere=640:360[out0]").refusal, "");
+  testing::ParsedGraph split = testing::parse_graph("[in]split=2[out0][out1]");
+  EXPECT_EQ(split.refusal, "");
+  EXPECT_EQ(split.open_outputs, (std::set<std::string>{"out0", "out1"}));
 }
 
 }  // namespace
