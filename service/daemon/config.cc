@@ -10,10 +10,13 @@
 #include <cstring>
 #include <functional>
 #include <set>
+#include <sstream>
 
 #include "pipeline/core/file.h"
 #include "pipeline/spec/job_spec.h"
 #include "service/common/command_line.h"
+#include "service/daemon/webhook_address.h"
+#include "service/daemon/webhook_signer.h"
 
 namespace tc::daemon {
 namespace {
@@ -157,6 +160,8 @@ const std::vector<Setting>& settings() {
       string_setting("auth_token_file", &C::auth_token_file, "file holding the bearer token"),
       string_setting("webhook_secret_file", &C::webhook_secret_file,
                      "file holding the key that signs webhooks; unset = no webhooks"),
+      list_setting("webhook_allow", &C::webhook_allow,
+                   "CIDR or host webhooks may reach beyond public addresses (repeatable)"),
       bool_setting("allow_insecure_remote", &C::allow_insecure_remote,
                    "listen beyond loopback without TLS"),
       string_setting("log_level", &C::log_level, "trace, debug, info, warn, error"),
@@ -405,17 +410,29 @@ Status validate_config(const DaemonConfig& c) {
   return {};
 }
 
-// The first line of webhook_secret_file, like the token's: an editor's newline is no part of it.
+// The lines of webhook_secret_file, like the token's: an editor's newline is no part of one.
+// One secret, or two while rotating (the new one and the old, both signing).
 Status read_webhook_secret(DaemonConfig& config) {
   if (config.webhook_secret_file.empty()) return {};
   Result<std::string> text = read_file(config.webhook_secret_file);
   if (!text.is_ok())
     return {Code::kInvalidArgument, "webhook_secret_file: " + text.status().message()};
-  config.webhook_secret = text->substr(0, text->find_first_of("\r\n"));
-  if (config.webhook_secret.empty())
+  std::istringstream lines(*text);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    Result<std::string> key = webhook_key(line);
+    if (!key.is_ok())
+      return {Code::kInvalidArgument, "webhook_secret_file: " + key.status().message()};
+    if (config.webhook_keys.empty()) config.webhook_secret = line;
+    config.webhook_keys.push_back(std::move(*key));
+  }
+  if (config.webhook_keys.empty())
     return {Code::kInvalidArgument,
             "webhook_secret_file: " + config.webhook_secret_file + " is empty"};
-  return {};
+  if (config.webhook_keys.size() > 2)
+    return {Code::kInvalidArgument, "webhook_secret_file: at most two secrets (one rotating)"};
+  return parse_webhook_allow(config.webhook_allow).status();
 }
 
 Status finish_config(DaemonConfig& config) {

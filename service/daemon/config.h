@@ -79,9 +79,13 @@ struct DaemonConfig {
   // The token itself, read from auth_token_file by load().
   std::string auth_token;
 
-  // Webhooks (README, Webhooks): the HMAC key's file, and the key read from it at start-up.
+  // Webhooks (README, Webhooks): the secrets' file, and the HMAC keys read from it at start-up
+  // (one per line; two while rotating, each delivery signed with both).
   std::string webhook_secret_file;
-  std::string webhook_secret;
+  std::string webhook_secret;  // the first line as written (empty = no webhooks)
+  std::vector<std::string> webhook_keys;
+  // Where webhooks may go beyond public addresses: CIDRs and host names (webhook_address.h).
+  std::vector<std::string> webhook_allow;
 };
 
 // What the command line asks for: the settings to serve with, or (--help, --version) a text to

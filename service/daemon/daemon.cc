@@ -281,7 +281,8 @@ int serve(const DaemonConfig& config) {
   }
   std::unique_ptr<WebhookDelivery> webhooks;
   if (!config.webhook_secret.empty())
-    webhooks = std::make_unique<WebhookDelivery>(outbox, DeliveryOptions{config.webhook_secret});
+    webhooks = std::make_unique<WebhookDelivery>(
+        outbox, DeliveryOptions{{config.webhook_keys, *parse_webhook_allow(config.webhook_allow)}});
   std::unique_ptr<MetricsEndpoint> metrics;
   if (!config.metrics_listen.empty()) {
     Result<std::unique_ptr<MetricsEndpoint>> started = MetricsEndpoint::start(

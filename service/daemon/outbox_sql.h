@@ -35,4 +35,10 @@ inline constexpr const char* kRescheduleNotification =
 inline constexpr const char* kAbandonNotification =
     "UPDATE notifications SET status = 2, attempts = attempts + 1, last_error = $2 WHERE id = $1";
 
+// The notices of jobs no longer in the store: run with the retention purge, so a job's
+// notices (its whole JSON, labels included) go with it.
+inline constexpr const char* kPurgeOrphanNotifications =
+    "DELETE FROM notifications WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.id = "
+    "notifications.job_id)";
+
 }  // namespace tc::daemon

@@ -2,6 +2,7 @@
 
 #include "service/daemon/job_columns.h"
 #include "service/daemon/lease_sql.h"
+#include "service/daemon/outbox_sql.h"
 #include "service/daemon/pg_listener.h"
 #include "service/daemon/pg_schema.h"
 
@@ -189,6 +190,7 @@ Result<int> PgJobStore::purge_ended_before(int64_t end_ms) {
       PgRows rows,
       db_->query("DELETE FROM jobs WHERE state >= $1 AND end_ms < $2",
                  {text_of(static_cast<int64_t>(JobState::kSucceeded)), text_of(end_ms)}, "purge"));
+  TC_RETURN_IF_ERROR(db_->query(kPurgeOrphanNotifications, {}, "purge notices").status());
   return static_cast<int>(rows.affected());
 }
 

@@ -9,6 +9,7 @@
 #include "service/daemon/job_columns.h"
 #include "service/daemon/job_store_schema.h"
 #include "service/daemon/lease_sql.h"
+#include "service/daemon/outbox_sql.h"
 #include "service/daemon/sqlite_statement.h"
 
 namespace tc::daemon {
@@ -268,7 +269,10 @@ Result<int> SqliteJobStore::purge_ended_before(int64_t end_ms) {
   s.bind(1, static_cast<int64_t>(JobState::kSucceeded));
   s.bind(2, end_ms);
   if (s.step() != SQLITE_DONE) return db_error(db_, "purge");
-  return sqlite3_changes(db_);
+  int purged = sqlite3_changes(db_);
+  Statement notices(db_, kPurgeOrphanNotifications);
+  if (!notices.ok() || notices.step() != SQLITE_DONE) return db_error(db_, "purge notices");
+  return purged;
 }
 
 // The node row lives in memory (one node); the beat still writes the file, so that a store that

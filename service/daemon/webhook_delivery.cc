@@ -36,7 +36,7 @@ int WebhookDelivery::deliver_due() {
 }
 
 void WebhookDelivery::deliver(const Notification& notice) {
-  Status sent = post_notification(notice, options_.secret, options_.timeouts);
+  Status sent = post_notification(notice, options_.target, options_.timeouts);
   if (sent.is_ok()) {
     spdlog::debug("job {}: webhook {} delivered ({})", notice.job_id, notice.event,
                   notice.delivery_id);
@@ -44,7 +44,10 @@ void WebhookDelivery::deliver(const Notification& notice) {
     return;
   }
   int attempts = notice.attempts + 1;
-  std::optional<int64_t> due = options_.backoff.next_due_ms(attempts, notice.create_ms, now_ms());
+  // A refused address stays refused: no point in trying for a day.
+  std::optional<int64_t> due =
+      sent.retryable() ? options_.backoff.next_due_ms(attempts, notice.create_ms, now_ms())
+                       : std::nullopt;
   if (!due) {
     spdlog::error("job {}: webhook {} ({}) given up after {} attempts: {}", notice.job_id,
                   notice.event, notice.delivery_id, attempts, sent.message());

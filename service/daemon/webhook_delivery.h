@@ -16,7 +16,7 @@
 namespace tc::daemon {
 
 struct DeliveryOptions {
-  std::string secret;  // the HMAC key
+  WebhookTarget target;  // the HMAC keys and webhook_allow
   WebhookBackoff backoff;
   WebhookTimeouts timeouts;
   double poll_interval_s = 0.5;  // how often the outbox is looked at

@@ -26,6 +26,7 @@ Status check_webhook_url(const std::string& url) {
   if (url.size() > kMaxWebhookUrlBytes)
     return {Code::kInvalidArgument,
             "longer than " + std::to_string(kMaxWebhookUrlBytes) + " bytes"};
+  if (url.find('\0') != std::string::npos) return {Code::kInvalidArgument, "holds a NUL byte"};
   std::unique_ptr<CURLU, UrlFree> parsed(curl_url());
   if (!parsed) return {Code::kInternal, "cannot set up libcurl's URL parser"};
   // No default scheme: "example.com/hook" is refused rather than guessed.
@@ -34,8 +35,23 @@ Status check_webhook_url(const std::string& url) {
   std::string scheme = part_of(parsed.get(), CURLUPART_SCHEME);
   if (scheme != "http" && scheme != "https")
     return {Code::kInvalidArgument, "scheme " + scheme + ": only http and https are allowed"};
-  if (part_of(parsed.get(), CURLUPART_HOST).empty()) return {Code::kInvalidArgument, "no host"};
+  // libcurl reads "http:///x" and "http:/x" as host x; a host must follow "//" as written.
+  size_t slashes = url.find("://");
+  if (part_of(parsed.get(), CURLUPART_HOST).empty() || slashes == std::string::npos ||
+      url.size() == slashes + 3 || url[slashes + 3] == '/')
+    return {Code::kInvalidArgument, "no host: expected http://HOST/..."};
+  // Not echoed: the message must not repeat what it refuses to keep.
+  if (!part_of(parsed.get(), CURLUPART_USER).empty() ||
+      !part_of(parsed.get(), CURLUPART_PASSWORD).empty() ||
+      !part_of(parsed.get(), CURLUPART_OPTIONS).empty())
+    return {Code::kInvalidArgument, "credentials (user:password@) are not allowed in a webhook URL"};
   return {};
+}
+
+std::string webhook_url_host(const std::string& url) {
+  std::unique_ptr<CURLU, UrlFree> parsed(curl_url());
+  if (!parsed || curl_url_set(parsed.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) return "";
+  return part_of(parsed.get(), CURLUPART_HOST);
 }
 
 }  // namespace tc::daemon

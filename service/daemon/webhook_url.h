@@ -1,5 +1,7 @@
 // Which webhook URLs a job may carry: http:// or https:// with a host, as libcurl parses it (the
-// parser that will send to it), at most kMaxWebhookUrlBytes.
+// parser that will send to it), at most kMaxWebhookUrlBytes, without credentials (user:pass@ would
+// be stored and shown by GetJob) or NUL. Where it may go is judged at delivery
+// (webhook_address.h).
 #pragma once
 
 #include <string>
@@ -12,5 +14,8 @@ inline constexpr size_t kMaxWebhookUrlBytes = 2048;
 
 // kInvalidArgument saying what is wrong with `url` (the caller names the field).
 Status check_webhook_url(const std::string& url);
+
+// The host of a URL that passed the check, as libcurl reads it (lowercase for a name), or "".
+std::string webhook_url_host(const std::string& url);
 
 }  // namespace tc::daemon

@@ -1,14 +1,18 @@
 #!/usr/bin/python3
-"""Webhooks on a real daemon, POSTing to a real HTTP receiver on 127.0.0.1: every state change of
-a job arrives once, in order, signed with the secret (HMAC-SHA256 over the exact body), the
-body being the Job as GetJob returns it; a receiver that fails at first gets every change after
-retries; a notice not delivered before a restart is delivered after it; bad URLs and a daemon
-without a secret are refused."""
-import hashlib
-import hmac
+"""Webhooks on a real daemon, POSTing to a real HTTP receiver on 127.0.0.1 (opened with
+--webhook-allow 127.0.0.1/32): every state change of a job arrives once, in order, signed as
+Standard Webhooks with both configured secrets (checked by README's own verification example),
+the body being the Job as GetJob returns it; a receiver that fails at first gets every change
+after retries; a notice not delivered before a restart is delivered after it; bad URLs (and
+credentials) and a daemon without a secret are refused; without the allow-list a loopback
+receiver is never reached and the notice is given up with the reason."""
+import base64
 import http.server
 import json
 import os
+import re
+import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -23,7 +27,10 @@ import grpc  # noqa: E402
 import transcoded_client  # noqa: E402
 from google.protobuf import json_format  # noqa: E402
 
-SECRET = "whsec-7f3a"
+# Rotation: the file's two lines both sign each delivery; a receiver knowing either verifies.
+SECRET = "whsec_" + base64.b64encode(b"the new key of the webhook test").decode()
+OLD_SECRET = "whsec-7f3a"
+LOOPBACK_ONLY = ["--webhook-allow", "127.0.0.1/32"]
 TRANSCODE = os.environ.get("TC_TRANSCODE", "transcode")
 EXIT_USAGE = 2
 
@@ -45,7 +52,7 @@ class Receiver:
                     fail = receiver.failures > 0
                     if fail:
                         receiver.failures -= 1
-                        receiver.refused.append(self.headers["X-Transcoded-Delivery"])
+                        receiver.refused.append(self.headers["webhook-id"])
                     else:
                         receiver.delivered.append((dict(self.headers), body))
                 self.send_response(500 if fail else 200)
@@ -84,7 +91,7 @@ class WebhookTest(unittest.TestCase):
         cls.secret_dir = tempfile.TemporaryDirectory(prefix="tc-wh-secret-")
         cls.secret_file = os.path.join(cls.secret_dir.name, "webhook-secret")
         with open(cls.secret_file, "w") as f:
-            f.write(SECRET + "\n")
+            f.write(SECRET + "\n" + OLD_SECRET + "\n")
 
     @classmethod
     def tearDownClass(cls):
@@ -92,7 +99,8 @@ class WebhookTest(unittest.TestCase):
         cls.secret_dir.cleanup()
 
     def setUp(self):
-        self.daemon = RealDaemon(extra_args=["--webhook-secret-file", self.secret_file])
+        self.daemon = RealDaemon(
+            extra_args=["--webhook-secret-file", self.secret_file] + LOOPBACK_ONLY)
         self.client = transcoded_client.Client(self.daemon.address, stubs_dir=self.stubs.name)
         self.pb = self.client.pb
         self.receivers = []
@@ -121,15 +129,20 @@ class WebhookTest(unittest.TestCase):
         """Each delivery is signed, JSON of the job, once; returns the events in order."""
         events = []
         for headers, body in deliveries:
-            expected = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
-            self.assertTrue(hmac.compare_digest(headers["X-Transcoded-Signature"], expected))
-            self.assertEqual(headers["Content-Type"], "application/json")
+            headers = {name.lower(): value for name, value in headers.items()}
+            self.assertTrue(verify(SECRET, headers, body))
+            self.assertTrue(verify(OLD_SECRET, headers, body))
+            self.assertFalse(verify("whsec_" + base64.b64encode(b"another").decode(), headers,
+                                    body))
+            # The id and the timestamp are signed: changed, the delivery no longer verifies.
+            self.assertFalse(verify(SECRET, dict(headers, **{"webhook-id": "d-forged"}), body))
+            forged = str(int(headers["webhook-timestamp"]) + 1)
+            self.assertFalse(verify(SECRET, dict(headers, **{"webhook-timestamp": forged}), body))
+            self.assertEqual(headers["content-type"], "application/json")
             job = json.loads(body)
             self.assertEqual(job["id"], job_id)
-            self.assertEqual(headers["X-Transcoded-Event"],
-                             job["state"].removeprefix("JOB_STATE_").lower())
-            events.append(headers["X-Transcoded-Event"])
-        ids = [headers["X-Transcoded-Delivery"] for headers, _ in deliveries]
+            events.append(job["state"].removeprefix("JOB_STATE_").lower())
+        ids = [headers["webhook-id"] for headers, _ in deliveries]
         self.assertEqual(len(ids), len(set(ids)), ids)
         return events
 
@@ -152,7 +165,7 @@ class WebhookTest(unittest.TestCase):
                          ["queued", "running", "succeeded"])
         self.assertEqual(len(receiver.refused), 2)
         # The refused notice came again under its own id: the receiver can de-duplicate.
-        self.assertEqual(receiver.refused[0], deliveries[0][0]["X-Transcoded-Delivery"])
+        self.assertEqual(receiver.refused[0], deliveries[0][0]["webhook-id"])
 
     def test_a_notice_undelivered_at_a_restart_is_delivered_after_it(self):
         receiver = self.receiver(failures=10**9)
@@ -173,17 +186,88 @@ class WebhookTest(unittest.TestCase):
     def test_bad_urls_are_invalid_argument_naming_the_field(self):
         out = os.path.join(self.daemon.media, "bad.mp4")
         for url in ["ftp://127.0.0.1/hook", "127.0.0.1:8080/hook", "file:///etc/passwd",
-                    "http://" + "h" * 3000 + ".example/"]:
+                    "http://" + "h" * 3000 + ".example/", "http://alice:s3cret@127.0.0.1/hook",
+                    "http://127.0.0.1/ho\0ok", "http:///x"]:
             with self.assertRaises(transcoded_client.TranscodedError) as caught:
                 self.client.submit(self.daemon.input, [out], webhook_url=url)
             self.assertEqual(caught.exception.code, grpc.StatusCode.INVALID_ARGUMENT, url)
             self.assertEqual(caught.exception.field, "webhook_url")
+            self.assertNotIn("s3cret", str(caught.exception))
+        self.assertEqual(len(self.client.list().jobs), 0)
         # The command line's flag, the same check.
         cli = subprocess.run([TRANSCODE, "submit", self.daemon.input, out, "--webhook",
                               "gopher://127.0.0.1/", "--server", self.daemon.address],
                              capture_output=True, text=True)
         self.assertEqual(cli.returncode, EXIT_USAGE, cli.stderr)
         self.assertIn("webhook_url", cli.stderr)
+
+
+def readme_verify():
+    """README's verification example (Webhooks), exactly as printed there."""
+    with open(os.path.join(SOURCE, "README.md")) as f:
+        readme = f.read()
+    example = re.search(r"```python\n(# Verifying a transcoded webhook.*?)```", readme, re.S)
+    assert example, "README's webhook verification example is missing"
+    scope = {}
+    exec(example.group(1), scope)
+    return scope["verify"]
+
+
+verify = readme_verify()
+
+
+class WithoutAllowListTest(unittest.TestCase):
+    def test_a_loopback_receiver_is_not_reached_and_the_notice_is_given_up_saying_why(self):
+        stubs = tempfile.TemporaryDirectory(prefix="tc-wh-stubs-")
+        transcoded_client.generate(os.path.join(SOURCE, "proto"), stubs.name)
+        secret_dir = tempfile.TemporaryDirectory(prefix="tc-wh-secret-")
+        secret_file = os.path.join(secret_dir.name, "webhook-secret")
+        with open(secret_file, "w") as f:
+            f.write(SECRET + "\n")
+        receiver = Receiver()
+        daemon = RealDaemon(extra_args=["--webhook-secret-file", secret_file])
+        try:
+            with transcoded_client.Client(daemon.address, stubs_dir=stubs.name) as client:
+                out = os.path.join(daemon.media, "refused.mp4")
+                job = client.submit(daemon.input, [client.output(out, codec="h264", width=160,
+                                                                 height=120)],
+                                    webhook_url=receiver.url)
+                final = client.wait(job.id, timeout=240)
+                self.assertEqual(final.state, client.pb.job_pb2.JOB_STATE_SUCCEEDED)
+            notices = given_up_notices(daemon)
+            self.assertEqual([event for event, _, _ in notices], ["queued", "running", "succeeded"])
+            for _, status, error in notices:
+                self.assertEqual(status, NOTICE_GIVEN_UP)
+                self.assertIn("127.0.0.1 is loopback", error)
+            with receiver.lock:
+                self.assertEqual((receiver.delivered, receiver.refused), ([], []))
+        finally:
+            daemon.stop()
+            receiver.close()
+            stubs.cleanup()
+            secret_dir.cleanup()
+
+
+NOTICE_PENDING, NOTICE_GIVEN_UP = 0, 2
+
+
+def given_up_notices(daemon):
+    """The outbox's (event, status, last_error) rows once none is pending. The store is locked
+    while the daemon runs, so it is read between a stop and a start of the same daemon, each
+    start given a moment to deliver (a wait, not a bound: it loops until done)."""
+    while True:
+        time.sleep(1)
+        daemon.process.send_signal(signal.SIGTERM)
+        daemon.process.wait(timeout=60)
+        db = sqlite3.connect(os.path.join(daemon.tmp, "state", "jobs.sqlite3"))
+        try:
+            rows = db.execute("SELECT event, status, last_error FROM notifications "
+                              "ORDER BY id").fetchall()
+        finally:
+            db.close()  # the daemon takes the store for itself
+        if all(status != NOTICE_PENDING for _, status, _ in rows):
+            return rows
+        daemon.restart()
 
 
 class WithoutSecretTest(unittest.TestCase):

@@ -1,7 +1,13 @@
-// Webhooks' pieces on their own: the signature (RFC 4231's HMAC-SHA256 vectors), the backoff
-// between tries and when it gives up, and which URLs a job may carry.
+// Webhooks' pieces on their own: the signature (RFC 4231's HMAC-SHA256 vectors, Standard
+// Webhooks' example), the backoff between tries and when it gives up, which URLs a job may
+// carry, and which addresses a webhook may reach (no traffic: the check is a pure function).
 #include <gtest/gtest.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
+#include <cstring>
+
+#include "service/daemon/webhook_address.h"
 #include "service/daemon/webhook_backoff.h"
 #include "service/daemon/webhook_signer.h"
 #include "service/daemon/webhook_url.h"
@@ -22,9 +28,33 @@ TEST(WebhookSigner, MatchesRfc4231TestCases) {
             "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
 }
 
-TEST(WebhookSigner, HeaderValueNamesTheAlgorithm) {
-  EXPECT_EQ(webhook_signature("Jefe", "what do ya want for nothing?"),
-            "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+// Standard Webhooks' own example (standard-webhooks' libraries' tests): this secret, id,
+// timestamp and body sign to this value.
+TEST(WebhookSigner, SignsIdTimestampAndBodyAsStandardWebhooks) {
+  Result<std::string> key = webhook_key("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
+  ASSERT_TRUE(key.is_ok());
+  EXPECT_EQ(webhook_signature({*key}, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330,
+                              R"({"test": 2432232314})"),
+            "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+}
+
+TEST(WebhookSigner, SignsWithBothSecretsWhileRotating) {
+  std::string both = webhook_signature({"old", "new"}, "d-1", 1700000000, "{}");
+  EXPECT_EQ(both, webhook_signature({"old"}, "d-1", 1700000000, "{}") + " " +
+                      webhook_signature({"new"}, "d-1", 1700000000, "{}"));
+  // The id and the timestamp are signed: changing either changes the signature.
+  EXPECT_NE(webhook_signature({"k"}, "d-1", 1700000000, "{}"),
+            webhook_signature({"k"}, "d-2", 1700000000, "{}"));
+  EXPECT_NE(webhook_signature({"k"}, "d-1", 1700000000, "{}"),
+            webhook_signature({"k"}, "d-1", 1700000001, "{}"));
+}
+
+TEST(WebhookSigner, TakesWhsecBase64OrPlainSecrets) {
+  EXPECT_EQ(*webhook_key("whsec_aGVsbG8="), "hello");
+  EXPECT_EQ(*webhook_key("whsec_aGk="), "hi");
+  EXPECT_EQ(*webhook_key("plain-secret"), "plain-secret");
+  EXPECT_EQ(webhook_key("whsec_not*base64").status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(webhook_key("whsec_").status().code(), Code::kInvalidArgument);
 }
 
 TEST(WebhookBackoff, DoublesFromOneSecondUpToFiveMinutes) {
@@ -64,4 +94,87 @@ TEST(WebhookUrl, RefusesOtherSchemesNoSchemeAndOverlongUrls) {
   Status long_url = check_webhook_url("https://h.example/" + std::string(kMaxWebhookUrlBytes, 'a'));
   EXPECT_EQ(long_url.code(), Code::kInvalidArgument);
   EXPECT_NE(long_url.message().find("2048"), std::string::npos) << long_url.message();
+}
+
+TEST(WebhookUrl, RefusesCredentialsNulAndNoHostWithoutEchoingThem) {
+  Status credentials = check_webhook_url("https://alice:s3cret@hooks.example.com/");
+  EXPECT_EQ(credentials.code(), Code::kInvalidArgument);
+  EXPECT_EQ(credentials.message().find("s3cret"), std::string::npos) << credentials.message();
+  EXPECT_EQ(check_webhook_url("https://alice@hooks.example.com/").code(), Code::kInvalidArgument);
+  EXPECT_EQ(check_webhook_url(std::string("http://hooks.example.com/\0x", 28)).code(),
+            Code::kInvalidArgument);
+  EXPECT_EQ(check_webhook_url("http:///x").code(), Code::kInvalidArgument);
+  EXPECT_EQ(check_webhook_url("http:/x").code(), Code::kInvalidArgument);
+}
+
+namespace {
+
+IpBytes address(const char* text) {
+  Result<WebhookAllow> parsed = parse_webhook_allow({text});
+  EXPECT_TRUE(parsed.is_ok() && parsed->nets.size() == 1) << text;
+  return parsed->nets.at(0).base;
+}
+
+}  // namespace
+
+TEST(WebhookAddress, RefusesLocalPrivateAndSpecialIpv4) {
+  for (const char* text :
+       {"127.0.0.1", "127.255.0.9", "0.0.0.0", "0.1.2.3", "10.1.2.3", "172.16.0.1",
+        "172.31.255.255", "192.168.1.1", "100.64.0.1", "100.127.255.254", "169.254.169.254",
+        "224.0.0.1", "239.255.255.250", "240.0.0.1", "255.255.255.255"})
+    EXPECT_TRUE(forbidden_range(address(text))) << text;
+  for (const char* text : {"8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "192.169.0.1",
+                           "169.255.0.1", "223.255.255.255", "11.0.0.1"})
+    EXPECT_FALSE(forbidden_range(address(text))) << text;
+}
+
+TEST(WebhookAddress, RefusesLocalPrivateAndSpecialIpv6AndTheIpv4TheyCarry) {
+  for (const char* text :
+       {"::1", "::", "fe80::1", "febf::1", "fc00::1", "fd12:3456::1", "ff02::1", "2001:db8::1",
+        "::ffff:127.0.0.1", "::ffff:169.254.169.254", "::ffff:10.0.0.1", "64:ff9b::7f00:1",
+        "64:ff9b::a9fe:a9fe", "2002:7f00:1::", "::127.0.0.1", "fec0::1"})
+    EXPECT_TRUE(forbidden_range(address(text))) << text;
+  for (const char* text : {"2606:4700::1111", "2a00:1450::1", "::ffff:8.8.8.8", "64:ff9b::808:808"})
+    EXPECT_FALSE(forbidden_range(address(text))) << text;
+}
+
+TEST(WebhookAddress, JudgesTheSocketAddressSoEveryFormOfAnAddressIsTheSame) {
+  // 2130706433, 0177.0.0.1, 0x7f.1 and 127.1 all reach 127.0.0.1: what the resolver hands
+  // libcurl is this sockaddr, and that is what is judged.
+  sockaddr_in v4{};
+  v4.sin_family = AF_INET;
+  v4.sin_addr.s_addr = htonl(2130706433);
+  std::optional<std::string> why = refusal_for(reinterpret_cast<sockaddr*>(&v4), {});
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("127.0.0.1 is loopback"), std::string::npos) << *why;
+  sockaddr_in6 v6{};
+  v6.sin6_family = AF_INET6;
+  v6.sin6_addr = in6addr_loopback;
+  EXPECT_TRUE(refusal_for(reinterpret_cast<sockaddr*>(&v6), {}));
+  sockaddr unix_socket{};
+  unix_socket.sa_family = AF_UNIX;
+  EXPECT_TRUE(refusal_for(&unix_socket, {}));
+}
+
+TEST(WebhookAddress, TheAllowListOpensCidrsAndHostNames) {
+  Result<WebhookAllow> allow =
+      parse_webhook_allow({"127.0.0.1/32", "10.20.0.0/16", "fd00::/8", "Hooks.Internal"});
+  ASSERT_TRUE(allow.is_ok());
+  auto judged = [&](const char* text) {
+    sockaddr_in6 v6{};
+    v6.sin6_family = AF_INET6;
+    IpBytes bytes = address(text);
+    std::memcpy(&v6.sin6_addr, bytes.data(), 16);
+    return refusal_for(reinterpret_cast<sockaddr*>(&v6), *allow);
+  };
+  EXPECT_FALSE(judged("127.0.0.1"));
+  EXPECT_TRUE(judged("127.0.0.2"));
+  EXPECT_FALSE(judged("10.20.3.4"));
+  EXPECT_TRUE(judged("10.21.3.4"));
+  EXPECT_FALSE(judged("fd12::1"));
+  EXPECT_TRUE(judged("169.254.169.254"));
+  EXPECT_TRUE(allow->allows_host("hooks.internal"));
+  EXPECT_FALSE(allow->allows_host("other.internal"));
+  for (const char* bad : {"10.0.0.0/33", "::/129", "10.0.0.0/x", "http://x", "a b", ""})
+    EXPECT_EQ(parse_webhook_allow({bad}).status().code(), Code::kInvalidArgument) << bad;
 }
