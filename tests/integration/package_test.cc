@@ -130,12 +130,14 @@ std::set<std::string> files_the_hls_names(const std::string& dir) {
   return files;
 }
 
-// Every file under `dir` but the manifests and playlists, relative to it.
+// Every file under `dir` but the manifests, the playlists and hidden files (the package's own
+// bookkeeping, such as its ownership marker), relative to it.
 std::set<std::string> media_files_in(const std::string& dir) {
   std::set<std::string> files;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
     std::string ext = entry.path().extension();
-    if (entry.is_regular_file() && ext != ".m3u8" && ext != ".mpd")
+    bool hidden = entry.path().filename().string().starts_with(".");
+    if (entry.is_regular_file() && !hidden && ext != ".m3u8" && ext != ".mpd")
       files.insert(std::filesystem::relative(entry.path(), dir).string());
   }
   return files;
