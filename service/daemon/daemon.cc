@@ -142,6 +142,12 @@ std::string workers_gpu_cache(const DaemonConfig& config) {
   return "";
 }
 
+// The outbox's backlog as the metrics show it: the oldest notice's age now.
+NodeSnapshot::Webhooks webhook_metrics(const NotificationBacklog& backlog) {
+  if (backlog.count == 0) return {0, 0};
+  return {backlog.count, std::max<int64_t>(0, now_ms() - backlog.oldest_create_ms) / 1000.0};
+}
+
 ManagerOptions manager_options(const DaemonConfig& config) {
   ManagerOptions options;
   options.worker_executable = own_executable();
@@ -286,7 +292,11 @@ int serve(const DaemonConfig& config) {
   std::unique_ptr<MetricsEndpoint> metrics;
   if (!config.metrics_listen.empty()) {
     Result<std::unique_ptr<MetricsEndpoint>> started = MetricsEndpoint::start(
-        config.metrics_listen, [&manager] { return manager.node_snapshot(); });
+        config.metrics_listen, [&manager, &webhooks] {
+          NodeSnapshot snapshot = manager.node_snapshot();
+          if (webhooks) snapshot.webhooks = webhook_metrics(webhooks->backlog());
+          return snapshot;
+        });
     if (!started.is_ok()) {
       spdlog::error("{}", started.status().message());
       return kExitUnavailable;

@@ -120,6 +120,8 @@ class JobStore {
                                          const std::string& error) = 0;
   // No more tries: kept with `error`, never claimed again.
   virtual Status abandon_notification(int64_t id, const std::string& error) = 0;
+  // How many notices are undelivered (neither delivered nor given up), and the oldest's age.
+  virtual Result<NotificationBacklog> notification_backlog() = 0;
 
   // Cluster mode (README, Cluster; lease_sql.h). True when other daemons share this store.
   virtual bool shared() const = 0;

@@ -96,6 +96,19 @@ class SnapshotCollectable : public prometheus::Collectable {
 };
 
 // --quality figures of succeeded jobs' outputs, by backend.
+// Absent when the daemon sends no webhooks.
+std::vector<MetricFamily> webhook_families(const NodeSnapshot& s) {
+  if (!s.webhooks) return {};
+  MetricFamily backlog = family("transcoded_webhook_backlog",
+                                "Webhook notices neither delivered nor given up", MetricType::Gauge);
+  add(backlog, {}, static_cast<double>(s.webhooks->backlog));
+  MetricFamily oldest = family("transcoded_webhook_oldest_undelivered_age_seconds",
+                               "Age of the oldest undelivered webhook notice; 0 when none",
+                               MetricType::Gauge);
+  add(oldest, {}, s.webhooks->oldest_age_s);
+  return {backlog, oldest};
+}
+
 std::vector<MetricFamily> quality_families(const NodeSnapshot& s) {
   MetricFamily psnr = family("transcoded_output_psnr_db",
                              "PSNR (all planes) of outputs measured with --quality, by backend",
@@ -194,6 +207,7 @@ std::vector<MetricFamily> node_families(const NodeSnapshot& s) {
                                      busy,   busy_s,        encoded,  decoded, warm,
                                      starts, warm_failures, job_busy, job_cpu, duration};
   for (MetricFamily& f : quality_families(s)) families.push_back(std::move(f));
+  for (MetricFamily& f : webhook_families(s)) families.push_back(std::move(f));
   return families;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,13 @@ struct NodeSnapshot {
   // --quality outputs of succeeded jobs, by backend: PSNR (all planes) and SSIM.
   std::map<std::string, PsnrHistogram> output_psnr;
   std::map<std::string, SsimHistogram> output_ssim;
+  // Webhooks (README, Webhooks), when this daemon sends them: undelivered notices in the
+  // outbox, and the age of the oldest.
+  struct Webhooks {
+    int64_t backlog = 0;
+    double oldest_age_s = 0;
+  };
+  std::optional<Webhooks> webhooks;
 };
 
 }  // namespace tc::daemon

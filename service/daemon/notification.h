@@ -20,4 +20,10 @@ struct Notification {
   int64_t due_ms = 0;     // the next try
 };
 
+// The outbox's undelivered notices (metrics: the webhook backlog).
+struct NotificationBacklog {
+  int64_t count = 0;
+  int64_t oldest_create_ms = 0;  // 0 when none
+};
+
 }  // namespace tc::daemon

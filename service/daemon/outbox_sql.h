@@ -35,6 +35,10 @@ inline constexpr const char* kRescheduleNotification =
 inline constexpr const char* kAbandonNotification =
     "UPDATE notifications SET status = 2, attempts = attempts + 1, last_error = $2 WHERE id = $1";
 
+// The undelivered notices: how many, and when the oldest was made (0 when none).
+inline constexpr const char* kNotificationBacklog =
+    "SELECT COUNT(*), COALESCE(MIN(create_ms), 0) FROM notifications WHERE status = 0";
+
 // The notices of jobs no longer in the store: run with the retention purge, so a job's
 // notices (its whole JSON, labels included) go with it.
 inline constexpr const char* kPurgeOrphanNotifications =

@@ -36,6 +36,7 @@ class PgJobStore final : public JobStore {
   Status reschedule_notification(int64_t id, int attempts, int64_t due_ms,
                                  const std::string& error) override;
   Status abandon_notification(int64_t id, const std::string& error) override;
+  Result<NotificationBacklog> notification_backlog() override;
 
   // Leases and claims: the end of pg_job_store.cc.
   bool shared() const override { return true; }

@@ -66,4 +66,10 @@ Status PgJobStore::abandon_notification(int64_t id, const std::string& error) {
   return update_notice(kAbandonNotification, {std::to_string(id), error});
 }
 
+Result<NotificationBacklog> PgJobStore::notification_backlog() {
+  std::lock_guard lock(mutex_);
+  TC_ASSIGN_OR_RETURN(PgRows rows, db_->query(kNotificationBacklog, {}, "count the backlog"));
+  return NotificationBacklog{rows.integer(0, 0), rows.integer(0, 1)};
+}
+
 }  // namespace tc::daemon

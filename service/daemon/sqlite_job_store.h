@@ -41,6 +41,7 @@ class SqliteJobStore final : public JobStore {
   Status reschedule_notification(int64_t id, int attempts, int64_t due_ms,
                                  const std::string& error) override;
   Status abandon_notification(int64_t id, const std::string& error) override;
+  Result<NotificationBacklog> notification_backlog() override;
 
   // Leases: sqlite_leases.cc. One daemon owns an SQLite store, so claims need no locking beyond
   // its transaction, and nothing happens that this daemon does not see itself.

@@ -100,4 +100,11 @@ Status SqliteJobStore::abandon_notification(int64_t id, const std::string& error
   return step_notice(s, id);
 }
 
+Result<NotificationBacklog> SqliteJobStore::notification_backlog() {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, kNotificationBacklog);
+  if (!s.ok() || s.step() != SQLITE_ROW) return outbox_error(db_, "count the backlog");
+  return NotificationBacklog{s.int_at(0), s.int_at(1)};
+}
+
 }  // namespace tc::daemon

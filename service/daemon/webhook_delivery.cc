@@ -13,6 +13,7 @@ void log_outbox_error(const Status& status) {
 
 WebhookDelivery::WebhookDelivery(JobStore& store, DeliveryOptions options)
     : store_(store), options_(std::move(options)) {
+  pool_.emplace(options_.pool, [this](const Notification& notice) { deliver(notice); });
   polls_.emplace(options_.poll_interval_s, [this] { deliver_all_due(); });
 }
 
@@ -20,10 +21,14 @@ void WebhookDelivery::deliver_all_due() {
   // A full batch: more may be due at once.
   while (deliver_due() == options_.batch) {
   }
+  count_backlog();
 }
 
 int WebhookDelivery::deliver_due() {
+  if (!pool_->has_room()) return 0;
   // Held longer than a POST can take: another daemon re-sends only when this one died mid-way.
+  // A notice still waiting here when its hold runs out is claimed again by this poll (the pool
+  // takes it once), which holds it anew.
   int64_t hold_ms = 2 * (options_.timeouts.connect_ms + options_.timeouts.total_ms);
   Result<std::vector<Notification>> due =
       store_.claim_due_notifications(now_ms(), hold_ms, options_.batch);
@@ -31,8 +36,24 @@ int WebhookDelivery::deliver_due() {
     log_outbox_error(due.status());
     return 0;
   }
-  for (const Notification& notice : *due) deliver(notice);
-  return static_cast<int>(due->size());
+  int fresh = 0;
+  for (const Notification& notice : *due) fresh += pool_->add(notice) ? 1 : 0;
+  // Only notices new to the pool say more may be due.
+  return fresh == static_cast<int>(due->size()) ? fresh : 0;
+}
+
+void WebhookDelivery::count_backlog() {
+  Result<NotificationBacklog> backlog = store_.notification_backlog();
+  if (!backlog.is_ok()) {
+    log_outbox_error(backlog.status());
+    return;
+  }
+  backlog_count_ = backlog->count;
+  backlog_oldest_ms_ = backlog->oldest_create_ms;
+}
+
+NotificationBacklog WebhookDelivery::backlog() const {
+  return {backlog_count_.load(), backlog_oldest_ms_.load()};
 }
 
 void WebhookDelivery::deliver(const Notification& notice) {

@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 
+#include <cctype>
 #include <memory>
 
 namespace tc::daemon {
@@ -46,6 +47,20 @@ Status check_webhook_url(const std::string& url) {
       !part_of(parsed.get(), CURLUPART_OPTIONS).empty())
     return {Code::kInvalidArgument, "credentials (user:password@) are not allowed in a webhook URL"};
   return {};
+}
+
+std::string webhook_receiver(const std::string& url) {
+  std::unique_ptr<CURLU, UrlFree> parsed(curl_url());
+  if (!parsed || curl_url_set(parsed.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) return url;
+  char* raw = nullptr;
+  std::string port;
+  if (curl_url_get(parsed.get(), CURLUPART_PORT, &raw, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+    std::unique_ptr<char, UrlFree> text(raw);
+    port = text.get();
+  }
+  std::string host = part_of(parsed.get(), CURLUPART_HOST);
+  for (char& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return part_of(parsed.get(), CURLUPART_SCHEME) + "://" + host + ":" + port;
 }
 
 std::string webhook_url_host(const std::string& url) {

@@ -18,4 +18,8 @@ Status check_webhook_url(const std::string& url);
 // The host of a URL that passed the check, as libcurl reads it (lowercase for a name), or "".
 std::string webhook_url_host(const std::string& url);
 
+// Who receives at `url`: "scheme://host:port" (the port filled in), what the delivery bounds
+// POSTs in flight by.
+std::string webhook_receiver(const std::string& url);
+
 }  // namespace tc::daemon

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import subprocess
+import tempfile
 import unittest
 import urllib.request
 
@@ -82,7 +83,12 @@ def dashboard_expressions(dashboard):
 class MetricsConventionsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.daemon = RealDaemon(metrics=True)
+        # With a webhook secret, so that the webhook metrics are exported and linted too.
+        cls.secret_dir = tempfile.TemporaryDirectory(prefix="tc-metrics-secret-")
+        secret = os.path.join(cls.secret_dir.name, "webhook-secret")
+        with open(secret, "w") as f:
+            f.write("whsec_c2VjcmV0\n")
+        cls.daemon = RealDaemon(metrics=True, extra_args=["--webhook-secret-file", secret])
         try:
             with cls.daemon.client() as client:
                 out = os.path.join(cls.daemon.media, "out.mp4")
@@ -99,6 +105,7 @@ class MetricsConventionsTest(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.daemon.stop()
+        cls.secret_dir.cleanup()
 
     def test_promtool_check_metrics_is_clean(self):
         self.assertIn("transcoded_frames_decoded_total", self.text)  # the job counted
@@ -119,6 +126,8 @@ class MetricsConventionsTest(unittest.TestCase):
         for name in ("process_cpu_seconds_total", "process_resident_memory_bytes",
                      "process_virtual_memory_bytes", "process_open_fds", "process_max_fds",
                      "process_start_time_seconds", "transcoded_device_engine_busy_ratio",
+                     "transcoded_webhook_backlog",
+                     "transcoded_webhook_oldest_undelivered_age_seconds",
                      "transcoded_job_engine_busy_ratio"):
             self.assertIn(name, names)
         self.assertFalse([n for n in names if n.endswith("_percent")])

@@ -378,6 +378,22 @@ TYPED_TEST(StoreContract, NoticesAreClaimedInOrderOneAtATimePerJob) {
             std::vector<std::string>{"b-queued"});
 }
 
+// A notice holds the whole job (labels included): it goes when retention purges the job, even
+// one never delivered.
+TYPED_TEST(StoreContract, PurgingAJobPurgesItsNotices) {
+  std::unique_ptr<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  JobRecord old_done = finished("old"), kept = finished("kept");
+  old_done.end_ms = 100;
+  kept.end_ms = 900;
+  kept.request_id = "";
+  ASSERT_TRUE(*store->insert_notifying(old_done, notice(old_done, "old-succeeded", 100)));
+  ASSERT_TRUE(*store->insert_notifying(kept, notice(kept, "kept-succeeded", 100)));
+  ASSERT_EQ(*store->purge_ended_before(500), 1);
+  EXPECT_EQ(delivery_ids(store->claim_due_notifications(1000, 1000, 10)),
+            std::vector<std::string>{"kept-succeeded"});
+}
+
 TYPED_TEST(StoreContract, ARescheduledNoticeIsDueAtItsTimeAndAnAbandonedOneNever) {
   std::unique_ptr<JobStore> store = this->open();
   ASSERT_TRUE(store);

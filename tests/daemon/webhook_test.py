@@ -11,7 +11,9 @@ import http.server
 import json
 import os
 import re
+import select
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -19,6 +21,7 @@ import tempfile
 import threading
 import time
 import unittest
+import urllib.request
 
 from real_daemon import CLIENT_PACKAGE, SOURCE, RealDaemon
 
@@ -38,16 +41,22 @@ EXIT_USAGE = 2
 class Receiver:
     """An HTTP server that records each POST; answers 500 while `failing` says so."""
 
-    def __init__(self, failures=0):
+    def __init__(self, failures=0, latch=None):
         self.failures = failures  # requests to answer 500 before answering 200
         self.delivered = []  # (headers, body) of the POSTs answered 200, in arrival order
         self.refused = []  # delivery ids answered 500
+        # With a latch, each POST is answered only once it is set: `held` counts the POSTs that
+        # waited, `dropped` those the daemon gave up on (closed) while they waited.
+        self.latch = latch
+        self.held = self.dropped = 0
         self.lock = threading.Lock()
         receiver = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers["Content-Length"]))
+                if receiver.latch and not receiver.wait_for_latch(self.connection):
+                    return
                 with receiver.lock:
                     fail = receiver.failures > 0
                     if fail:
@@ -67,6 +76,18 @@ class Receiver:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
+    def wait_for_latch(self, connection):
+        """False when the daemon closed the connection before the latch was set."""
+        with self.lock:
+            self.held += 1
+        while not self.latch.wait(0.05):
+            readable, _, _ = select.select([connection], [], [], 0)
+            if readable and connection.recv(1, socket.MSG_PEEK) == b"":
+                with self.lock:
+                    self.dropped += 1
+                return False
+        return True
+
     def wait_for(self, count, timeout=60):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -79,6 +100,8 @@ class Receiver:
             return list(self.delivered)
 
     def close(self):
+        if self.latch:
+            self.latch.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -100,7 +123,7 @@ class WebhookTest(unittest.TestCase):
 
     def setUp(self):
         self.daemon = RealDaemon(
-            extra_args=["--webhook-secret-file", self.secret_file] + LOOPBACK_ONLY)
+            metrics=True, extra_args=["--webhook-secret-file", self.secret_file] + LOOPBACK_ONLY)
         self.client = transcoded_client.Client(self.daemon.address, stubs_dir=self.stubs.name)
         self.pb = self.client.pb
         self.receivers = []
@@ -111,8 +134,8 @@ class WebhookTest(unittest.TestCase):
         for receiver in self.receivers:
             receiver.close()
 
-    def receiver(self, failures=0):
-        receiver = Receiver(failures)
+    def receiver(self, failures=0, latch=None):
+        receiver = Receiver(failures, latch)
         self.receivers.append(receiver)
         return receiver
 
@@ -182,6 +205,48 @@ class WebhookTest(unittest.TestCase):
         deliveries = receiver.wait_for(3)
         self.assertEqual(self.check_deliveries(deliveries, job_id),
                          ["queued", "running", "succeeded"])
+
+    def test_a_receiver_that_does_not_answer_delays_no_other_receivers_notices(self):
+        latch = threading.Event()
+        slow, other = self.receiver(latch=latch), self.receiver()
+        out = os.path.join(self.daemon.media, "slow.mp4")
+        slow_job = self.client.submit(
+            self.daemon.input, [self.client.output(out, codec="h264", width=160, height=120)],
+            webhook_url=slow.url).id
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and slow.held == 0:
+            time.sleep(0.05)
+        self.assertGreater(slow.held, 0, "the slow receiver was never tried")
+        other_job = self.run_job(other.url, "other.mp4")
+        self.assertEqual(self.check_deliveries(other.wait_for(3), other_job),
+                         ["queued", "running", "succeeded"])
+        # Every change of the other job arrived while the slow receiver's first POST was still
+        # open: nothing waited for it to be answered or given up.
+        with slow.lock:
+            self.assertEqual((slow.dropped, slow.delivered), (0, []))
+        # The metrics show the held job's three notices waiting, then none.
+        self.client.wait(slow_job, timeout=240)
+        waiting = self.webhook_metrics_once(lambda m: m.get("transcoded_webhook_backlog") == 3)
+        self.assertEqual(waiting["transcoded_webhook_backlog"], 3)
+        self.assertGreater(waiting["transcoded_webhook_oldest_undelivered_age_seconds"], 0)
+        latch.set()
+        self.assertEqual(self.check_deliveries(slow.wait_for(3), slow_job),
+                         ["queued", "running", "succeeded"])
+        drained = self.webhook_metrics_once(lambda m: m.get("transcoded_webhook_backlog") == 0)
+        self.assertEqual(drained, {"transcoded_webhook_backlog": 0,
+                                   "transcoded_webhook_oldest_undelivered_age_seconds": 0})
+
+    def webhook_metrics_once(self, predicate, timeout=60):
+        """The daemon's transcoded_webhook_* samples once `predicate` holds (or at the timeout)."""
+        url = f"http://{self.daemon.metrics_address}/metrics"
+        deadline = time.monotonic() + timeout
+        while True:
+            text = urllib.request.urlopen(url, timeout=30).read().decode()
+            values = {line.split()[0]: float(line.split()[1]) for line in text.splitlines()
+                      if line.startswith("transcoded_webhook_")}
+            if predicate(values) or time.monotonic() > deadline:
+                return values
+            time.sleep(0.2)
 
     def test_bad_urls_are_invalid_argument_naming_the_field(self):
         out = os.path.join(self.daemon.media, "bad.mp4")

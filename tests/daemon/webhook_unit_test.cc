@@ -5,10 +5,15 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 #include "service/daemon/webhook_address.h"
 #include "service/daemon/webhook_backoff.h"
+#include "service/daemon/webhook_pool.h"
 #include "service/daemon/webhook_signer.h"
 #include "service/daemon/webhook_url.h"
 
@@ -177,4 +182,79 @@ TEST(WebhookAddress, TheAllowListOpensCidrsAndHostNames) {
   EXPECT_FALSE(allow->allows_host("other.internal"));
   for (const char* bad : {"10.0.0.0/33", "::/129", "10.0.0.0/x", "http://x", "a b", ""})
     EXPECT_EQ(parse_webhook_allow({bad}).status().code(), Code::kInvalidArgument) << bad;
+}
+
+TEST(WebhookUrl, NamesTheReceiverWithItsPort) {
+  EXPECT_EQ(webhook_receiver("http://Hooks.Example.com/a?b"), "http://hooks.example.com:80");
+  EXPECT_EQ(webhook_receiver("https://hooks.example.com:8443/"), "https://hooks.example.com:8443");
+  EXPECT_EQ(webhook_receiver("https://hooks.example.com/"), "https://hooks.example.com:443");
+}
+
+namespace {
+
+Notification notice_to(int64_t id, const std::string& url) {
+  Notification notice;
+  notice.id = id;
+  notice.url = url;
+  return notice;
+}
+
+// What the pool's threads are doing: which notices are being sent, and a latch per receiver
+// that the test opens.
+struct Sends {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<int64_t> started, finished;
+  std::map<std::string, bool> open;  // by URL; closed ones hold their POSTs
+
+  void send(const Notification& notice) {
+    std::unique_lock lock(mutex);
+    started.push_back(notice.id);
+    changed.notify_all();
+    changed.wait(lock, [&] { return open[notice.url]; });
+    finished.push_back(notice.id);
+    changed.notify_all();
+  }
+  template <typename Done>
+  void wait(Done done) {
+    std::unique_lock lock(mutex);
+    changed.wait(lock, done);
+  }
+  void release(const std::string& url) {
+    std::lock_guard lock(mutex);
+    open[url] = true;
+    changed.notify_all();
+  }
+};
+
+bool has(const std::vector<int64_t>& ids, int64_t id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+}  // namespace
+
+TEST(WebhookPool, AHeldReceiverTakesAtMostItsShareAndDelaysNoOtherReceiver) {
+  Sends sends;
+  const std::string slow = "http://slow.example/", other = "http://other.example/";
+  sends.open[slow] = false;
+  sends.open[other] = true;
+  {
+    WebhookPool pool({.threads = 4, .per_receiver = 2, .max_waiting = 100},
+                     [&](const Notification& notice) { sends.send(notice); });
+    for (int64_t id = 1; id <= 3; ++id) ASSERT_TRUE(pool.add(notice_to(id, slow)));
+    EXPECT_FALSE(pool.add(notice_to(1, slow)));  // claimed again: taken once
+    sends.wait([&] { return has(sends.started, 1) && has(sends.started, 2); });
+    ASSERT_TRUE(pool.add(notice_to(10, other)));
+    ASSERT_TRUE(pool.add(notice_to(11, other)));
+    // The other receiver's notices finish while two of the slow one's are still held.
+    sends.wait([&] { return has(sends.finished, 10) && has(sends.finished, 11); });
+    {
+      std::lock_guard lock(sends.mutex);
+      EXPECT_EQ(sends.finished.size(), 2u);
+      EXPECT_FALSE(has(sends.started, 3));  // the slow receiver's third waits its turn
+    }
+    sends.release(slow);
+    sends.wait([&] { return sends.finished.size() == 5; });
+  }
+  EXPECT_TRUE(has(sends.finished, 3));
 }
