@@ -12,6 +12,7 @@ extern "C" {
 #include "pipeline/exec/executor.h"
 #include "pipeline/exec/hdr_metadata.h"
 #include "pipeline/exec/stages.h"
+#include "pipeline/exec/webvtt_text.h"
 #include "pipeline/package/package_writer.h"
 #include "pipeline/plan/video_format.h"
 
@@ -495,7 +496,26 @@ Status OutputStage::encode_subtitle(int input_stream, const AVSubtitle& subtitle
                                     int64_t offset_us) {
   Track* track = track_of(input_stream);
   if (!track || track->copy || subtitle.pts == AV_NOPTS_VALUE) return Status::ok();
+  if (ends_before_start(subtitle)) return Status::ok();  // dropped: see webvtt_text.h
   AVSubtitle shifted = subtitle;  // shares the rects; only the times change
+  // For WebVTT, copies of the rects whose ASS text is escaped (the decoded rects are shared
+  // by every output).
+  std::vector<std::string> texts;
+  std::vector<AVSubtitleRect> rects;
+  std::vector<AVSubtitleRect*> rect_pointers;
+  if (track->encoder->codec_id == AV_CODEC_ID_WEBVTT) {
+    texts.reserve(subtitle.num_rects);
+    rects.reserve(subtitle.num_rects);
+    for (unsigned i = 0; i < subtitle.num_rects; ++i) {
+      rects.push_back(*subtitle.rects[i]);
+      if (rects.back().ass) {
+        texts.push_back(escape_ass_text_for_webvtt(rects.back().ass));
+        rects.back().ass = texts.back().data();
+      }
+      rect_pointers.push_back(&rects.back());
+    }
+    shifted.rects = rect_pointers.data();
+  }
   shifted.pts = subtitle.pts - offset_us + int64_t(subtitle.start_display_time) * 1000;
   shifted.end_display_time -= subtitle.start_display_time;
   shifted.start_display_time = 0;

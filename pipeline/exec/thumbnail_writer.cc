@@ -10,6 +10,7 @@ extern "C" {
 #include <libavutil/pixdesc.h>
 }
 
+#include "pipeline/exec/thumbnail_ownership.h"
 #include "pipeline/package/package_dir.h"
 #include "pipeline/spec/thumbnail_spec.h"
 
@@ -90,7 +91,17 @@ Result<std::unique_ptr<ThumbnailWriter>> ThumbnailWriter::create(const Thumbnail
                                                                  int attempt) {
   if (plan.in_package && !package)
     return Status(Code::kInternal, "thumbnails for a package without its directory");
-  return std::unique_ptr<ThumbnailWriter>(new ThumbnailWriter(plan, roots, package, attempt));
+  std::unique_ptr<ThumbnailWriter> writer(new ThumbnailWriter(plan, roots, package, attempt));
+  // Refused before any work where a user's thumbnails.vtt or sheet_N.jpg is in the way.
+  TC_RETURN_IF_ERROR(writer->check_ours());
+  return writer;
+}
+
+Status ThumbnailWriter::check_ours() const {
+  if (plan_.in_package) return Status::ok();  // the package's directory is checked as a whole
+  TC_ASSIGN_OR_RETURN(io::DirEntry dir,
+                      roots_.open_output_dir(path_of(std::string(kThumbnailIndex))));
+  return check_thumbnails_replaceable(dir.dir.get(), dir.dir_path);
 }
 
 Status ThumbnailWriter::start_sheet() {
@@ -160,7 +171,7 @@ Status ThumbnailWriter::write_file(const std::string& name, const std::string& b
 }
 
 std::string ThumbnailWriter::index_text(double media_end_s) const {
-  std::string text = "WEBVTT\n";
+  std::string text = std::string("WEBVTT\n\n") + kThumbnailNote + "\n";
   for (const Cue& cue : cues_) {
     double start = cue.interval * plan_.interval_s;
     double end = std::max(start, std::min((cue.interval + 1) * plan_.interval_s, media_end_s));
@@ -179,6 +190,7 @@ Status ThumbnailWriter::finish(double media_end_s) {
 }
 
 Status ThumbnailWriter::commit() {
+  if (!pending_.empty()) TC_RETURN_IF_ERROR(check_ours());
   for (io::TempFile& file : pending_) TC_RETURN_IF_ERROR(file.publish());
   return Status::ok();
 }

@@ -46,6 +46,8 @@ class ThumbnailWriter {
     int x = 0;
     int y = 0;
   };
+  // Whether the thumbnails beside the outputs may take their names (thumbnail_ownership.h).
+  Status check_ours() const;
   Status start_sheet();
   Status write_sheet();
   Status write_file(const std::string& name, const std::string& bytes);

@@ -14,6 +14,7 @@ extern "C" {
 }
 
 #include "pipeline/io/temp_file.h"
+#include "pipeline/package/package_marker.h"
 
 namespace tc::package {
 namespace {
@@ -81,6 +82,8 @@ Result<std::unique_ptr<PackageDir>> PackageDir::create(const io::Roots& roots,
                                                        const std::string& dir, int attempt) {
   std::string path = without_trailing_slashes(dir);
   TC_ASSIGN_OR_RETURN(io::DirEntry parent, roots.open_output_parent(path));
+  // Refused before any work where the directory is not ours to replace; publish() checks again.
+  TC_RETURN_IF_ERROR(check_replaceable(parent.dir.get(), parent.name, path));
   std::string partial = io::partial_name(parent.name, attempt);
   TC_ASSIGN_OR_RETURN(ScopedFd partial_fd, fresh_directory(parent.dir.get(), partial, path));
   return std::unique_ptr<PackageDir>(new PackageDir(std::move(parent), std::move(path),
@@ -124,22 +127,30 @@ Status PackageDir::write_file(const std::string& name, const std::string& text) 
   return Status::ok();
 }
 
+// The marker goes in last, listing every file the partial directory holds. The rename never
+// replaces anything (RENAME_NOREPLACE); where something is there, it is exchanged only when
+// check_replaceable says it is an earlier package of ours, and then only the files its marker
+// lists are removed, never the whole tree: that is the safer of the two, since a file someone
+// put there in between (or a mount made) is left alone and the removal fails, rather than gone.
 Status PackageDir::publish() {
+  TC_ASSIGN_OR_RETURN(std::vector<std::string> files, list_package_files(partial_.get(), path_));
+  TC_RETURN_IF_ERROR(write_file(kMarkerName, marker_text(files)));
   int parent = parent_.dir.get();
-  const std::string& partial = partial_name_;
+  const char* partial = partial_name_.c_str();
   const char* name = parent_.name.c_str();
-  if (::renameat(parent, partial.c_str(), parent, name) != 0) {
-    if (errno != ENOTEMPTY && errno != EEXIST) return output_error(path_, std::strerror(errno));
-    // An earlier package is there: swap it out in one step, then remove it.
-    if (::renameat2(parent, partial.c_str(), parent, name, RENAME_EXCHANGE) != 0)
-      return output_error(path_, std::strerror(errno));
+  if (::renameat2(parent, partial, parent, name, RENAME_NOREPLACE) == 0) {
     pending_ = false;
-    if (int error = remove_tree(parent, partial); error != 0)
-      return output_error(path_,
-                          std::string("removing the package it replaced: ") + std::strerror(error));
     return Status::ok();
   }
+  if (errno != EEXIST) return output_error(path_, std::strerror(errno));
+  std::vector<std::string> listed;
+  TC_RETURN_IF_ERROR(check_replaceable(parent, parent_.name, path_, &listed));
+  if (::renameat2(parent, partial, parent, name, RENAME_EXCHANGE) != 0)
+    return output_error(path_, std::strerror(errno));
   pending_ = false;
+  if (int error = remove_listed(parent, partial_name_, listed); error != 0)
+    return output_error(path_, "removing the package it replaced (left at " + partial_name_ +
+                                   "): " + std::strerror(error));
   return Status::ok();
 }
 

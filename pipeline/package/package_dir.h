@@ -30,7 +30,8 @@ class PackageDir {
   Result<ScopedFd> create_file(int dir_fd, const std::string& name, const std::string& shown);
   // Writes a whole file at the package's top (a manifest).
   Status write_file(const std::string& name, const std::string& text);
-  // Renames the partial directory to the package's name, replacing an earlier package there.
+  // Writes the marker (package_marker.h) and renames the partial directory to the package's
+  // name, replacing only an earlier package of ours there (kOutput naming it otherwise).
   Status publish();
   int fd() const { return partial_.get(); }
   const std::string& path() const { return path_; }

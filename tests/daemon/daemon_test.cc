@@ -927,4 +927,56 @@ TEST_F(DaemonTest, CapabilitiesNotesCarryWhatDoctorFlags) {
   EXPECT_EQ(text.find("doctor: render-node", first + 1), std::string::npos) << "logged twice";
 }
 
+// Issue 36: a package job replaces only a package the program wrote. The media root itself
+// (the input's folder), a parent of an input and a user's folder are refused: the job FAILED
+// with OUTPUT naming the directory (watch exits 6), every file still there; a second job over
+// the first's package replaces it.
+class DaemonPackageOwnership : public DaemonTest {
+ protected:
+  json package_job(const std::string& in, const std::string& package, const std::string& name) {
+    CommandResult r = client({"submit", in, "--package", "hls", "--package-dir", package,
+                              "--segment", "1", "-o", name, "--size", "160x120", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::string id = json::parse(r.out, nullptr, false).value("id", "");
+    CommandResult watched = client({"watch", id, "--quiet"});
+    json job = get_json(id);
+    job["watch_exit_code"] = watched.exit_code;
+    return job;
+  }
+  void expect_refused(const json& job, const std::string& package) {
+    EXPECT_EQ(job.value("state", ""), "JOB_STATE_FAILED") << job.dump();
+    json error = job.value("error", json::object());
+    EXPECT_EQ(error.value("code", ""), "ERROR_CODE_OUTPUT") << job.dump();
+    EXPECT_NE(error.value("message", "").find(package + ": not replaced"),
+              std::string::npos)
+        << job.dump();
+    EXPECT_EQ(job["watch_exit_code"], 6);
+  }
+};
+
+TEST_F(DaemonPackageOwnership, TheInputsFolderAParentAndAUsersFolderAreKept) {
+  ASSERT_TRUE(daemon.start());
+  fs::create_directories(media + "/library/show");
+  std::string show = media + "/library/show/in.mp4";
+  fs::copy_file(input, show);
+  expect_refused(package_job(show, media + "/library/show", "a"), media + "/library/show");
+  expect_refused(package_job(show, media + "/library", "a"), media + "/library");
+  EXPECT_TRUE(tc::testing::file_exists(show)) << "the input is gone";
+  fs::create_directories(media + "/videos");
+  std::ofstream(media + "/videos/notes.txt") << "mine";
+  expect_refused(package_job(input, media + "/videos", "a"), media + "/videos");
+  EXPECT_EQ(tc::testing::read_file(media + "/videos/notes.txt"), "mine");
+  EXPECT_TRUE(partial_files(media).empty());
+}
+
+TEST_F(DaemonPackageOwnership, ASecondJobReplacesTheFirstsPackage) {
+  ASSERT_TRUE(daemon.start());
+  std::string package = media + "/pkg";
+  ASSERT_EQ(package_job(input, package, "first").value("state", ""), "JOB_STATE_SUCCEEDED");
+  json second = package_job(input, package, "second");
+  ASSERT_EQ(second.value("state", ""), "JOB_STATE_SUCCEEDED") << second.dump();
+  EXPECT_FALSE(tc::testing::file_exists(package + "/first/init.mp4"));
+  EXPECT_TRUE(tc::testing::file_exists(package + "/second/init.mp4"));
+}
+
 }  // namespace

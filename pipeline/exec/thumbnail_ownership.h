@@ -1,0 +1,22 @@
+// Thumbnails beside an output (sheet_N.jpg and thumbnails.vtt) replace only thumbnails this
+// program wrote, never a user's files of the same names. Ours are recognised by the index:
+// its first block after "WEBVTT" is the NOTE kThumbnailNote; the sheets ours are those such an
+// index names. So a directory may take new thumbnails when its thumbnails.vtt is absent or ours
+// (a regular file, opened O_NOFOLLOW, at most 16 MiB) and every sheet_<N>.jpg in it is one that
+// index names. Anything else is refused, kOutput naming the file, before the job starts and
+// again right before the rename.
+#pragma once
+
+#include <string>
+
+#include "pipeline/core/status.h"
+
+namespace tc {
+
+inline constexpr const char* kThumbnailNote = "NOTE written by transcode: thumbnails";
+
+// `dir_fd`: the output directory (any fd of it, O_PATH will do); `dir_shown` its path for
+// messages ("." for the working directory).
+Status check_thumbnails_replaceable(int dir_fd, const std::string& dir_shown);
+
+}  // namespace tc
