@@ -432,7 +432,7 @@ Status read_webhook_secret(DaemonConfig& config) {
             "webhook_secret_file: " + config.webhook_secret_file + " is empty"};
   if (config.webhook_keys.size() > 2)
     return {Code::kInvalidArgument, "webhook_secret_file: at most two secrets (one rotating)"};
-  return parse_webhook_allow(config.webhook_allow).status();
+  return {};
 }
 
 Status finish_config(DaemonConfig& config) {
@@ -445,6 +445,7 @@ Status finish_config(DaemonConfig& config) {
       return {Code::kInvalidArgument, "auth_token_file: " + config.auth_token_file + " is empty"};
   }
   TC_RETURN_IF_ERROR(read_webhook_secret(config));
+  TC_RETURN_IF_ERROR(parse_webhook_allow(config.webhook_allow).status());
   // Fail at start-up, naming the setting, rather than at the first TLS handshake.
   const std::pair<const char*, const std::string*> files[] = {
       {"tls_cert", &config.tls_cert},

@@ -10,6 +10,8 @@ extern "C" {
 #include <libavcodec/avcodec.h>
 }
 
+#include "service/daemon/webhook_url.h"
+
 namespace tc::daemon {
 namespace {
 
@@ -234,7 +236,7 @@ void job_to_proto(const JobRecord& job, pb::Job* out) {
   out->set_priority(job.priority);
   out->set_device(job.device);
   out->set_request_id(job.request_id);
-  out->set_webhook_url(job.webhook_url);
+  out->set_webhook_url(webhook_url_shown(job.webhook_url));
 }
 
 void capabilities_to_proto(const HwInventory& inventory, const std::vector<SchedDevice>& devices,

@@ -49,6 +49,19 @@ Status check_webhook_url(const std::string& url) {
   return {};
 }
 
+std::string webhook_url_shown(const std::string& url) {
+  std::unique_ptr<CURLU, UrlFree> parsed(curl_url());
+  if (!parsed || curl_url_set(parsed.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK)
+    return url.find('@') == std::string::npos ? url : "";
+  if (part_of(parsed.get(), CURLUPART_USER).empty() &&
+      part_of(parsed.get(), CURLUPART_PASSWORD).empty() &&
+      part_of(parsed.get(), CURLUPART_OPTIONS).empty())
+    return url;
+  for (CURLUPart part : {CURLUPART_USER, CURLUPART_PASSWORD, CURLUPART_OPTIONS})
+    curl_url_set(parsed.get(), part, nullptr, 0);
+  return part_of(parsed.get(), CURLUPART_URL);
+}
+
 std::string webhook_receiver(const std::string& url) {
   std::unique_ptr<CURLU, UrlFree> parsed(curl_url());
   if (!parsed || curl_url_set(parsed.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK) return url;

@@ -11,11 +11,14 @@
 #include <map>
 #include <mutex>
 
+#include "service/daemon/config.h"
+#include "service/daemon/proto_convert.h"
 #include "service/daemon/webhook_address.h"
 #include "service/daemon/webhook_backoff.h"
 #include "service/daemon/webhook_pool.h"
 #include "service/daemon/webhook_signer.h"
 #include "service/daemon/webhook_url.h"
+#include "tests/support/media_tools.h"
 
 using namespace tc;
 using namespace tc::daemon;
@@ -184,6 +187,25 @@ TEST(WebhookAddress, TheAllowListOpensCidrsAndHostNames) {
     EXPECT_EQ(parse_webhook_allow({bad}).status().code(), Code::kInvalidArgument) << bad;
 }
 
+TEST(WebhookUrl, IsShownWithoutCredentials) {
+  EXPECT_EQ(webhook_url_shown("https://alice:s3cret@hooks.example.com/t?x=1"),
+            "https://hooks.example.com/t?x=1");
+  EXPECT_EQ(webhook_url_shown("https://hooks.example.com:8443/t"), "https://hooks.example.com:8443/t");
+  EXPECT_EQ(webhook_url_shown(""), "");
+}
+
+// A job stored before credentials were refused: GetJob, ListJobs and the webhook body (the
+// same conversion) never show them.
+TEST(WebhookUrl, AJobsCredentialsAreNeverShown) {
+  JobRecord job;
+  job.id = "j-1";
+  job.webhook_url = "https://alice:s3cret@hooks.example.com/t";
+  pb::Job shown;
+  job_to_proto(job, &shown);
+  EXPECT_EQ(shown.webhook_url(), "https://hooks.example.com/t");
+  EXPECT_EQ(job_json(job).find("s3cret"), std::string::npos);
+}
+
 TEST(WebhookUrl, NamesTheReceiverWithItsPort) {
   EXPECT_EQ(webhook_receiver("http://Hooks.Example.com/a?b"), "http://hooks.example.com:80");
   EXPECT_EQ(webhook_receiver("https://hooks.example.com:8443/"), "https://hooks.example.com:8443");
@@ -257,4 +279,29 @@ TEST(WebhookPool, AHeldReceiverTakesAtMostItsShareAndDelaysNoOtherReceiver) {
     sends.wait([&] { return sends.finished.size() == 5; });
   }
   EXPECT_TRUE(has(sends.finished, 3));
+}
+
+TEST(WebhookConfig, TakesTheAllowListFromYamlOrFlagsAndTwoSecretsToRotate) {
+  tc::testing::TempDir dir;
+  std::string secrets = dir.file("secret", "whsec_bmV3\nold-secret\n");
+  std::string yaml = dir.file("d.yaml", "webhook_secret_file: " + secrets +
+                                            "\nwebhook_allow: [10.20.0.0/16, hooks.internal]\n");
+  bool help = false;
+  Result<DaemonConfig> c = load_config({"--config", yaml}, help);
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  ASSERT_TRUE(finish_config(*c).is_ok());
+  EXPECT_EQ(c->webhook_allow, (std::vector<std::string>{"10.20.0.0/16", "hooks.internal"}));
+  EXPECT_EQ(c->webhook_keys, (std::vector<std::string>{"new", "old-secret"}));
+  c = load_config({"--webhook-allow", "127.0.0.1/32", "--webhook-allow", "::1"}, help);
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  EXPECT_EQ(c->webhook_allow, (std::vector<std::string>{"127.0.0.1/32", "::1"}));
+  Result<DaemonConfig> bad = load_config({"--webhook-allow", "10.0.0.0/33"}, help);
+  ASSERT_TRUE(bad.is_ok());
+  Status refused = finish_config(*bad);
+  EXPECT_EQ(refused.code(), Code::kInvalidArgument);
+  EXPECT_NE(refused.message().find("webhook_allow"), std::string::npos) << refused.message();
+  std::string three = dir.file("three", "a\nb\nc\n");
+  Result<DaemonConfig> rotating = load_config({"--webhook-secret-file", three}, help);
+  ASSERT_TRUE(rotating.is_ok());
+  EXPECT_EQ(finish_config(*rotating).code(), Code::kInvalidArgument);
 }
