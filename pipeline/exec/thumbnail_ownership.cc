@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "pipeline/core/fd.h"
 #include "pipeline/io/small_file.h"
@@ -63,12 +64,13 @@ Result<std::set<std::string>> sheets_of_our_index(int dir, const std::string& di
 
 }  // namespace
 
-Status check_thumbnails_replaceable(int dir_fd, const std::string& dir_shown) {
+Result<std::set<std::string>> check_thumbnails_replaceable(int dir_fd,
+                                                           const std::string& dir_shown) {
   ScopedFd dir_own(::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!dir_own.is_open()) return {Code::kOutput, dir_shown + ": " + std::strerror(errno)};
+  if (!dir_own.is_open()) return Status(Code::kOutput, dir_shown + ": " + std::strerror(errno));
   TC_ASSIGN_OR_RETURN(std::set<std::string> ours, sheets_of_our_index(dir_own.get(), dir_shown));
   std::unique_ptr<DIR, int (*)(DIR*)> dir(::fdopendir(dir_own.get()), ::closedir);
-  if (!dir) return {Code::kOutput, dir_shown + ": " + std::strerror(errno)};
+  if (!dir) return Status(Code::kOutput, dir_shown + ": " + std::strerror(errno));
   dir_own.release();
   while (dirent* entry = ::readdir(dir.get())) {
     std::string name = entry->d_name;
@@ -76,7 +78,14 @@ Status check_thumbnails_replaceable(int dir_fd, const std::string& dir_shown) {
       return refused(shown_path(dir_shown, name),
                      "no thumbnail index this program wrote names it (not ours to replace)");
   }
-  return Status::ok();
+  return ours;
+}
+
+void remove_earlier_sheets(int dir_fd, const std::set<std::string>& earlier,
+                           const std::vector<std::string>& written) {
+  std::set<std::string> kept(written.begin(), written.end());
+  for (const std::string& sheet : earlier)
+    if (!kept.count(sheet)) ::unlinkat(dir_fd, sheet.c_str(), 0);
 }
 
 }  // namespace tc

@@ -7,7 +7,9 @@
 // again right before the rename.
 #pragma once
 
+#include <set>
 #include <string>
+#include <vector>
 
 #include "pipeline/core/status.h"
 
@@ -16,7 +18,12 @@ namespace tc {
 inline constexpr const char* kThumbnailNote = "NOTE written by transcode: thumbnails";
 
 // `dir_fd`: the output directory (any fd of it, O_PATH will do); `dir_shown` its path for
-// messages ("." for the working directory).
-Status check_thumbnails_replaceable(int dir_fd, const std::string& dir_shown);
+// messages ("." for the working directory). Ok: the sheets an earlier index of ours names.
+Result<std::set<std::string>> check_thumbnails_replaceable(int dir_fd,
+                                                           const std::string& dir_shown);
+// Removes the sheets of an earlier run (`earlier`, as the check gave them) that this run did not
+// write again (`written`): nothing is left that the new index does not name. Best effort.
+void remove_earlier_sheets(int dir_fd, const std::set<std::string>& earlier,
+                           const std::vector<std::string>& written);
 
 }  // namespace tc

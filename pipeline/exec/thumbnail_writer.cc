@@ -101,7 +101,7 @@ Status ThumbnailWriter::check_ours() const {
   if (plan_.in_package) return Status::ok();  // the package's directory is checked as a whole
   TC_ASSIGN_OR_RETURN(io::DirEntry dir,
                       roots_.open_output_dir(path_of(std::string(kThumbnailIndex))));
-  return check_thumbnails_replaceable(dir.dir.get(), dir.dir_path);
+  return check_thumbnails_replaceable(dir.dir.get(), dir.dir_path).status();
 }
 
 Status ThumbnailWriter::start_sheet() {
@@ -189,9 +189,16 @@ Status ThumbnailWriter::finish(double media_end_s) {
   return write_file(std::string(kThumbnailIndex), index_text(media_end_s));
 }
 
+// Checked again right before the renames; an earlier run's sheets this run did not write are
+// removed after them, so the directory holds only what the new index names.
 Status ThumbnailWriter::commit() {
-  if (!pending_.empty()) TC_RETURN_IF_ERROR(check_ours());
+  if (pending_.empty()) return Status::ok();
+  TC_ASSIGN_OR_RETURN(io::DirEntry dir,
+                      roots_.open_output_dir(path_of(std::string(kThumbnailIndex))));
+  TC_ASSIGN_OR_RETURN(std::set<std::string> earlier,
+                      check_thumbnails_replaceable(dir.dir.get(), dir.dir_path));
   for (io::TempFile& file : pending_) TC_RETURN_IF_ERROR(file.publish());
+  remove_earlier_sheets(dir.dir.get(), earlier, sheets_);
   return Status::ok();
 }
 

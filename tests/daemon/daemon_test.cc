@@ -969,6 +969,23 @@ TEST_F(DaemonPackageOwnership, TheInputsFolderAParentAndAUsersFolderAreKept) {
   EXPECT_TRUE(partial_files(media).empty());
 }
 
+TEST_F(DaemonPackageOwnership, AUsersThumbnailIndexBesideTheOutputSurvives) {
+  ASSERT_TRUE(daemon.start());
+  std::ofstream(media + "/thumbnails.vtt") << "WEBVTT\n\nmy own chapters\n";
+  std::string id = submit(input, media + "/out.mp4",
+                          {"--size", "160x120", "--thumbnails", "1", "--thumbnail-size", "32x0"});
+  EXPECT_EQ(client({"watch", id, "--quiet"}).exit_code, 6);
+  json job = get_json(id);
+  EXPECT_EQ(job.value("state", ""), "JOB_STATE_FAILED") << job.dump();
+  EXPECT_NE(job.value("error", json::object())
+                .value("message", "")
+                .find(media + "/thumbnails.vtt: not replaced"),
+            std::string::npos)
+      << job.dump();
+  EXPECT_EQ(tc::testing::read_file(media + "/thumbnails.vtt"), "WEBVTT\n\nmy own chapters\n");
+  EXPECT_FALSE(tc::testing::file_exists(media + "/out.mp4"));
+}
+
 TEST_F(DaemonPackageOwnership, ASecondJobReplacesTheFirstsPackage) {
   ASSERT_TRUE(daemon.start());
   std::string package = media + "/pkg";
