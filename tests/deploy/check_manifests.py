@@ -48,7 +48,8 @@ SETTINGS = {"listen", "state_dir", "media_root", "allow_protocol", "max_queue", 
             "shutdown_grace", "max_attempts", "retention_hours", "worker_memory_mb", "tls_cert",
             "tls_key", "tls_client_ca", "auth_token_file", "allow_insecure_remote", "log_level",
             "metrics_listen", "proc_root", "sample_interval", "store", "store_password_file",
-            "node_id", "worker_landlock", "webhook_secret_file", "lease", "claim_poll",
+            "node_id", "worker_landlock", "webhook_secret_file", "webhook_allow", "lease",
+            "claim_poll",
             "backend"}
 
 
