@@ -10,7 +10,7 @@ namespace tc::daemon {
 
 struct Notification {
   int64_t id = 0;           // the store's: the order of the changes
-  std::string delivery_id;  // X-Transcoded-Delivery: unique; receivers de-duplicate on it
+  std::string delivery_id;  // webhook-id: unique; receivers de-duplicate on it
   std::string job_id;
   std::string url;
   std::string event;      // state_name() of the state the job entered
