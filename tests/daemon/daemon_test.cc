@@ -933,13 +933,22 @@ TEST_F(DaemonTest, CapabilitiesNotesCarryWhatDoctorFlags) {
 // the first's package replaces it.
 class DaemonPackageOwnership : public DaemonTest {
  protected:
-  json package_job(const std::string& in, const std::string& package, const std::string& name) {
-    CommandResult r = client({"submit", in, "--package", "hls", "--package-dir", package,
-                              "--segment", "1", "-o", name, "--size", "160x120", "--json"});
+  // `server`: another daemon's address ("" = the fixture's).
+  json package_job(const std::string& in, const std::string& package, const std::string& name,
+                   const std::string& server = "") {
+    auto call = [&](std::vector<std::string> args) {
+      if (server.empty()) return client(args);
+      args.insert(args.end(), {"--server", server});
+      return run_client(args);
+    };
+    CommandResult r = call({"submit", in, "--package", "hls", "--package-dir", package,
+                            "--segment", "1", "-o", name, "--size", "160x120", "--json"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::string id = json::parse(r.out, nullptr, false).value("id", "");
-    CommandResult watched = client({"watch", id, "--quiet"});
-    json job = get_json(id);
+    CommandResult watched = call({"watch", id, "--quiet"});
+    CommandResult got = call({"get", id, "--json"});
+    json job = json::parse(got.out, nullptr, false);
+    if (!job.is_object()) job = json::object();
     job["watch_exit_code"] = watched.exit_code;
     return job;
   }
@@ -984,6 +993,17 @@ TEST_F(DaemonPackageOwnership, AUsersThumbnailIndexBesideTheOutputSurvives) {
       << job.dump();
   EXPECT_EQ(tc::testing::read_file(media + "/thumbnails.vtt"), "WEBVTT\n\nmy own chapters\n");
   EXPECT_FALSE(tc::testing::file_exists(media + "/out.mp4"));
+}
+
+// A daemon whose state directory is below its media root: a job packaging into that directory
+// is refused, and the store (jobs.sqlite3) is still there and serving.
+TEST_F(DaemonPackageOwnership, TheDaemonsStateDirectoryIsKept) {
+  Daemon inside{media + "/state", media};
+  ASSERT_TRUE(inside.start());
+  expect_refused(package_job(input, media + "/state", "a", inside.address()), media + "/state");
+  EXPECT_TRUE(tc::testing::file_exists(media + "/state/jobs.sqlite3"));
+  EXPECT_EQ(run_client({"health", "--server", inside.address()}).exit_code, 0);
+  EXPECT_EQ(run_client({"jobs", "--server", inside.address()}).exit_code, 0);
 }
 
 TEST_F(DaemonPackageOwnership, ASecondJobReplacesTheFirstsPackage) {
