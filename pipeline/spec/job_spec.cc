@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <type_traits>
 
+#include "pipeline/core/text_field.h"
 #include "pipeline/core/user_text.h"
 #include "pipeline/spec/package_spec.h"
 #include "pipeline/spec/thumbnail_spec.h"
@@ -246,7 +247,27 @@ void normalize(JobSpec& spec) {
   }
 }
 
+std::vector<TextField> text_fields(const JobSpec& spec) {
+  std::vector<TextField> fields = {{spec.input, kMaxTextPathBytes, "input"},
+                                   {spec.device, kMaxTextNameBytes, "device"}};
+  for (size_t i = 0; i < spec.outputs.size(); ++i) {
+    const OutputSpec& o = spec.outputs[i];
+    std::string field = "outputs[" + std::to_string(i) + "]";
+    fields.push_back({o.path, kMaxTextPathBytes, field + ".path"});
+    fields.push_back({o.container, kMaxTextNameBytes, field + ".container"});
+    fields.push_back({o.preset, kMaxTextNameBytes, field + ".preset"});
+    for (const std::string& language : o.audio_tracks.languages)
+      fields.push_back({language, kMaxTextNameBytes, field + ".audio_tracks"});
+  }
+  fields.push_back({spec.package.dir, kMaxTextPathBytes, "package.dir"});
+  fields.push_back({spec.package.segment_name, kMaxTextNameBytes, "package.segment_name"});
+  return fields;
+}
+
 Status validate(const JobSpec& spec, const SpecLimits& limits) {
+  // Every string first: no later check or message handles a NUL byte, invalid UTF-8 or megabytes.
+  for (const TextField& text : text_fields(spec))
+    TC_RETURN_IF_ERROR(check_text(text.value, text.max_bytes, text.field));
   if (spec.input.empty()) return invalid("input", "missing");
   if (spec.outputs.empty()) return invalid("outputs", "a job needs at least one output");
   if (static_cast<int>(spec.outputs.size()) > limits.max_outputs)

@@ -117,7 +117,16 @@ struct SpecLimits {
 // --job JSON, the daemon's JobConfig): a bitrate with the default rate control means VBR, a
 // quality with it means constant quality. Idempotent.
 void normalize(JobSpec& spec);
-// Checks what can be checked without opening the input: counts, sizes, rates, names.
+// Every string of a spec with its bound and field name ("outputs[1].path"), for the checks of
+// representable text (core/text_field.h) that validate() makes first and the daemon's sizes.
+struct TextField {
+  std::string_view value;
+  size_t max_bytes;
+  std::string field;
+};
+std::vector<TextField> text_fields(const JobSpec& spec);
+// Checks what can be checked without opening the input: its strings (representable text, within
+// their bounds), counts, sizes, rates, names.
 Status validate(const JobSpec& spec, const SpecLimits& limits = {});
 // The container an output gets: its explicit one, else the one its extension names.
 Result<std::string> container_of(const OutputSpec& output);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "pipeline/core/text_field.h"
 #include "pipeline/core/user_text.h"
 
 namespace tc::daemon {
@@ -107,15 +108,8 @@ ApiStatus check_output(OutputSpec& output, const std::string& field, const Reque
 
 // Before any path is resolved: a path of megabytes is refused, not handed to realpath.
 ApiStatus check_spec_lengths(const JobSpec& spec) {
-  TC_API_RETURN_IF_ERROR(check_length(spec.input, kMaxPathBytes, "input"));
-  TC_API_RETURN_IF_ERROR(check_length(spec.device, kMaxNameBytes, "device"));
-  for (size_t i = 0; i < spec.outputs.size(); ++i) {
-    const OutputSpec& o = spec.outputs[i];
-    std::string field = "outputs[" + std::to_string(i) + "]";
-    TC_API_RETURN_IF_ERROR(check_length(o.path, kMaxPathBytes, field + ".path"));
-    TC_API_RETURN_IF_ERROR(check_length(o.container, kMaxNameBytes, field + ".container"));
-    TC_API_RETURN_IF_ERROR(check_length(o.preset, kMaxNameBytes, field + ".preset"));
-  }
+  for (const TextField& text : text_fields(spec))
+    TC_API_RETURN_IF_ERROR(check_length(text.value, text.max_bytes, text.field));
   return {};
 }
 
@@ -201,8 +195,11 @@ ApiStatus check_labels(const std::map<std::string, std::string>& labels) {
   for (const auto& [key, value] : labels) {
     if (key.empty()) return invalid("labels", "a label needs a key");
     TC_API_RETURN_IF_ERROR(check_length(key, kMaxLabelKeyBytes, "labels"));
-    TC_API_RETURN_IF_ERROR(
-        check_length(value, kMaxLabelValueBytes, "labels[" + quote_value(key) + "]"));
+    // NUL or invalid UTF-8 in a key: the key itself cannot be shown, so "labels" is named.
+    TC_API_RETURN_IF_ERROR(ApiStatus::from_spec(check_text(key, kMaxLabelKeyBytes, "labels")));
+    std::string field = "labels[" + quote_value(key) + "]";
+    TC_API_RETURN_IF_ERROR(check_length(value, kMaxLabelValueBytes, field));
+    TC_API_RETURN_IF_ERROR(ApiStatus::from_spec(check_text(value, kMaxLabelValueBytes, field)));
   }
   return {};
 }

@@ -63,6 +63,20 @@ TEST(RequestBounds, LabelsAreCountedAndSized) {
   EXPECT_EQ(check_labels({{"", "v"}}).code(), ApiCode::kInvalidArgument);
 }
 
+// Issue 36: a label key or value with a NUL byte or invalid UTF-8 is refused naming the field.
+TEST(RequestBounds, LabelsAreRepresentableText) {
+  ApiStatus nul_value = check_labels({{"team", std::string("a\0b", 3)}});
+  EXPECT_EQ(nul_value.code(), ApiCode::kInvalidArgument);
+  EXPECT_EQ(nul_value.field(), "labels['team']");
+  EXPECT_EQ(nul_value.message(), "labels['team']: contains a NUL byte");
+  ApiStatus nul_key = check_labels({{std::string("k\0x", 3), "v"}});
+  EXPECT_EQ(nul_key.code(), ApiCode::kInvalidArgument);
+  EXPECT_EQ(nul_key.field(), "labels");
+  ApiStatus bad_utf8 = check_labels({{"team", "caf\xe9"}});
+  EXPECT_EQ(bad_utf8.code(), ApiCode::kInvalidArgument);
+  EXPECT_EQ(bad_utf8.message(), "labels['team']: not valid UTF-8 (at byte 3)");
+}
+
 TEST(RequestBounds, PathsAreBoundedBeforeTheyAreResolved) {
   RequestPolicy policy;
   policy.roots = {"/"};

@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "pipeline/core/text_field.h"
+
 namespace tc {
 namespace {
 
@@ -296,6 +298,55 @@ TEST(JobSpec, SidesLongerThanEncodersTakeAreRefusedNamingTheOutput) {
   tall.height = kMaxSide;
   EXPECT_TRUE(validate(one_output(tall)).is_ok());
   EXPECT_FALSE(validate(one_output(tall), SpecLimits{.max_side = 4096}).is_ok());
+}
+
+// Issue 36: a NUL byte cuts a path at the kernel (`DIR/src.mp4\0.mkv` opens the input for
+// writing), so it is refused in every string, naming the field, before any other check.
+TEST(RepresentableText, ANulByteIsRefusedNamingTheField) {
+  JobSpec spec = one_output(at("out.mp4"));
+  spec.outputs.push_back(at(std::string("in.mp4\0.mkv", 11)));
+  Status status = validate(spec);
+  EXPECT_EQ(status.code(), Code::kInvalidArgument);
+  EXPECT_EQ(status.message(), "outputs[1].path: contains a NUL byte");
+  EXPECT_EQ(status.field(), "outputs[1].path");
+
+  JobSpec package = one_output(at("720p"));
+  package.package.kind = PackageKind::kHls;
+  package.package.dir = std::string("/media/git\0x", 12);
+  EXPECT_EQ(validate(package).message(), "package.dir: contains a NUL byte");
+
+  JobSpec input = one_output(at("out.mp4"));
+  input.input = std::string("notes\0x.mp4", 11);
+  EXPECT_EQ(validate(input).message(), "input: contains a NUL byte");
+}
+
+TEST(RepresentableText, InvalidUtf8IsRefusedNamingTheField) {
+  OutputSpec output = at("out.mp4");
+  output.preset = "fast\xff";
+  Status status = validate(one_output(output));
+  EXPECT_EQ(status.code(), Code::kInvalidArgument);
+  EXPECT_EQ(status.message(), "outputs[0].preset: not valid UTF-8 (at byte 4)");
+  // Overlong forms and surrogates are not UTF-8 either; real multibyte text is.
+  EXPECT_NE(invalid_utf8_at("\xc0\xaf"), std::string_view::npos);
+  EXPECT_NE(invalid_utf8_at("\xed\xa0\x80"), std::string_view::npos);
+  EXPECT_EQ(invalid_utf8_at("caf\xc3\xa9 \xf0\x9f\x8e\xac"), std::string_view::npos);
+}
+
+// A 3 MB package dir was accepted, then echoed whole into the error and a log line.
+TEST(RepresentableText, AThreeMegabytePackageDirIsRefusedWithoutEchoingIt) {
+  JobSpec spec = one_output(at("720p"));
+  spec.package.kind = PackageKind::kHls;
+  spec.package.dir = "/media/" + std::string(3 << 20, 'a');
+  Status status = validate(spec);
+  EXPECT_EQ(status.code(), Code::kInvalidArgument);
+  EXPECT_EQ(status.field(), "package.dir");
+  EXPECT_LT(status.message().size(), 100u) << status.message().substr(0, 200);
+}
+
+TEST(RepresentableText, CutTextKeepsWholeCharacters) {
+  EXPECT_EQ(cut_text("ab\xc3\xa9", 3), "ab");
+  EXPECT_EQ(cut_text("ab\xc3\xa9", 4), "ab\xc3\xa9");
+  EXPECT_EQ(cut_text(std::string(1000, 'x'), kMaxTitleBytes).size(), kMaxTitleBytes);
 }
 
 }  // namespace
