@@ -31,14 +31,15 @@ std::string without_trailing_slashes(std::string path) {
   return path;
 }
 
-// Makes `name` in `parent` a fresh directory: a stale one a crashed run left is removed first;
-// a symlink or file there is refused (the mkdir fails with EEXIST and it is not a directory).
+// Makes `name` in `parent` a fresh directory, marked as ours (kPartialMarkerName): a stale one
+// a crashed run left (marked so) is removed first; anything else there - a symlink, a file, a
+// directory we did not make, a mount point - is refused and left alone.
 Result<ScopedFd> fresh_directory(int parent, const std::string& name, const std::string& shown) {
   if (::mkdirat(parent, name.c_str(), 0777) != 0 && errno == EEXIST) {
-    struct stat existing {};
-    if (::fstatat(parent, name.c_str(), &existing, AT_SYMLINK_NOFOLLOW) != 0 ||
-        !S_ISDIR(existing.st_mode))
-      return output_error(shown, "something other than a directory is in the way");
+    if (!is_our_partial(parent, name))
+      return output_error(shown, "not replaced: " + name +
+                                     " is in the way, and it is not a partial package this "
+                                     "program made");
     if (int error = remove_tree(parent, name); error != 0)
       return output_error(shown,
                           std::string("removing a stale partial package: ") + std::strerror(error));
@@ -46,6 +47,8 @@ Result<ScopedFd> fresh_directory(int parent, const std::string& name, const std:
   }
   ScopedFd dir(::openat(parent, name.c_str(), kOpenDir));
   if (!dir.is_open()) return output_error(shown, std::strerror(errno));
+  ScopedFd mark(::openat(dir.get(), kPartialMarkerName, kCreateFile, 0666));
+  if (!mark.is_open()) return output_error(shown, std::strerror(errno));
   return dir;
 }
 
@@ -68,6 +71,10 @@ int remove_tree(int parent_fd, const std::string& name) {
   while (dirent* entry = ::readdir(dir)) {
     std::string child = entry->d_name;
     if (child == "." || child == "..") continue;
+    if (entry->d_type == DT_DIR && is_mount_point(::dirfd(dir), child.c_str())) {
+      if (!first_error) first_error = EBUSY;  // another file system: never entered
+      continue;
+    }
     int error = entry->d_type == DT_DIR                           ? remove_tree(::dirfd(dir), child)
                 : ::unlinkat(::dirfd(dir), child.c_str(), 0) == 0 ? 0
                                                                   : errno;
@@ -133,6 +140,8 @@ Status PackageDir::write_file(const std::string& name, const std::string& text) 
 // lists are removed, never the whole tree: that is the safer of the two, since a file someone
 // put there in between (or a mount made) is left alone and the removal fails, rather than gone.
 Status PackageDir::publish() {
+  if (::unlinkat(partial_.get(), kPartialMarkerName, 0) != 0)
+    return output_error(path_, std::strerror(errno));
   TC_ASSIGN_OR_RETURN(std::vector<std::string> files, list_package_files(partial_.get(), path_));
   TC_RETURN_IF_ERROR(write_file(kMarkerName, marker_text(files)));
   int parent = parent_.dir.get();

@@ -31,20 +31,6 @@ Status refused(const std::string& shown, const std::string& why) {
   return {Code::kOutput, shown + ": not replaced: " + why};
 }
 
-// Whether `name` in `parent_fd` is the root of a mount: another st_dev than its parent's, or
-// (a bind mount of the same file system has the same st_dev) statx's mount-root attribute.
-bool is_mount_point(int parent_fd, const char* name) {
-  struct statx entry {};
-  struct statx parent {};
-  if (::statx(parent_fd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &entry) != 0 ||
-      ::statx(parent_fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &parent) != 0)
-    return true;  // cannot tell: treat as foreign
-  if (entry.stx_dev_major != parent.stx_dev_major || entry.stx_dev_minor != parent.stx_dev_minor)
-    return true;
-  return (entry.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
-         (entry.stx_attributes & STATX_ATTR_MOUNT_ROOT);
-}
-
 // A relative path we could have written: no leading '/', no empty, "." or ".." component.
 bool is_plain_relative(const std::string& path) {
   if (path.empty() || path.front() == '/' || path.back() == '/') return false;
@@ -138,6 +124,27 @@ std::set<std::string> directories_of(const std::vector<std::string>& files) {
 }
 
 }  // namespace
+
+// Whether `name` in `parent_fd` is the root of a mount: another st_dev than its parent's, or
+// (a bind mount of the same file system has the same st_dev) statx's mount-root attribute.
+bool is_mount_point(int parent_fd, const char* name) {
+  struct statx entry {};
+  struct statx parent {};
+  if (::statx(parent_fd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &entry) != 0 ||
+      ::statx(parent_fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &parent) != 0)
+    return true;  // cannot tell: treat as foreign
+  if (entry.stx_dev_major != parent.stx_dev_major || entry.stx_dev_minor != parent.stx_dev_minor)
+    return true;
+  return (entry.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+         (entry.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
+bool is_our_partial(int parent_fd, const std::string& name) {
+  if (is_mount_point(parent_fd, name.c_str())) return false;
+  ScopedFd dir(::openat(parent_fd, name.c_str(), kOpenDir));
+  int error = 0;
+  return dir.is_open() && io::read_small_file(dir.get(), kPartialMarkerName, 0, &error);
+}
 
 std::string marker_text(const std::vector<std::string>& files) {
   nlohmann::json marker = {{"format", kFormat}, {"version", kVersion}, {"files", files}};

@@ -22,6 +22,10 @@
 namespace tc::package {
 
 inline constexpr const char* kMarkerName = ".transcoded-package.json";
+// An empty file in a partial package directory from the moment it is made: a stale partial
+// directory (a crashed run's) is removed only when it holds one, never a directory of someone
+// else's that happens to have the name. Removed just before the package is published.
+inline constexpr const char* kPartialMarkerName = ".transcoded-partial";
 inline constexpr size_t kMarkerMaxBytes = 1 << 20;
 
 // The marker's text for a package holding `files` (relative paths, '/'-separated).
@@ -35,6 +39,11 @@ Result<std::vector<std::string>> list_package_files(int dir_fd, const std::strin
 // back in `listed`. A refusal is kOutput: "DIR: not replaced: <why>".
 Status check_replaceable(int parent_fd, const std::string& name, const std::string& shown,
                          std::vector<std::string>* listed = nullptr);
+// Whether `name` in `parent_fd` is the root of a mount (or cannot be told apart from one).
+bool is_mount_point(int parent_fd, const char* name);
+// Whether `name` in `parent_fd` is a partial package directory this program made: a directory,
+// not a mount point, holding a regular kPartialMarkerName.
+bool is_our_partial(int parent_fd, const std::string& name);
 // Removes an earlier package (now at `name` in `parent_fd`): only the files `listed`, the
 // directories that held them, its marker and then the directory itself. errno-style: 0 or the
 // first error (ENOTEMPTY where something else appeared in it meanwhile: that is left alone).

@@ -97,6 +97,18 @@ TEST_F(PackageOwnership, AFileAddedToAnEarlierPackageIsNotRemoved) {
   EXPECT_EQ(read_file(dir_ / "pkg/a/my-edit.txt"), "mine");
 }
 
+// A directory at the package's temp name that this program did not make (no partial marker in
+// it) is not taken for a crashed run's partial package.
+TEST_F(PackageOwnership, ADirectoryAtTheTempNameIsNotTakenForOurs) {
+  std::string input = input_at(dir_ / "in.mp4");
+  std::filesystem::create_directories(dir_ / ".pkg.partial");
+  dir_.file(".pkg.partial/mine.txt", "mine");
+  ProcessResult run = package_into(input, dir_ / "pkg");
+  EXPECT_EQ(run.exit_code, kExitOutput) << run.err;
+  EXPECT_NE(run.err.find(".pkg.partial is in the way"), std::string::npos) << run.err;
+  EXPECT_EQ(read_file(dir_ / ".pkg.partial/mine.txt"), "mine");
+}
+
 // Unmounts what it mounted, whatever the test's outcome, before the TempDir goes.
 struct Mounted {
   std::string at;
