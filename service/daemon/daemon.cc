@@ -25,6 +25,7 @@
 #include "service/daemon/node_heartbeat.h"
 #include "service/daemon/pg_connection.h"
 #include "service/daemon/proto_convert.h"
+#include "service/daemon/request_policy.h"
 #include "service/daemon/server.h"
 #include "service/daemon/transcoder_service.h"
 #include "service/daemon/webhook_delivery.h"
@@ -105,8 +106,16 @@ Result<DaemonCommand> configure(const std::vector<std::string>& args) {
   DaemonConfig& config = command.config;
   TC_RETURN_IF_ERROR(validate_config(config));
   TC_RETURN_IF_ERROR(finish_config(config));
-  if (config.media_roots.empty()) config.media_roots.push_back(working_directory());
+  if (config.media_roots.empty()) {
+    // The working directory by default, never `/` (a service manager's): every file would do.
+    std::string cwd = working_directory();
+    if (cwd == "/")
+      return Status::of_field(Code::kInvalidArgument, "media_root",
+                              "none given, and the working directory is / (set --media-root)");
+    config.media_roots.push_back(cwd);
+  }
   TC_ASSIGN_OR_RETURN(config.media_roots, canonical_roots(config.media_roots));
+  TC_RETURN_IF_ERROR(check_state_dir_apart(config.state_dir, config.media_roots));
   return command;
 }
 

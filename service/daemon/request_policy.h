@@ -51,6 +51,11 @@ ApiStatus apply_policy(JobSpec& spec, const RequestPolicy& policy);
 Status check_source_pixels(const JobSpec& spec, int source_width, int source_height,
                            long long max_pixels);
 
+// The daemon's own files never where a job may write (or read): kInvalidArgument naming both
+// paths when `state_dir` (resolved as far as it exists) is a media root, inside one, or holds
+// one. An output named .../state/jobs.sqlite3 would otherwise replace the job database.
+Status check_state_dir_apart(const std::string& state_dir, const std::vector<std::string>& roots);
+
 // True when `path` (canonical) is `root` or below it.
 bool is_inside(const std::string& path, const std::string& root);
 

@@ -106,7 +106,7 @@ TEST_F(Hardening, UnwritableDatabaseExitsNamingTheFile) {
   ::chmod(dir.path().c_str(), 0755);
   ASSERT_EQ(shell("chown -R nobody " + state + " && chmod 0444 " + database), 0);
   std::string err;
-  int status = run_daemon("--state-dir " + state + " --media-root /", err,
+  int status = run_daemon("--state-dir " + state + " --media-root " + media, err,
                           "setpriv --reuid=nobody --regid=nogroup --clear-groups ");
   EXPECT_EQ(status, 6) << err;
   EXPECT_NE(err.find(database + " is not writable"), std::string::npos) << err;

@@ -1,6 +1,7 @@
 // Issue 10's pieces without a server: loopback by address, start-up warnings, request bounds.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "service/daemon/config.h"
@@ -75,6 +76,28 @@ TEST(RequestBounds, LabelsAreRepresentableText) {
   ApiStatus bad_utf8 = check_labels({{"team", "caf\xe9"}});
   EXPECT_EQ(bad_utf8.code(), ApiCode::kInvalidArgument);
   EXPECT_EQ(bad_utf8.message(), "labels['team']: not valid UTF-8 (at byte 3)");
+}
+
+// Issue 36: an output named .../state/jobs.sqlite3 replaced the job database. The daemon refuses
+// a state dir that is a media root, inside one (through a symlink too) or holding one.
+TEST(StateDirApart, AStateDirThatOverlapsAMediaRootIsRefusedNamingBoth) {
+  tc::testing::TempDir dir;
+  std::filesystem::create_directories(dir / "media/state");
+  std::filesystem::create_directories(dir / "state");
+  std::filesystem::create_symlink(dir / "media", dir / "link");
+  auto roots = canonical_roots({dir / "media"});
+  ASSERT_TRUE(roots.is_ok());
+  std::string root = (*roots)[0];
+  for (const std::string& state :
+       std::vector<std::string>{dir / "media/state", dir / "media", dir / "link/state",
+                                dir / "media/not-yet/state", dir.path()}) {
+    Status status = check_state_dir_apart(state, *roots);
+    EXPECT_EQ(status.code(), Code::kInvalidArgument) << state;
+    EXPECT_EQ(status.field(), "state_dir") << state;
+    EXPECT_NE(status.message().find("'" + root + "'"), std::string::npos) << status.message();
+  }
+  EXPECT_TRUE(check_state_dir_apart(dir / "state", *roots).is_ok());
+  EXPECT_TRUE(check_state_dir_apart(dir / "mediax", *roots).is_ok());
 }
 
 TEST(RequestBounds, PathsAreBoundedBeforeTheyAreResolved) {

@@ -27,9 +27,11 @@ SECRET = "Pg-s3cret-77"
 def start_and_stop(args):
     """Runs transcoded until it listens (then SIGTERM) or exits; (exit code, stderr)."""
     with tempfile.TemporaryDirectory(prefix="tc-pgd-") as tmp:
+        media = os.path.join(tmp, "media")  # apart from the state dir, as the daemon requires
+        os.makedirs(media)
         process = subprocess.Popen(
             [TRANSCODED, "--listen", "127.0.0.1:0", "--state-dir", os.path.join(tmp, "state"),
-             "--media-root", tmp, "--log-level", "info", *args],
+             "--media-root", media, "--log-level", "info", *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if process.stdout.readline().startswith("listening "):
             process.send_signal(signal.SIGTERM)

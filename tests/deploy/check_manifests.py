@@ -108,8 +108,11 @@ def load_in_daemon(problems, where, text, binary, settings):
         path = os.path.join(tmp, "transcoded.yaml")
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
-        command = [binary, "--config", path, "--listen", f"unix:{tmp}/sock", "--state-dir", tmp,
-                   "--media-root", tmp, "--log-level", "warn"]
+        media = os.path.join(tmp, "media")  # apart from the state dir, as the daemon requires
+        os.makedirs(media)
+        command = [binary, "--config", path, "--listen", f"unix:{tmp}/sock",
+                   "--state-dir", os.path.join(tmp, "state"),
+                   "--media-root", media, "--log-level", "warn"]
         if "metrics_listen" in settings:
             command += ["--metrics-listen", "127.0.0.1:0"]
         daemon = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
