@@ -7,6 +7,7 @@ extern "C" {
 
 #include "pipeline/core/av.h"
 #include "pipeline/core/compat.h"
+#include "pipeline/core/text_field.h"
 #include "pipeline/io/media_input.h"
 #include "pipeline/probe/media_info.h"
 
@@ -78,8 +79,12 @@ std::string tag(const AVStream* stream, const char* key) {
   return entry ? entry->value : "";
 }
 
+// A track's language and title travel with the job: its plan, its report, its record and webhook
+// bodies (the output file keeps the input's own metadata). Media may carry megabytes there (a
+// 12 MB title made a 24 MB job record), so each is cut to its bound at a character boundary.
 TrackTags tags_of(const AVStream* stream) {
-  return {tag(stream, "language"), tag(stream, "title"), stream->disposition};
+  return {cut_text(tag(stream, "language"), kMaxTextNameBytes),
+          cut_text(tag(stream, "title"), kMaxTitleBytes), stream->disposition};
 }
 
 std::string layout_name(const AVChannelLayout& layout) {

@@ -228,5 +228,25 @@ TEST_F(Streams, TheEquivalentFfmpegCommandMakesTheSameStreams) {
   }
 }
 
+// Issue 36: a title of megabytes in the media was stored whole, twice, in the job's record. The
+// report keeps the first 256 bytes of it.
+TEST_F(Streams, ALongTitleFromTheMediaIsCutInTheReport) {
+  std::string source = dir_ / "titled.mkv";
+  ProcessResult made = run_process(
+      {"ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=d=1", "-f", "lavfi", "-i",
+       "color=s=64x64:d=1", "-shortest", "-metadata:s:a:0", "title=" + std::string(5000, 'T'),
+       source});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  ProcessResult ran = transcode({"run", source, "-o", dir_ / "out.mkv", "--json"});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  nlohmann::json report = nlohmann::json::parse(ran.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << ran.out.substr(0, 300);
+  std::vector<std::string> titles;
+  for (const auto& stream : report.value("streams", nlohmann::json::array()))
+    if (!stream.value("title", "").empty()) titles.push_back(stream.value("title", ""));
+  ASSERT_EQ(titles.size(), 1u) << report.dump().substr(0, 300);
+  EXPECT_EQ(titles[0], std::string(256, 'T'));
+}
+
 }  // namespace
 }  // namespace tc::testing
