@@ -162,6 +162,13 @@ Status plan_streams(const OutputSpec& spec, const std::string& container, const 
     TC_ASSIGN_OR_RETURN(StreamOutcome outcome, plan_audio_track(target, media, track, output));
     mine.push_back(std::move(outcome));
   }
+  // Each kept track costs a decoder and an encoder (about 1.35 MB each for AAC): a small file of
+  // 999 empty tracks took 1.35 GB. Past the bound the source is refused as input, not run.
+  if (output.audio.size() > kMaxKeptAudioTracks)
+    return Status(Code::kInput, media.path + ": " + std::to_string(output.audio.size()) +
+                                    " audio tracks to keep, more than a job opens (" +
+                                    std::to_string(kMaxKeptAudioTracks) +
+                                    "): choose some with --audio-tracks");
   if (spec.audio_tracks.kind == AudioTracks::Kind::kLanguages && output.audio.empty() &&
       !media.audio.empty() && spec.audio != AudioMode::kNone)
     return Status(Code::kInput, media.path + " has no audio track in " +

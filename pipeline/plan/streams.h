@@ -9,9 +9,13 @@
 
 namespace tc {
 
+// The most audio tracks one output keeps: each is a decoder and an encoder in memory.
+inline constexpr size_t kMaxKeptAudioTracks = 64;
+
 // Fills `output.audio` and `output.subtitles` and appends an outcome for every input stream
 // to `outcomes`, in stream order. Errors: --audio copy into a container that cannot hold a
-// kept track; --audio-tracks languages none of the input's tracks has.
+// kept track; --audio-tracks languages none of the input's tracks has; more than
+// kMaxKeptAudioTracks tracks kept (kInput).
 Status plan_streams(const OutputSpec& spec, const std::string& container, const MediaInfo& media,
                     size_t output_index, OutputPlan& output, std::vector<StreamOutcome>& outcomes);
 

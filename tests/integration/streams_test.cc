@@ -248,5 +248,24 @@ TEST_F(Streams, ALongTitleFromTheMediaIsCutInTheReport) {
   EXPECT_EQ(titles[0], std::string(256, 'T'));
 }
 
+// Issue 36: a small file of 999 empty audio tracks took 1.35 GB (an AAC encoder each). Past 64
+// tracks to keep the source is refused as an input error, naming the count.
+TEST_F(Streams, ASourceWithAHundredAudioTracksIsRefusedAsInput) {
+  std::string source = dir_ / "many.mkv";
+  std::vector<std::string> make = {"ffmpeg", "-v", "error", "-f", "lavfi", "-i",
+                                   "anullsrc=d=0.2", "-f", "lavfi", "-i", "color=s=64x64:d=0.2"};
+  make.insert(make.end(), {"-map", "1:v"});
+  for (int i = 0; i < 100; ++i) make.insert(make.end(), {"-map", "0:a"});
+  make.insert(make.end(), {"-c:a", "pcm_s16le", "-shortest", source});
+  ProcessResult made = run_process(make);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  ProcessResult ran = transcode({"run", source, "-o", dir_ / "out.mkv"});
+  EXPECT_EQ(ran.exit_code, 3) << ran.err;  // kExitInput
+  EXPECT_NE(ran.err.find("100 audio tracks to keep, more than a job opens (64)"),
+            std::string::npos)
+      << ran.err;
+  EXPECT_FALSE(file_exists(dir_ / "out.mkv"));
+}
+
 }  // namespace
 }  // namespace tc::testing
