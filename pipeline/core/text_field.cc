@@ -43,9 +43,9 @@ size_t invalid_utf8_at(std::string_view text) {
 
 Status check_text(std::string_view value, size_t max_bytes, const std::string& field) {
   if (value.size() > max_bytes)
-    return Status::of_field(Code::kInvalidArgument, field,
-                            std::to_string(value.size()) + " bytes, more than " +
-                                std::to_string(max_bytes));
+    return Status::of_field(
+        Code::kInvalidArgument, field,
+        std::to_string(value.size()) + " bytes, more than " + std::to_string(max_bytes));
   if (value.find('\0') != std::string_view::npos)
     return Status::of_field(Code::kInvalidArgument, field, "contains a NUL byte");
   size_t bad = invalid_utf8_at(value);

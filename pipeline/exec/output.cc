@@ -497,7 +497,7 @@ Status OutputStage::encode_subtitle(int input_stream, const AVSubtitle& subtitle
   Track* track = track_of(input_stream);
   if (!track || track->copy || subtitle.pts == AV_NOPTS_VALUE) return Status::ok();
   if (ends_before_start(subtitle)) return Status::ok();  // dropped: see webvtt_text.h
-  AVSubtitle shifted = subtitle;  // shares the rects; only the times change
+  AVSubtitle shifted = subtitle;                         // shares the rects; only the times change
   // For WebVTT, copies of the rects whose ASS text is escaped (the decoded rects are shared
   // by every output).
   std::vector<std::string> texts;

@@ -19,10 +19,14 @@ std::string escape_ass_text_for_webvtt(std::string_view ass) {
     }
     if (c == '{') in_override = true;
     if (c == '}') in_override = false;
-    if (!in_override && c == '&') out += "&amp;";
-    else if (!in_override && c == '<') out += "&lt;";
-    else if (!in_override && c == '>') out += "&gt;";
-    else out += c;
+    if (!in_override && c == '&')
+      out += "&amp;";
+    else if (!in_override && c == '<')
+      out += "&lt;";
+    else if (!in_override && c == '>')
+      out += "&gt;";
+    else
+      out += c;
   }
   if (commas == kFieldsBeforeText) return out;
   // Not an event line: all of it is text.

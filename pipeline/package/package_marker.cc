@@ -9,8 +9,8 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "pipeline/core/fd.h"
@@ -51,7 +51,8 @@ ScopedFd open_below(int dir_fd, const std::string& relative) {
   size_t start = 0;
   while (current.is_open() && start < relative.size()) {
     size_t end = std::min(relative.find('/', start), relative.size());
-    current = ScopedFd(::openat(current.get(), relative.substr(start, end - start).c_str(), kOpenDir));
+    current =
+        ScopedFd(::openat(current.get(), relative.substr(start, end - start).c_str(), kOpenDir));
     start = end + 1;
   }
   return current;
@@ -98,8 +99,9 @@ Result<std::vector<std::string>> read_marker(int dir_fd, const std::string& show
     return refused(shown, error == ENOENT
                               ? std::string("it is not a package this program wrote (no ") +
                                     kMarkerName + "); remove it or choose another directory"
-                              : std::string(kMarkerName) + " is not a regular file of at most "
-                                                           "1 MiB that can be read");
+                              : std::string(kMarkerName) +
+                                    " is not a regular file of at most "
+                                    "1 MiB that can be read");
   nlohmann::json marker = nlohmann::json::parse(*text, nullptr, false);
   std::vector<std::string> files;
   bool valid = marker.is_object() && marker.value("format", "") == kFormat &&

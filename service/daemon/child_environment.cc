@@ -8,14 +8,14 @@ namespace {
 
 // The process basics, and the test hook that tests set on the daemon (worker_main.h).
 constexpr std::array<std::string_view, 10> kNames = {
-    "PATH",     "HOME",          "TMPDIR",  "TZ",           "LANG",
-    "LANGUAGE", "LD_LIBRARY_PATH", "SVT_LOG", "TC_TEST_FAULT", "XDG_CACHE_HOME"};
+    "PATH",    "HOME",          "TMPDIR",        "TZ", "LANG", "LANGUAGE", "LD_LIBRARY_PATH",
+    "SVT_LOG", "TC_TEST_FAULT", "XDG_CACHE_HOME"};
 
 // Locale, the VA-API, Vulkan, Mesa, Intel, NVIDIA and oneVPL drivers' settings, the GPU kernel
 // caches, and the sanitizers' runtime options in their builds.
 constexpr std::array<std::string_view, 16> kPrefixes = {
-    "LC_",   "LIBVA_", "VK_",     "MESA_",   "INTEL_", "NVIDIA_", "__GL_", "__NV_",
-    "CUDA_", "ONEVPL_", "LIBVPL_", "DRI_",   "ASAN_",  "LSAN_",   "UBSAN_", "TSAN_"};
+    "LC_",   "LIBVA_",  "VK_",     "MESA_", "INTEL_", "NVIDIA_", "__GL_",  "__NV_",
+    "CUDA_", "ONEVPL_", "LIBVPL_", "DRI_",  "ASAN_",  "LSAN_",   "UBSAN_", "TSAN_"};
 
 }  // namespace
 

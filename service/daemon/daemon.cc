@@ -300,8 +300,8 @@ int serve(const DaemonConfig& config) {
         outbox, DeliveryOptions{{config.webhook_keys, *parse_webhook_allow(config.webhook_allow)}});
   std::unique_ptr<MetricsEndpoint> metrics;
   if (!config.metrics_listen.empty()) {
-    Result<std::unique_ptr<MetricsEndpoint>> started = MetricsEndpoint::start(
-        config.metrics_listen, [&manager, &webhooks] {
+    Result<std::unique_ptr<MetricsEndpoint>> started =
+        MetricsEndpoint::start(config.metrics_listen, [&manager, &webhooks] {
           NodeSnapshot snapshot = manager.node_snapshot();
           if (webhooks) snapshot.webhooks = webhook_metrics(webhooks->backlog());
           return snapshot;

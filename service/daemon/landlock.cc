@@ -57,15 +57,30 @@ Status allow(int ruleset, const std::string& path, Access access) {
 // OpenCL, GLVND, DRI and NVIDIA drivers' configuration; intel-media-driver's user feature file;
 // fonts and time zone (subtitle rendering, timestamps); name resolution and CA certificates for
 // network inputs (allow_protocol); the user and group names libraries look up.
-constexpr std::array<const char*, 24> kEtcForLibraries = {
-    "/etc/ld.so.cache",     "/etc/ld.so.conf",      "/etc/ld.so.conf.d",
-    "/etc/alternatives",    "/etc/libva.conf",      "/etc/vulkan",
-    "/etc/OpenCL",          "/etc/glvnd",           "/etc/drirc",
-    "/etc/nvidia",          "/etc/igfx_user_feature.txt", "/etc/fonts",
-    "/etc/localtime",       "/etc/timezone",        "/etc/nsswitch.conf",
-    "/etc/resolv.conf",     "/etc/hosts",           "/etc/host.conf",
-    "/etc/gai.conf",        "/etc/services",        "/etc/ssl",
-    "/etc/ca-certificates", "/etc/passwd",          "/etc/group"};
+constexpr std::array<const char*, 24> kEtcForLibraries = {"/etc/ld.so.cache",
+                                                          "/etc/ld.so.conf",
+                                                          "/etc/ld.so.conf.d",
+                                                          "/etc/alternatives",
+                                                          "/etc/libva.conf",
+                                                          "/etc/vulkan",
+                                                          "/etc/OpenCL",
+                                                          "/etc/glvnd",
+                                                          "/etc/drirc",
+                                                          "/etc/nvidia",
+                                                          "/etc/igfx_user_feature.txt",
+                                                          "/etc/fonts",
+                                                          "/etc/localtime",
+                                                          "/etc/timezone",
+                                                          "/etc/nsswitch.conf",
+                                                          "/etc/resolv.conf",
+                                                          "/etc/hosts",
+                                                          "/etc/host.conf",
+                                                          "/etc/gai.conf",
+                                                          "/etc/services",
+                                                          "/etc/ssl",
+                                                          "/etc/ca-certificates",
+                                                          "/etc/passwd",
+                                                          "/etc/group"};
 
 }  // namespace
 

@@ -20,7 +20,7 @@ struct LandlockPaths {
   std::vector<std::string> read_write;
   // libraries, the files of /etc they read (never all of /etc: secrets live there), /proc, /sys
   std::vector<std::string> read_only;
-  std::vector<std::string> devices;    // /dev: render nodes and NVIDIA's nodes are opened rw
+  std::vector<std::string> devices;  // /dev: render nodes and NVIDIA's nodes are opened rw
   // /proc/self, which is the process's own /proc/PID once opened: its files may be written too
   // (a thread's name, task/TID/comm; CUDA's cuInit fails without this).
   std::vector<std::string> own_process;

@@ -99,12 +99,13 @@ class SnapshotCollectable : public prometheus::Collectable {
 // Absent when the daemon sends no webhooks.
 std::vector<MetricFamily> webhook_families(const NodeSnapshot& s) {
   if (!s.webhooks) return {};
-  MetricFamily backlog = family("transcoded_webhook_backlog",
-                                "Webhook notices neither delivered nor given up", MetricType::Gauge);
+  MetricFamily backlog =
+      family("transcoded_webhook_backlog", "Webhook notices neither delivered nor given up",
+             MetricType::Gauge);
   add(backlog, {}, static_cast<double>(s.webhooks->backlog));
-  MetricFamily oldest = family("transcoded_webhook_oldest_undelivered_age_seconds",
-                               "Age of the oldest undelivered webhook notice; 0 when none",
-                               MetricType::Gauge);
+  MetricFamily oldest =
+      family("transcoded_webhook_oldest_undelivered_age_seconds",
+             "Age of the oldest undelivered webhook notice; 0 when none", MetricType::Gauge);
   add(oldest, {}, s.webhooks->oldest_age_s);
   return {backlog, oldest};
 }

@@ -172,10 +172,12 @@ bool is_inside(const std::string& path, const std::string& root) {
 
 Status check_state_dir_apart(const std::string& state_dir, const std::vector<std::string>& roots) {
   std::error_code error;
-  std::string state = std::filesystem::weakly_canonical(std::filesystem::absolute(state_dir, error),
-                                                         error).string();
-  if (error) return Status(Code::kInvalidArgument, "state_dir: " + quote_value(state_dir) + ": " +
-                                                       error.message());
+  std::string state =
+      std::filesystem::weakly_canonical(std::filesystem::absolute(state_dir, error), error)
+          .string();
+  if (error)
+    return Status(Code::kInvalidArgument,
+                  "state_dir: " + quote_value(state_dir) + ": " + error.message());
   for (const std::string& root : roots) {
     if (!is_inside(state, root) && !is_inside(root, state)) continue;
     return Status::of_field(Code::kInvalidArgument, "state_dir",

@@ -45,7 +45,8 @@ Status check_webhook_url(const std::string& url) {
   if (!part_of(parsed.get(), CURLUPART_USER).empty() ||
       !part_of(parsed.get(), CURLUPART_PASSWORD).empty() ||
       !part_of(parsed.get(), CURLUPART_OPTIONS).empty())
-    return {Code::kInvalidArgument, "credentials (user:password@) are not allowed in a webhook URL"};
+    return {Code::kInvalidArgument,
+            "credentials (user:password@) are not allowed in a webhook URL"};
   return {};
 }
 

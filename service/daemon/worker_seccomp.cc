@@ -30,15 +30,35 @@ constexpr bool kKeepPtrace = false;
 #endif
 
 std::vector<long> refused_calls() {
-  std::vector<long> calls = {
-      SYS_process_vm_readv, SYS_process_vm_writev, SYS_mount,         SYS_umount2,
-      SYS_pivot_root,       SYS_chroot,            SYS_swapon,        SYS_swapoff,
-      SYS_reboot,           SYS_kexec_load,        SYS_kexec_file_load, SYS_init_module,
-      SYS_finit_module,     SYS_delete_module,     SYS_bpf,           SYS_perf_event_open,
-      SYS_keyctl,           SYS_add_key,           SYS_request_key,   SYS_unshare,
-      SYS_setns,            SYS_userfaultfd,       SYS_open_by_handle_at,
-      SYS_name_to_handle_at, SYS_acct,             SYS_quotactl,      SYS_io_uring_setup,
-      SYS_io_uring_enter,   SYS_io_uring_register};
+  std::vector<long> calls = {SYS_process_vm_readv,
+                             SYS_process_vm_writev,
+                             SYS_mount,
+                             SYS_umount2,
+                             SYS_pivot_root,
+                             SYS_chroot,
+                             SYS_swapon,
+                             SYS_swapoff,
+                             SYS_reboot,
+                             SYS_kexec_load,
+                             SYS_kexec_file_load,
+                             SYS_init_module,
+                             SYS_finit_module,
+                             SYS_delete_module,
+                             SYS_bpf,
+                             SYS_perf_event_open,
+                             SYS_keyctl,
+                             SYS_add_key,
+                             SYS_request_key,
+                             SYS_unshare,
+                             SYS_setns,
+                             SYS_userfaultfd,
+                             SYS_open_by_handle_at,
+                             SYS_name_to_handle_at,
+                             SYS_acct,
+                             SYS_quotactl,
+                             SYS_io_uring_setup,
+                             SYS_io_uring_enter,
+                             SYS_io_uring_register};
   if (!kKeepPtrace) calls.push_back(SYS_ptrace);
   return calls;
 }
@@ -62,7 +82,8 @@ std::vector<sock_filter> program() {
   };
 #if defined(__x86_64__)
   // The x32 ABI shares the architecture with its own numbers (bit 30): refused whole.
-  code.push_back(jump(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, static_cast<__u8>(calls.size() + 1), 0));
+  code.push_back(
+      jump(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, static_cast<__u8>(calls.size() + 1), 0));
 #endif
   for (size_t i = 0; i < calls.size(); ++i)
     code.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<__u32>(calls[i]),

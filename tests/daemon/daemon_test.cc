@@ -941,8 +941,8 @@ class DaemonPackageOwnership : public DaemonTest {
       args.insert(args.end(), {"--server", server});
       return run_client(args);
     };
-    CommandResult r = call({"submit", in, "--package", "hls", "--package-dir", package,
-                            "--segment", "1", "-o", name, "--size", "160x120", "--json"});
+    CommandResult r = call({"submit", in, "--package", "hls", "--package-dir", package, "--segment",
+                            "1", "-o", name, "--size", "160x120", "--json"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::string id = json::parse(r.out, nullptr, false).value("id", "");
     CommandResult watched = call({"watch", id, "--quiet"});
@@ -956,8 +956,7 @@ class DaemonPackageOwnership : public DaemonTest {
     EXPECT_EQ(job.value("state", ""), "JOB_STATE_FAILED") << job.dump();
     json error = job.value("error", json::object());
     EXPECT_EQ(error.value("code", ""), "ERROR_CODE_OUTPUT") << job.dump();
-    EXPECT_NE(error.value("message", "").find(package + ": not replaced"),
-              std::string::npos)
+    EXPECT_NE(error.value("message", "").find(package + ": not replaced"), std::string::npos)
         << job.dump();
     EXPECT_EQ(job["watch_exit_code"], 6);
   }

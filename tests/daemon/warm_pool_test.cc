@@ -312,15 +312,17 @@ std::string environment_of(pid_t pid) {
 const std::string kNone = "0000000000000000";
 
 // What a user of the daemon (or an auditor) checks of a worker from outside: every thread has
-// no_new_privs and the seccomp filter, none holds a capability when the daemon is root, and its environment holds
-// none of the daemon's secrets.
+// no_new_privs and the seccomp filter, none holds a capability when the daemon is root, and its
+// environment holds none of the daemon's secrets.
 void expect_confined(pid_t worker, const std::string& when) {
-  ASSERT_FALSE(per_thread(worker, "NoNewPrivs").empty()) << when << ": worker " << worker << " gone";
+  ASSERT_FALSE(per_thread(worker, "NoNewPrivs").empty())
+      << when << ": worker " << worker << " gone";
   EXPECT_EQ(threads_without(worker, "NoNewPrivs", "1"), std::vector<std::string>{}) << when;
   EXPECT_EQ(threads_without(worker, "Seccomp", "2"), std::vector<std::string>{}) << when;
   if (::geteuid() == 0) {
     for (const char* set : {"CapEff", "CapPrm", "CapBnd", "CapAmb"})
-      EXPECT_EQ(threads_without(worker, set, kNone), std::vector<std::string>{}) << when << " " << set;
+      EXPECT_EQ(threads_without(worker, set, kNone), std::vector<std::string>{})
+          << when << " " << set;
   }
   std::string environment = environment_of(worker);
   EXPECT_EQ(environment.find("PGPASSWORD"), std::string::npos) << when << ":\n" << environment;

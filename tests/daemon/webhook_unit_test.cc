@@ -1,8 +1,8 @@
 // Webhooks' pieces on their own: the signature (RFC 4231's HMAC-SHA256 vectors, Standard
 // Webhooks' example), the backoff between tries and when it gives up, which URLs a job may
 // carry, and which addresses a webhook may reach (no traffic: the check is a pure function).
-#include <gtest/gtest.h>
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 
 #include <algorithm>
@@ -190,7 +190,8 @@ TEST(WebhookAddress, TheAllowListOpensCidrsAndHostNames) {
 TEST(WebhookUrl, IsShownWithoutCredentials) {
   EXPECT_EQ(webhook_url_shown("https://alice:s3cret@hooks.example.com/t?x=1"),
             "https://hooks.example.com/t?x=1");
-  EXPECT_EQ(webhook_url_shown("https://hooks.example.com:8443/t"), "https://hooks.example.com:8443/t");
+  EXPECT_EQ(webhook_url_shown("https://hooks.example.com:8443/t"),
+            "https://hooks.example.com:8443/t");
   EXPECT_EQ(webhook_url_shown(""), "");
 }
 

@@ -32,7 +32,8 @@ namespace fs = std::filesystem;
 std::string own_status(const std::string& field) {
   std::ifstream status("/proc/thread-self/status");
   for (std::string line; std::getline(status, line);)
-    if (line.rfind(field + ":", 0) == 0) return line.substr(line.find_first_not_of(" \t", field.size() + 1));
+    if (line.rfind(field + ":", 0) == 0)
+      return line.substr(line.find_first_not_of(" \t", field.size() + 1));
   return "";
 }
 
@@ -139,8 +140,9 @@ TEST_F(WorkerConfine, EveryThreadFindsItselfConfined) {
   std::string expected = "no_new_privs ";
   // Only a privileged process has capabilities to drop; an unprivileged one has none already.
   if (::geteuid() == 0) expected += "no-capabilities ";
-  expected += "root-read outside-denied etc-secret-denied ld.so.cache-read seccomp-filter "
-              "unshare-refused process_vm_readv-refused ";
+  expected +=
+      "root-read outside-denied etc-secret-denied ld.so.cache-read seccomp-filter "
+      "unshare-refused process_vm_readv-refused ";
   EXPECT_EQ(report.substr(0, bar), expected) << "the thread that confined the process";
   EXPECT_EQ(report.substr(bar + 1), expected) << "a thread started after";
   // This process is not restricted: the rules were the child's alone.
@@ -165,9 +167,9 @@ TEST_F(WorkerConfine, AProcessWithASecondThreadIsRefused) {
 
 TEST(ChildEnvironment, KeepsWhatLibrariesReadAndNoSecret) {
   std::vector<std::string> entries = {
-      "PATH=/usr/bin",         "PGPASSWORD=hunter2",        "LIBVA_DRIVER_NAME=iHD",
-      "TRANSCODE_TOKEN=t0ken", "AWS_SECRET_ACCESS_KEY=k",   "LC_ALL=C.UTF-8",
-      "VK_ICD_FILENAMES=/x",   "TC_TEST_FAULT=slow",        "CUDA_VISIBLE_DEVICES=0",
+      "PATH=/usr/bin",          "PGPASSWORD=hunter2",      "LIBVA_DRIVER_NAME=iHD",
+      "TRANSCODE_TOKEN=t0ken",  "AWS_SECRET_ACCESS_KEY=k", "LC_ALL=C.UTF-8",
+      "VK_ICD_FILENAMES=/x",    "TC_TEST_FAULT=slow",      "CUDA_VISIBLE_DEVICES=0",
       "PGPASSFILE=/etc/pgpass", "LD_PRELOAD=/tmp/evil.so", "ASAN_OPTIONS=detect_leaks=1"};
   std::vector<char*> environment;
   for (std::string& entry : entries) environment.push_back(entry.data());

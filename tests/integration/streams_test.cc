@@ -232,10 +232,9 @@ TEST_F(Streams, TheEquivalentFfmpegCommandMakesTheSameStreams) {
 // report keeps the first 256 bytes of it.
 TEST_F(Streams, ALongTitleFromTheMediaIsCutInTheReport) {
   std::string source = dir_ / "titled.mkv";
-  ProcessResult made = run_process(
-      {"ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=d=1", "-f", "lavfi", "-i",
-       "color=s=64x64:d=1", "-shortest", "-metadata:s:a:0", "title=" + std::string(5000, 'T'),
-       source});
+  ProcessResult made = run_process({"ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=d=1", "-f",
+                                    "lavfi", "-i", "color=s=64x64:d=1", "-shortest",
+                                    "-metadata:s:a:0", "title=" + std::string(5000, 'T'), source});
   ASSERT_EQ(made.exit_code, 0) << made.err;
   ProcessResult ran = transcode({"run", source, "-o", dir_ / "out.mkv", "--json"});
   ASSERT_EQ(ran.exit_code, 0) << ran.err;
@@ -252,8 +251,17 @@ TEST_F(Streams, ALongTitleFromTheMediaIsCutInTheReport) {
 // tracks to keep the source is refused as an input error, naming the count.
 TEST_F(Streams, ASourceWithAHundredAudioTracksIsRefusedAsInput) {
   std::string source = dir_ / "many.mkv";
-  std::vector<std::string> make = {"ffmpeg", "-v", "error", "-f", "lavfi", "-i",
-                                   "anullsrc=d=0.2", "-f", "lavfi", "-i", "color=s=64x64:d=0.2"};
+  std::vector<std::string> make = {"ffmpeg",
+                                   "-v",
+                                   "error",
+                                   "-f",
+                                   "lavfi",
+                                   "-i",
+                                   "anullsrc=d=0.2",
+                                   "-f",
+                                   "lavfi",
+                                   "-i",
+                                   "color=s=64x64:d=0.2"};
   make.insert(make.end(), {"-map", "1:v"});
   for (int i = 0; i < 100; ++i) make.insert(make.end(), {"-map", "0:a"});
   make.insert(make.end(), {"-c:a", "pcm_s16le", "-shortest", source});
@@ -261,8 +269,7 @@ TEST_F(Streams, ASourceWithAHundredAudioTracksIsRefusedAsInput) {
   ASSERT_EQ(made.exit_code, 0) << made.err;
   ProcessResult ran = transcode({"run", source, "-o", dir_ / "out.mkv"});
   EXPECT_EQ(ran.exit_code, 3) << ran.err;  // kExitInput
-  EXPECT_NE(ran.err.find("100 audio tracks to keep, more than a job opens (64)"),
-            std::string::npos)
+  EXPECT_NE(ran.err.find("100 audio tracks to keep, more than a job opens (64)"), std::string::npos)
       << ran.err;
   EXPECT_FALSE(file_exists(dir_ / "out.mkv"));
 }

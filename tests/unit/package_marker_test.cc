@@ -33,9 +33,7 @@ class TempDir {
 
 class PackageMarker : public ::testing::Test {
  protected:
-  void SetUp() override {
-    parent_ = ScopedFd(::open(dir_.path().c_str(), O_RDONLY | O_DIRECTORY));
-  }
+  void SetUp() override { parent_ = ScopedFd(::open(dir_.path().c_str(), O_RDONLY | O_DIRECTORY)); }
   // A package "pkg" holding `files` and a marker listing them.
   void make_package(const std::vector<std::string>& files) {
     for (const std::string& file : files) {
