@@ -349,9 +349,25 @@ class Transcode {
     return (pts - window.start) * av_q2d(stream->time_base);
   }
 
+  // The device decoder refused the stream before its first frame and has no software path of
+  // its own (plan: decode.software_decoder, libdav1d for FFmpeg's av1): the job goes on with
+  // that decoder, and its frames take the plan's fallback graph (uploaded first).
+  bool reopened_in_software(int err) {
+    if (err >= 0 || err == AVERROR(EAGAIN) || err == AVERROR_EOF || video_decoded_ ||
+        video_reopened_ || !plan_.decode.hw || plan_.decode.software_decoder.empty())
+      return false;
+    video_reopened_ = true;
+    Result<av::CodecContextPtr> software =
+        open_software_video_decoder(*input_.video->codecpar, input_.video->time_base, plan_);
+    if (!software.is_ok()) return false;
+    input_.video_decoder = std::move(*software);
+    return true;
+  }
+
   Status decode_video(const AVPacket* packet) {
     AVCodecContext* decoder = input_.video_decoder.get();
     int err = avcodec_send_packet(decoder, packet);
+    if (reopened_in_software(err)) return decode_video(packet);
     // A corrupt packet is skipped, as players do; a lost device is not.
     if (err < 0 && err != AVERROR_EOF && err != AVERROR_INVALIDDATA)
       return av_status(err, plan_.decode.hw ? Code::kDevice : Code::kInput, "decoding video");
@@ -360,8 +376,10 @@ class Transcode {
       if (err == AVERROR(EAGAIN)) return Status::ok();
       if (err == AVERROR_EOF) return end_video();
       if (err == AVERROR_INVALIDDATA) continue;
+      if (reopened_in_software(err)) return decode_video(packet);
       if (err < 0)
         return av_status(err, plan_.decode.hw ? Code::kDevice : Code::kInput, "decoding video");
+      video_decoded_ = true;
       TC_RETURN_IF_ERROR(on_decoded_video());
     }
   }
@@ -674,6 +692,8 @@ class Transcode {
   av::PacketPtr clipped_subtitle_ = av::make_packet();  // a subtitle cut at the trim start
   Window video_window_;
   bool video_done_ = false;
+  bool video_decoded_ = false;   // the video decoder has given a frame
+  bool video_reopened_ = false;  // ... or was replaced by the software one (once)
   // tonemap_vaapi: every frame needs mastering display metadata.
   std::optional<MasteringDisplayFill> mastering_fill_;
   bool video_flushed_ = false;     // on the video lane

@@ -124,6 +124,22 @@ Result<InputStage> open_input(const std::string& path, const io::Access& access,
   return input;
 }
 
+Result<av::CodecContextPtr> open_software_video_decoder(const AVCodecParameters& parameters,
+                                                        AVRational time_base, const Plan& plan) {
+  const std::string& name = plan.decode.software_decoder;
+  const AVCodec* codec = name.empty() ? nullptr : avcodec_find_decoder_by_name(name.c_str());
+  if (!codec) return Status(Code::kUnsupported, "no software decoder to take over from the device");
+  av::CodecContextPtr decoder(avcodec_alloc_context3(codec));
+  if (!decoder) return Status(Code::kInternal, "out of memory");
+  if (int err = avcodec_parameters_to_context(decoder.get(), &parameters); err < 0)
+    return av_status(err, Code::kInput, "decoder parameters for " + name);
+  decoder->pkt_timebase = time_base;
+  decoder->thread_count = 0;  // auto: it decodes every frame now
+  if (int err = avcodec_open2(decoder.get(), codec, nullptr); err < 0)
+    return av_status(err, Code::kInput, "opening the " + name + " decoder");
+  return decoder;
+}
+
 const InputTrack* InputStage::track(int index) const {
   for (const std::vector<InputTrack>* tracks : {&audio, &subtitles})
     for (const InputTrack& track : *tracks)

@@ -45,6 +45,11 @@ struct InputStage {
 // cancel stop blocking I/O.
 Result<InputStage> open_input(const std::string& path, const io::Access& access, const Plan& plan,
                               const AVBufferRef* device, const AVIOInterruptCB& interrupt);
+// The plan's decode.software_decoder on the input's video (libdav1d where FFmpeg's native av1
+// has no software path), with libavcodec's automatic threads: where the device decoder refused
+// the stream. kUnsupported when the plan names none or this FFmpeg lacks it.
+Result<av::CodecContextPtr> open_software_video_decoder(const AVCodecParameters& parameters,
+                                                        AVRational time_base, const Plan& plan);
 // The first software (not hwaccel) format of a get_format list; AV_PIX_FMT_NONE if none.
 AVPixelFormat software_format(const AVPixelFormat* offered);
 // Seeks to `start_s` (to the keyframe at or before it).

@@ -58,6 +58,8 @@ constexpr BackendDesc kVaapi{
     .ten_bit_encoders = {false, true, true, true},
     // pad_vaapi is in FFmpeg 6.1 and later (7.1 in the container), not in Debian 12's 5.1.
     .pad = "pad_vaapi=w=%W:h=%H:x=(ow-iw)/2:y=(oh-ih)/2",
+    // 5.1's vaapi_vpp.c: initial_pool_size 4, ff_filter_init_hw_frames(..., 10): unset = 10.
+    .scale_min_extra_frames = kVaapiFilterPoolsFixed ? 10 - 4 : 0,
 };
 
 // QSV: Intel's Media SDK / oneVPL over the same VA-API driver and render node (the device is
@@ -86,9 +88,11 @@ constexpr BackendDesc kQsv{
                 .rate_option = "flags",
                 .quality_mode = "+qscale",
                 .default_qp = 24,
+                // av1_qsv's QP is on AV1's quantiser scale: qsvenc.c (init_video_param, CQP)
+                // clips global_quality / FF_QP2LAMBDA to 0..255 for AV1, to 0..51 otherwise.
                 .quality_options = {{{"global_quality", 51 * 118},
                                      {"global_quality", 51 * 118},
-                                     {"global_quality", 51 * 118},
+                                     {"global_quality", 255 * 118},
                                      {"global_quality", 51 * 118}}},
                 .async_depth = 4,  // qsvenc.c's default
                 .default_b_frames = 2},
@@ -99,6 +103,9 @@ constexpr BackendDesc kQsv{
     .deinterlace = "deinterlace_qsv=mode=advanced",
     .deinterlace_auto = "deinterlace_qsv=mode=advanced",
     .ten_bit_encoders = {false, true, true, true},
+    // vf_scale_qsv.c (5.1) init_out_pool: initial_pool_size 4, ff_filter_init_hw_frames(ctx,
+    // outlink, 32): unset = 32 frames, set = 4 + extra_hw_frames.
+    .scale_min_extra_frames = 32 - 4,
 };
 
 constexpr BackendDesc kCuda{

@@ -99,6 +99,9 @@ struct BackendDesc {
   std::string_view pad;
   // Its jobs may run their stages on threads (exec/branch_lane.h); false keeps them on one.
   bool stage_threads = true;
+  // The least extra_hw_frames a scaler is given where the plan sets one: a set value replaces
+  // the filter's default pool, so below this the pool would be smaller than unset.
+  int scale_min_extra_frames = 0;
 
   std::string_view encoder_for(VideoCodec codec) const;
   bool encodes_ten_bit(VideoCodec codec) const;

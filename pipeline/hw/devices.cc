@@ -86,6 +86,13 @@ VaProfileInfo reach_of(VaProfileInfo info, const VaConfigAttributes* attributes)
   return info;
 }
 
+// An encode profile's depth: its own, narrowed (never widened) by the RT formats answered.
+VaProfileInfo encode_reach_of(VaProfileInfo info, const VaConfigAttributes* attributes) {
+  int reach = attributes ? rt_format_reach(attributes->rt_formats).bit_depth : 0;
+  if (reach) info.bit_depth = std::min(info.bit_depth, reach);
+  return info;
+}
+
 const VaConfigAttributes* attributes_of(const VaProfileEntrypoints& profile, int entrypoint) {
   auto found = profile.attributes.find(entrypoint);
   return found == profile.attributes.end() ? nullptr : &found->second;
@@ -105,12 +112,26 @@ void add_decode(const VaProfileInfo& info, const VaConfigAttributes* attributes,
   depth = std::max(depth, info.bit_depth);
 }
 
+// Encode entrypoints of 4:2:0 profiles are the ones we plan with; every profile (4:4:4 too)
+// widens the entrypoint's recorded depth and chroma, which the planner reads for 4:2:0 output
+// only through the depth of 4:2:0 profiles.
 void add_encode(const VaProfileInfo& info, int entrypoint, const VaConfigAttributes* attributes,
                 HwDevice& device) {
-  if (info.chroma != 420) return;  // we encode 4:2:0 only
+  if (info.chroma != 420) {
+    auto found = device.encode.find(info.codec);
+    if (found == device.encode.end()) return;
+    bool low_power = entrypoint == VAEntrypointEncSliceLP;
+    int& chroma = low_power ? found->second.low_power_chroma : found->second.full_chroma;
+    chroma = std::max(chroma, info.chroma);
+    return;
+  }
   EncodeEntrypoints& encode = device.encode[info.codec];
   bool low_power = entrypoint == VAEntrypointEncSliceLP;
   (low_power ? encode.low_power : encode.full) = true;
+  int& depth = low_power ? encode.low_power_bit_depth : encode.full_bit_depth;
+  depth = std::max(depth, info.bit_depth);
+  int& chroma = low_power ? encode.low_power_chroma : encode.full_chroma;
+  chroma = std::max(chroma, info.chroma);
   if (!attributes) return;
   (low_power ? encode.low_power_rate_control : encode.full_rate_control) |=
       attributes->rate_control;
@@ -126,7 +147,7 @@ void apply_entrypoint(const VaProfileInfo& profile, int entrypoint,
       break;
     case VAEntrypointEncSlice:
     case VAEntrypointEncSliceLP:
-      add_encode(profile, entrypoint, attributes, device);
+      add_encode(encode_reach_of(profile, attributes), entrypoint, attributes, device);
       break;
     default:
       break;
@@ -150,6 +171,23 @@ void apply_va_caps(const std::vector<VaProfileEntrypoints>& profiles, HwDevice& 
     if (!info) continue;
     for (int entrypoint : profile.entrypoints)
       apply_entrypoint(*info, entrypoint, attributes_of(profile, entrypoint), device);
+  }
+}
+
+bool tonemaps_hdr10(const std::vector<VAProcFilterCapHighDynamicRange>& caps) {
+  return std::any_of(caps.begin(), caps.end(), [](const VAProcFilterCapHighDynamicRange& cap) {
+    return cap.metadata_type == VAProcHighDynamicRangeMetadataHDR10 &&
+           (cap.caps_flag & VA_TONE_MAPPING_HDR_TO_SDR) != 0;
+  });
+}
+
+void gate_vdenc_bitrate_on_huc(bool huc_loaded, HwDevice& device) {
+  if (huc_loaded) return;
+  bool any_low_power = std::any_of(device.encode.begin(), device.encode.end(),
+                                   [](const auto& entry) { return entry.second.low_power; });
+  for (auto& [codec, encode] : device.encode) {
+    if (encode.low_power_rate_control) encode.low_power_rate_control &= va_rc::kCqp;
+    if (!any_low_power && encode.full_rate_control) encode.full_rate_control &= va_rc::kCqp;
   }
 }
 
@@ -285,6 +323,42 @@ Result<std::vector<VaProfileEntrypoints>> query_va_profiles(VADisplay display) {
   return answers;
 }
 
+// A VA config or context, destroyed with its display's function.
+template <typename Id, VAStatus (*destroy)(VADisplay, Id)>
+class VaObject {
+ public:
+  VaObject(VADisplay display, Id id) : display_(display), id_(id) {}
+  VaObject(const VaObject&) = delete;
+  VaObject& operator=(const VaObject&) = delete;
+  ~VaObject() { destroy(display_, id_); }
+  Id get() const { return id_; }
+
+ private:
+  VADisplay display_;
+  Id id_;
+};
+
+// Asks VPP for its HDR tone-mapping caps as tonemap_vaapi does (a VideoProc config and
+// context, vaQueryVideoProcFilterCaps); false where any step is refused.
+bool probe_hdr_tonemap(VADisplay display) {
+  VAConfigID config_id = VA_INVALID_ID;
+  if (vaCreateConfig(display, VAProfileNone, VAEntrypointVideoProc, nullptr, 0, &config_id) !=
+      VA_STATUS_SUCCESS)
+    return false;
+  VaObject<VAConfigID, vaDestroyConfig> config(display, config_id);
+  VAContextID context_id = VA_INVALID_ID;
+  if (vaCreateContext(display, config.get(), 0, 0, 0, nullptr, 0, &context_id) != VA_STATUS_SUCCESS)
+    return false;
+  VaObject<VAContextID, vaDestroyContext> context(display, context_id);
+  std::vector<VAProcFilterCapHighDynamicRange> caps(VAProcHighDynamicRangeMetadataTypeCount);
+  unsigned count = unsigned(caps.size());
+  if (vaQueryVideoProcFilterCaps(display, context.get(), VAProcFilterHighDynamicRangeToneMapping,
+                                 caps.data(), &count) != VA_STATUS_SUCCESS)
+    return false;
+  caps.resize(std::min<size_t>(count, caps.size()));
+  return tonemaps_hdr10(caps);
+}
+
 // Opens libva on an Intel node and fills vendor and caps, or says why the node is unusable.
 void probe_va_driver(int fd, HwDevice& device) {
   VaDisplayHandle display(vaGetDisplayDRM(fd));
@@ -319,6 +393,9 @@ void probe_va_driver(int fd, HwDevice& device) {
     return;
   }
   apply_va_caps(*profiles, device);
+  if (device.can_scale) device.can_tonemap = probe_hdr_tonemap(display.get());
+  // This process cannot read the HuC state on xe (debugfs needs root): not known to run.
+  if (device.driver == "xe") gate_vdenc_bitrate_on_huc(false, device);
 }
 
 // "Arc A380 (DG2)" from the node's PCI device id; empty when not PCI or not in our table.

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,15 @@ struct EncodeEntrypoints {
   // VAConfigAttribMaxPictureWidth/Height; 0 = not probed.
   int max_width = 0;
   int max_height = 0;
+  // The deepest and widest each entrypoint encodes (its VA profiles: HEVCMain10, VP9Profile2,
+  // AV1Profile0 reach 10 bits; RTFormat narrows them); 0 = not probed (hand-made inventories,
+  // CUDA): the backend's table decides. Skylake's HEVC is Main (8-bit) only.
+  int full_bit_depth = 0;
+  int low_power_bit_depth = 0;
+  int full_chroma = 0;  // 420, 422, 444
+  int low_power_chroma = 0;
+  // The depth the low-power or the full entrypoint encodes; 0 = not probed.
+  int bit_depth(bool low_power) const { return low_power ? low_power_bit_depth : full_bit_depth; }
 };
 
 // One VA profile the device decodes (VAEntrypointVLD), as discovery recorded it.
@@ -58,6 +68,10 @@ struct HwDevice {
   std::map<AVCodecID, int> decode;  // codec -> highest bit depth the device decodes
   std::map<AVCodecID, EncodeEntrypoints> encode;
   bool can_scale = false;  // VAEntrypointVideoProc / scale_cuda / scale_vulkan
+  // HDR10 to SDR tone mapping in VPP (VAProcFilterHighDynamicRangeToneMapping with HDR10 to
+  // SDR, what tonemap_vaapi needs): Ice Lake and newer. nullopt = not probed (hand-made
+  // inventories, other backends): the backend's filter is trusted.
+  std::optional<bool> can_tonemap;
   // Every VA profile with VLD, 4:2:2/4:4:4 included; empty = not known (CUDA, hand-made
   // inventories): then `decode` alone decides.
   std::vector<DecodeProfile> decode_profiles;

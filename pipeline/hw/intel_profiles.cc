@@ -144,7 +144,8 @@ const std::vector<Generation>& generations() {
                        vc1(),
                        {{VAProfileVP8Version0_3, kDec | kFull, k4k, k4k},
                         {VAProfileHEVCMain, kDec | kFull, k8k, k4k},
-                        {VAProfileHEVCMain10, kDec, k8k},
+                        // Main10 by the shader encoder (README "Es" for KBLx HEVC 10-bit).
+                        {VAProfileHEVCMain10, kDec | kFull, k8k, k4k},
                         {VAProfileVP9Profile0, kDec, k8k},
                         {VAProfileVP9Profile2, kDec, k8k}}})});
     g.push_back({"icl", "", "Gen11 Ice Lake (ICL)", "i915", false, false,
@@ -327,6 +328,15 @@ std::string known_names() {
   return names;
 }
 
+// HDR10 tone mapping in VPP (VAProcFilterHighDynamicRangeToneMapping): from Gen11 (ICL) on,
+// except the Atom Gen11 parts (docs/media_features.md, "Supported VP Features": HDR10 tone
+// mapping lists ICL and newer, not SKL, KBLx, BXT/GLK, EHL/JSL).
+bool has_hdr_tonemap(const Generation& generation) {
+  for (std::string_view without : {"bdw", "skl", "bxt", "kbl", "ehl"})  // README "HDR10 TM"
+    if (generation.key == without) return false;
+  return true;
+}
+
 HwDevice device_of(const Generation& generation, bool huc, std::string_view driver) {
   HwDevice device;
   device.backend = BackendKind::kVaapi;
@@ -335,7 +345,12 @@ HwDevice device_of(const Generation& generation, bool huc, std::string_view driv
   device.driver = driver;
   device.vendor = "Intel iHD driver (assumed: " + std::string(generation.key) + ")";
   device.model = std::string(generation.name);
-  apply_va_caps(va_profiles_of(generation, huc), device);
+  // On xe the driver lists VDEnc's bitrate modes whether or not HuC runs (va_caps.h): the
+  // profile answers as the driver would, then discovery's gate applies.
+  bool xe = driver == "xe";
+  apply_va_caps(va_profiles_of(generation, huc || xe), device);
+  if (xe) gate_vdenc_bitrate_on_huc(huc, device);
+  device.can_tonemap = has_hdr_tonemap(generation);
   return device;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <va/va.h>
+#include <va/va_vpp.h>
 
 #include "pipeline/hw/devices.h"
 
@@ -37,6 +38,20 @@ struct VaProfileEntrypoints {
 // with their rate-control modes and maximum sizes), VideoProc on VAProfileNone -> can_scale.
 // Profiles that map to no codec we handle (JPEG, ...) are ignored.
 void apply_va_caps(const std::vector<VaProfileEntrypoints>& profiles, HwDevice& device);
+
+// Whether tonemap_vaapi can run: a VAProcFilterHighDynamicRangeToneMapping cap for HDR10
+// metadata with VA_TONE_MAPPING_HDR_TO_SDR, as FFmpeg 5.1's vf_tonemap_vaapi.c
+// (tonemap_vaapi_build_filter_params) requires, else it fails with "VAAPI driver doesn't
+// support HDR". iHD registers the filter from Gen11 on (media_libvpp caps of ICL and newer);
+// Gen9/9.5 and EHL/JSL have none.
+bool tonemaps_hdr10(const std::vector<VAProcFilterCapHighDynamicRange>& caps);
+
+// On the xe kernel driver iHD sets hasHuc without asking the kernel (issue 37's review of
+// media-driver's xe backend), so VDEnc lists CBR/VBR whether or not the HuC firmware runs;
+// without it they fail at the first frame. Where `huc_loaded` is false this
+// keeps CQP alone on the low-power entrypoints, and on the full ones where the device has no
+// low-power entrypoint at all (from Meteor Lake VAEntrypointEncSlice is VDEnc too).
+void gate_vdenc_bitrate_on_huc(bool huc_loaded, HwDevice& device);
 
 // Why a VA-API driver, named by its vendor string, cannot serve an Intel node: an emulation layer
 // or Mesa's Gallium driver. Empty when it can.

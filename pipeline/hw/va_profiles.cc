@@ -5,6 +5,8 @@
 #include <array>
 
 extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavcodec/version.h>
 #include <libavutil/pixdesc.h>
 }
 
@@ -162,7 +164,41 @@ VaProfileNeed legacy_need(AVCodecID codec, int profile, int bit_depth, int chrom
   }
 }
 
+// The formats each decoder's get_format list offers VA-API for, by libavcodec version:
+// - FFmpeg 5.1 (libavcodec 59) libavcodec/hevcdec.c get_format(): AV_PIX_FMT_VAAPI under
+//   YUV420P/YUVJ420P, YUV420P10 and YUV422P/YUV422P10LE only: no 4:4:4, no 12-bit.
+// - FFmpeg 5.1 libavcodec/vp9.c get_format(): VAAPI under the 4:2:0 formats only, so VP9
+//   profiles 1 and 3 decode in software.
+// - libavcodec/av1dec.c get_pixel_format() (5.1 and 7.1): VAAPI under YUV420P and YUV420P10.
+// FFmpeg 7.1 (libavcodec 61, the Debian 13 image) offers VAAPI for HEVC 4:4:4 and 12-bit and
+// VP9 4:4:4; 6.x is taken as 5.1 (not checked: at worst a software decode that could have
+// been on the GPU).
+constexpr unsigned kLavc61 = AV_VERSION_INT(61, 0, 0);
+
 }  // namespace
+
+std::string vaapi_get_format_refusal(AVCodecID codec, int bit_depth, int chroma,
+                                     unsigned lavc_version) {
+  bool before_61 = lavc_version < kLavc61;
+  bool offered = true;
+  switch (codec) {
+    case AV_CODEC_ID_HEVC:
+      offered = !before_61 || (chroma != 444 && bit_depth <= 10);
+      break;
+    case AV_CODEC_ID_VP9:
+      offered = chroma == 420 || (!before_61 && chroma == 444);
+      break;
+    case AV_CODEC_ID_AV1:
+      offered = chroma == 420 && bit_depth <= 10;
+      break;
+    default:
+      break;
+  }
+  if (offered) return {};
+  return "libavcodec " + std::to_string(AV_VERSION_MAJOR(lavc_version)) + "'s " +
+         avcodec_get_name(codec) + " decoder never offers VA-API for " +
+         format_text(chroma, bit_depth) + " (get_format)";
+}
 
 std::optional<VaProfileInfo> va_profile_info(int va_profile) {
   for (const VaProfileInfo& info : kVaProfiles)
@@ -248,6 +284,10 @@ std::string decode_refusal(const HwDevice& device, const VideoInfo& video) {
       (video.width > profile->max_width || video.height > profile->max_height))
     return size_text(video.width, video.height) + " exceeds the " + name + " decoder's maximum " +
            size_text(profile->max_width, profile->max_height);
+  // The device has it; this libavcodec may still never offer VA-API for it.
+  if (device.backend == BackendKind::kVaapi)
+    return vaapi_get_format_refusal(video.codec, video.bit_depth, chroma_of(video.pix_fmt),
+                                    LIBAVCODEC_VERSION_INT);
   return {};
 }
 

@@ -39,4 +39,10 @@ struct VaProfileNeed {
 };
 VaProfileNeed va_profile_needed(AVCodecID codec, int codec_profile, int bit_depth, int chroma);
 
+// Why libavcodec `lavc_version` (LIBAVCODEC_VERSION_INT) never offers AV_PIX_FMT_VAAPI to
+// get_format for a stream of this codec, depth and chroma, whatever the driver has; empty
+// when it does. Without the offer the decoder silently decodes in software.
+std::string vaapi_get_format_refusal(AVCodecID codec, int bit_depth, int chroma,
+                                     unsigned lavc_version);
+
 }  // namespace tc

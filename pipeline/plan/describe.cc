@@ -198,14 +198,26 @@ std::string describe(const Plan& plan) {
   return text.str();
 }
 
+namespace {
+
+// The CLI's device "hw". QSV is derived from the node's VA-API device, as the job opens it: given
+// the node itself (qsv=hw:NODE) the CLI takes it for the MFX implementation, not the device.
+void add_device_args(const Plan& plan, const std::string& type, std::vector<std::string>& args) {
+  std::string node = plan.device.path.empty() ? "" : ":" + plan.device.path;
+  if (plan.device_type == AV_HWDEVICE_TYPE_QSV)
+    args.insert(args.end(), {"-init_hw_device", "vaapi=va" + node, "-init_hw_device", "qsv=hw@va"});
+  else
+    args.insert(args.end(), {"-init_hw_device", type + "=hw" + node});
+  args.insert(args.end(), {"-filter_hw_device", "hw"});
+}
+
+}  // namespace
+
 std::string ffmpeg_command(const Plan& plan, const JobSpec& spec) {
   std::vector<std::string> args{"ffmpeg", "-hide_banner", "-y"};
   if (plan.device_type != AV_HWDEVICE_TYPE_NONE) {
     std::string type = av_hwdevice_get_type_name(plan.device_type);
-    args.insert(
-        args.end(),
-        {"-init_hw_device", type + "=hw" + (plan.device.path.empty() ? "" : ":" + plan.device.path),
-         "-filter_hw_device", "hw"});
+    add_device_args(plan, type, args);
     if (plan.decode.hw) {
       args.insert(args.end(),
                   {"-hwaccel", type, "-hwaccel_device", "hw", "-hwaccel_output_format", type});
@@ -213,6 +225,9 @@ std::string ffmpeg_command(const Plan& plan, const JobSpec& spec) {
         args.insert(args.end(), {"-extra_hw_frames", std::to_string(plan.decode.extra_hw_frames)});
     }
   }
+  // The decoder the plan named (the native av1 with its hwaccel, hevc_qsv): the CLI would
+  // otherwise take the codec's default (libdav1d, hevc), which has no such device path.
+  if (!plan.decode.decoder.empty()) args.insert(args.end(), {"-c:v", plan.decode.decoder});
   if (spec.start_s > 0) args.insert(args.end(), {"-ss", seconds(spec.start_s)});
   if (spec.duration_s > 0) args.insert(args.end(), {"-t", seconds(spec.duration_s)});
   args.insert(args.end(), {"-i", spec.input});

@@ -95,6 +95,7 @@ Status plan_hw_encoder_options(const OutputSpec& output, const HwEncoderDesc& en
   if (!encoder.low_power_option.empty()) {
     TC_ASSIGN_OR_RETURN(bool low_power,
                         choose_low_power(output, plan.encoder, entrypoints, plan.note));
+    plan.low_power = low_power;
     plan.options.emplace_back(encoder.low_power_option, low_power ? "1" : "0");
   }
   if (!encoder.preset_option.empty())

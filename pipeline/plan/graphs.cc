@@ -114,7 +114,9 @@ std::string scale_filter(const BackendDesc& backend, const VideoSource& source,
   if (branch.size == from && !backend.scale_own_frames.empty() &&
       downloads_at_output(backend, source, branch))
     chain += ":" + std::string(backend.scale_own_frames);
-  if (branch.held_frames > 0) chain += ":extra_hw_frames=" + std::to_string(branch.held_frames);
+  if (branch.held_frames > 0)
+    chain += ":extra_hw_frames=" +
+             std::to_string(std::max(branch.held_frames, backend.scale_min_extra_frames));
   chain = join(chain, branch.after_scale);
   // Frames a branch does not take are dropped before they cost a scale.
   return join(branch.select, join(branch.device_filters, chain));

@@ -76,6 +76,17 @@ const AVCodec* device_frames_decoder(AVCodecID codec, AVHWDeviceType type) {
   return nullptr;
 }
 
+// FFmpeg's own AV1 decoder has no software path: without a hwaccel its get_pixel_format()
+// fails ("Your platform doesn't support hardware accelerated AV1 decoding", AVERROR(ENOSYS);
+// libavcodec/av1dec.c, 5.1 and 7.1). The codec's default decoder, a library wrapper (libdav1d
+// on Debian), decodes in its place; empty where `device_decoder` decodes in software itself.
+std::string software_fallback_decoder(const AVCodec* device_decoder) {
+  if (device_decoder->id != AV_CODEC_ID_AV1 || device_decoder->wrapper_name) return {};
+  const AVCodec* fallback = avcodec_find_decoder(device_decoder->id);
+  if (!fallback || fallback == device_decoder || !fallback->wrapper_name) return {};
+  return fallback->name;
+}
+
 int default_gop(const VideoInfo& video) {
   double fps = video.frame_rate.num > 0 ? av_q2d(video.frame_rate) : 25;
   return std::max(1, int(std::lround(2 * fps)));
@@ -118,7 +129,10 @@ DecodePlan plan_decode(const PlanContext& context, int branches) {
       refusal = "no " + video.codec_name + " decoder with a " + std::string(backend.name) +
                 " hw config in this FFmpeg";
     decode.hw = refusal.empty();
-    if (decode.hw) decode.decoder = decoder->name;
+    if (decode.hw) {
+      decode.decoder = decoder->name;
+      decode.software_decoder = software_fallback_decoder(decoder);
+    }
     if (!decode.hw)
       decode.note =
           "software: " + (backend.decodes_on_device ? context.device->path + " " : std::string()) +
@@ -128,6 +142,8 @@ DecodePlan plan_decode(const PlanContext& context, int branches) {
   decode.threads = decode.hw ? 1 : 0;
   if (decode.hw) {
     decode.note = std::string(backend.name) + " hwaccel";
+    if (!decode.software_decoder.empty())
+      decode.note += ", " + decode.software_decoder + " in software if refused";
     decode.device = context.gpu;
     // Every frame held downstream of the decoder's pool: one per branch, the graph's queue and,
     // where the pool cannot grow, the frames waiting for the graph's thread. (NVDEC copies each
@@ -165,6 +181,18 @@ DeinterlacePlan plan_deinterlace(const PlanContext& context, const JobSpec& spec
   return plan;
 }
 
+// Why the device writes no 10-bit `codec` on any entrypoint; empty when one can (or unknown).
+std::string ten_bit_refusal_of_device(const PlanContext& context, VideoCodec codec) {
+  std::string full = device_ten_bit_refusal(*context.device, context.backend, codec, false);
+  std::string low_power = device_ten_bit_refusal(*context.device, context.backend, codec, true);
+  auto found = context.device->encode.find(codec_id(codec));
+  if (found == context.device->encode.end()) return {};
+  bool full_ok = found->second.full && full.empty();
+  bool low_power_ok = found->second.low_power && low_power.empty();
+  if (full_ok || low_power_ok) return {};
+  return "has no 10-bit " + std::string(name_of(codec)) + " encode (--hdr keep)";
+}
+
 // The device's encoder when it has one for the codec, else the software encoder fed with
 // frames downloaded from the device.
 Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec, FrameSize size,
@@ -178,6 +206,10 @@ Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec, Fr
   std::string refusal = context.on_device() ? encode_refusal(*context.device, codec_id(spec.codec),
                                                              size.width, size.height)
                                             : std::string();
+  // --hdr keep needs 10 bits: a GPU without them for this codec leaves it to software.
+  if (refusal.empty() && context.on_device() && spec.hdr == HdrMode::kKeep &&
+      context.video.color.hdr())
+    refusal = ten_bit_refusal_of_device(context, spec.codec);
   if (context.on_device() && hw_named && refusal.empty()) {
     encode.encoder = hw_name;
     encode.device = context.gpu;
@@ -197,6 +229,17 @@ Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec, Fr
   return Status::ok();
 }
 
+// Where a 10-bit source is encoded in 8 bits because this GPU's encoder has no 10-bit profile
+// (the backend's would), the encode stage says so.
+void note_eight_bit_encode(const PlanContext& context, const OutputSpec& spec,
+                           VideoEncodePlan& encode) {
+  if (!encode.hw_frames || context.video.bit_depth <= 8 || encode.format.bit_depth > 8) return;
+  std::string refusal =
+      device_ten_bit_refusal(*context.device, context.backend, spec.codec, encode.low_power);
+  if (!refusal.empty())
+    encode.note += (encode.note.empty() ? "" : ", ") + std::string("8-bit: ") + refusal;
+}
+
 Result<OutputPlan> plan_output(const PlanContext& context, const OutputSpec& spec) {
   OutputPlan output;
   output.path = spec.path;
@@ -213,8 +256,10 @@ Result<OutputPlan> plan_output(const PlanContext& context, const OutputSpec& spe
   output.width = size.width;
   output.height = size.height;
   TC_RETURN_IF_ERROR(plan_video_encoder(context, spec, size, output.video));
-  FormatChoice choice{context.video, context.backend, context.on_device(), spec, output.video};
+  FormatChoice choice{context.video, context.backend, context.on_device(),
+                      spec,          output.video,    context.device};
   TC_ASSIGN_OR_RETURN(output.video.format, plan_video_format(choice));
+  note_eight_bit_encode(context, spec, output.video);
   output.video.pix_fmt = encoder_pixel_format(choice, output.video.format);
   add_declared_hdr_params(context.video, output.video);
   return output;

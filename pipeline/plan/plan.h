@@ -43,6 +43,10 @@ struct DecodePlan {
   // The libavcodec decoder by name ("av1", not libdav1d, for device frames); empty = the
   // default decoder of the codec (avcodec_find_decoder).
   std::string decoder;
+  // Where `decoder` decodes only through the device (FFmpeg's native av1): the decoder the job
+  // reopens with, in software, when the hwaccel refuses the stream before its first frame
+  // ("libdav1d"); empty = `decoder` falls back to software itself.
+  std::string software_decoder;
   // 0 = libavcodec's auto; hw decoders keep 1 (the pool grows with threads); software ones get
   // theirs from the cores (cores.h)
   int threads = 0;
@@ -99,6 +103,8 @@ struct VideoEncodePlan {
   int parallel_encoders = 1;
   int chunk_frames = 0;     // a chunk ends at the first GOP start at or past this many frames
   int encoder_threads = 0;  // each encoder's (libavcodec thread_count); 0 = auto
+  // A device encoder on its low-power (VDEnc) entrypoint, else the full one.
+  bool low_power = false;
 };
 
 // One audio track of an output.

@@ -16,10 +16,14 @@ bool has_ten_bit_profile(VideoCodec codec) {
   return codec == VideoCodec::kHevc || codec == VideoCodec::kAv1 || codec == VideoCodec::kVp9;
 }
 
-// The encoder can write 10-bit: a hardware encoder by the backend's table (the device's
-// Main10 / profile 2 entrypoints are not probed apart), a software one by its pixel formats.
+// The encoder can write 10-bit: a hardware encoder by the backend's table and the depth the
+// device's entrypoint was found to encode, a software one by its pixel formats.
 bool writes_ten_bit(const FormatChoice& choice) {
-  if (choice.encode.hw_frames) return choice.backend.encodes_ten_bit(choice.spec.codec);
+  if (choice.encode.hw_frames)
+    return choice.backend.encodes_ten_bit(choice.spec.codec) &&
+           (!choice.device || device_ten_bit_refusal(*choice.device, choice.backend,
+                                                     choice.spec.codec, choice.encode.low_power)
+                                  .empty());
   return encoder_takes(choice.encode.encoder, AV_PIX_FMT_YUV420P10LE);
 }
 
@@ -76,11 +80,17 @@ ColorTags bt709() {
   return {AVCOL_PRI_BT709, AVCOL_TRC_BT709, AVCOL_SPC_BT709, AVCOL_RANGE_MPEG};
 }
 
+// The device's VPP has no HDR tone mapping (discovery found none: before Ice Lake, EHL/JSL).
+bool device_lacks_tonemap(const FormatChoice& choice) {
+  return choice.device && choice.device->can_tonemap == false;
+}
+
 // The conversion to SDR runs on VA-API's VPP for PQ (tonemap_vaapi reads the frames' mastering
-// display metadata; it has no HLG curve), else in software after the download.
+// display metadata; it has no HLG curve) where the device has it, else in software after the
+// download.
 bool to_sdr_on_device(const FormatChoice& choice) {
   return choice.on_device && choice.video.color.transfer == AVCOL_TRC_SMPTE2084 &&
-         !choice.backend.tonemap.empty();
+         !choice.backend.tonemap.empty() && !device_lacks_tonemap(choice);
 }
 
 std::string to_sdr_where(const FormatChoice& choice) {
@@ -96,7 +106,10 @@ std::string to_sdr_where(const FormatChoice& choice) {
   bool zscale = avfilter_get_by_name("zscale") != nullptr;
   if (!choice.video.color.hdr())
     return std::string(zscale ? "zscale" : "colorspace") + " (BT.2020 to BT.709) on the cpu";
-  return "zscale+tonemap (hable) on the cpu";
+  std::string where = "zscale+tonemap (hable) on the cpu";
+  if (choice.on_device && !choice.backend.tonemap.empty() && device_lacks_tonemap(choice))
+    where += " (this GPU's VPP has no HDR tone mapping)";
+  return where;
 }
 
 // The source's colour properties its file leaves unset, as options of the first converting
@@ -116,6 +129,17 @@ std::string unset_source_tags(const ColorTags& source, bool zscale) {
 }
 
 }  // namespace
+
+std::string device_ten_bit_refusal(const HwDevice& device, const BackendDesc& backend,
+                                   VideoCodec codec, bool low_power) {
+  auto found = device.encode.find(codec_id(codec));
+  if (found == device.encode.end() || !backend.encodes_ten_bit(codec)) return {};
+  int depth = found->second.bit_depth(low_power);
+  if (depth == 0 || depth >= 10) return {};
+  return "this GPU's " + std::string(backend.encoder_for(codec)) + " encodes " +
+         std::to_string(depth) + "-bit only (no 10-bit " + std::string(name_of(codec)) +
+         " profile on its " + (low_power ? "low-power" : "full") + " entrypoint)";
+}
 
 bool encoder_takes(std::string_view encoder, AVPixelFormat format) {
   const AVCodec* codec = avcodec_find_encoder_by_name(std::string(encoder).c_str());

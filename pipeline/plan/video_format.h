@@ -17,7 +17,15 @@ struct FormatChoice {
   bool on_device = false;  // the job's frames are scaled on the backend's device
   const OutputSpec& spec;
   const VideoEncodePlan& encode;  // its encoder already chosen
+  // The job's device (null in software): what its encoders and VPP can, as discovered.
+  const HwDevice* device = nullptr;
 };
+
+// Why the device's encoder for the output's codec cannot write 10-bit although the backend's
+// can (Skylake's HEVC is Main only); empty when it can, or when the device's depth was not
+// probed.
+std::string device_ten_bit_refusal(const HwDevice& device, const BackendDesc& backend,
+                                   VideoCodec codec, bool low_power);
 
 // The output's format; an error when the spec asks for what the encoder cannot write
 // (--hdr keep where it has no 10-bit profile).

@@ -1,0 +1,363 @@
+// Issue 37, second pass: plans that a real Intel GPU accepts, decided per GPU (its profile) and
+// per FFmpeg version, without a GPU. Each case cites where the fact comes from.
+#include <gtest/gtest.h>
+#include <va/va.h>
+
+#include <cstring>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavcodec/version.h>
+#include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
+}
+
+#include "pipeline/exec/stages.h"
+#include "pipeline/hw/backends.h"
+#include "pipeline/hw/intel_profiles.h"
+#include "pipeline/hw/va_caps.h"
+#include "pipeline/hw/va_profiles.h"
+#include "pipeline/plan/cores.h"
+#include "pipeline/plan/plan.h"
+#include "tests/unit/fixtures.h"
+#include "tests/unit/graph_parse.h"
+
+namespace tc {
+namespace {
+
+using testing::inventory;
+using testing::job;
+using testing::output;
+
+HwDevice assumed(const std::string& spec) {
+  Result<HwDevice> device = assume_intel_device(spec);
+  EXPECT_TRUE(device.is_ok()) << device.status().to_string();
+  return device.is_ok() ? *device : HwDevice{};
+}
+
+MediaInfo source(AVCodecID codec, int codec_profile, AVPixelFormat format) {
+  MediaInfo info = testing::media(codec);
+  info.video->codec_profile = codec_profile;
+  info.video->pix_fmt = format;
+  info.video->bit_depth = av_pix_fmt_desc_get(format)->comp[0].depth;
+  return info;
+}
+
+// HEVC Main 10 HDR10 (PQ, BT.2020), as a UHD Blu-ray rip or a phone's HDR clip.
+MediaInfo hdr10_source() {
+  MediaInfo info = source(AV_CODEC_ID_HEVC, 2, AV_PIX_FMT_YUV420P10LE);
+  info.video->color = {AVCOL_PRI_BT2020, AVCOL_TRC_SMPTE2084, AVCOL_SPC_BT2020_NCL,
+                       AVCOL_RANGE_MPEG};
+  return info;
+}
+
+OutputSpec hevc_output(HdrMode hdr = HdrMode::kAuto) {
+  OutputSpec spec = output("o.mp4", 1280, 720, VideoCodec::kHevc);
+  spec.hdr = hdr;
+  return spec;
+}
+
+Result<Plan> plan_on(const std::string& profile, const MediaInfo& media, OutputSpec spec,
+                     BackendKind backend = BackendKind::kVaapi) {
+  HwDevice device = assumed(profile);
+  if (backend == BackendKind::kQsv) device = qsv_device_on(device);
+  return make_plan(job({std::move(spec)}, backend), media, inventory({device}));
+}
+
+bool has(const std::string& text, const std::string& what) {
+  return text.find(what) != std::string::npos;
+}
+
+// ---- 10-bit output per GPU ----
+
+// media-driver README, SKL column: HEVC "D/Es" for 8-bit only, no HEVC 10-bit encode.
+TEST(IntelTruth, SkylakeEncodesA10BitHevcSourceAsMainNv12AndSaysSo) {
+  Result<Plan> plan =
+      plan_on("skl", source(AV_CODEC_ID_HEVC, 2, AV_PIX_FMT_YUV420P10LE), hevc_output());
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  const VideoEncodePlan& video = plan->outputs[0].video;
+  EXPECT_EQ(video.encoder, "hevc_vaapi");
+  EXPECT_EQ(video.format.bit_depth, 8);
+  EXPECT_EQ(video.format.profile, "Main");
+  EXPECT_EQ(video.pix_fmt, AV_PIX_FMT_NV12);
+  EXPECT_TRUE(has(plan->video_graph.text, "scale_vaapi=w=1280:h=720:format=nv12"))
+      << plan->video_graph.text;
+  EXPECT_TRUE(has(describe(*plan),
+                  "hevc_vaapi (full, 8-bit: this GPU's hevc_vaapi encodes "
+                  "8-bit only (no 10-bit hevc profile on its full entrypoint))"))
+      << describe(*plan);
+  // Tiger Lake has HEVC Main10 encode: the same job keeps 10 bits there.
+  Result<Plan> tgl =
+      plan_on("tgl", source(AV_CODEC_ID_HEVC, 2, AV_PIX_FMT_YUV420P10LE), hevc_output());
+  ASSERT_TRUE(tgl.is_ok());
+  EXPECT_EQ(tgl->outputs[0].video.format.bit_depth, 10);
+  EXPECT_EQ(tgl->outputs[0].video.pix_fmt, AV_PIX_FMT_P010);
+}
+
+// media-driver README, KBLx column: HEVC 10-bit "D/Es" (the shader encoder).
+TEST(IntelTruth, KabyLakeEncodesMain10OnTheShaderEncoder) {
+  Result<Plan> plan =
+      plan_on("kbl", source(AV_CODEC_ID_HEVC, 2, AV_PIX_FMT_YUV420P10LE), hevc_output());
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  const VideoEncodePlan& video = plan->outputs[0].video;
+  EXPECT_EQ(video.format.profile, "Main 10");
+  EXPECT_FALSE(video.low_power);
+  EXPECT_EQ(assumed("kbl").encode.at(AV_CODEC_ID_HEVC).full_bit_depth, 10);
+  EXPECT_EQ(assumed("skl").encode.at(AV_CODEC_ID_HEVC).full_bit_depth, 8);
+}
+
+TEST(IntelTruth, SkylakeKeepsHdrWithASoftwareEncoder) {
+  Result<Plan> plan = plan_on("skl", hdr10_source(), hevc_output(HdrMode::kKeep));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  const VideoEncodePlan& video = plan->outputs[0].video;
+  EXPECT_EQ(video.encoder, "libx265");
+  EXPECT_EQ(video.format.bit_depth, 10);
+  EXPECT_TRUE(has(video.note, "has no 10-bit hevc encode (--hdr keep)")) << video.note;
+}
+
+// ---- HDR10 tone mapping per GPU ----
+
+// docs/media_features.md: VPP HDR10 tone mapping from ICL; none on SKL, KBLx, EHL/JSL.
+TEST(IntelTruth, HdrToneMapsInSoftwareWhereVppHasNoToneMapping) {
+  for (const std::string profile : {"skl", "kbl", "ehl"}) {
+    Result<Plan> plan = plan_on(profile, hdr10_source(), output("o.mp4", 1280, 720));
+    ASSERT_TRUE(plan.is_ok()) << profile << ": " << plan.status().to_string();
+    const std::string& graph = plan->video_graph.text;
+    EXPECT_FALSE(has(graph, "tonemap_vaapi")) << profile << ": " << graph;
+    EXPECT_TRUE(has(graph, "hwdownload")) << profile << ": " << graph;
+    EXPECT_TRUE(has(graph, "tonemap=tonemap=hable")) << profile << ": " << graph;
+    EXPECT_FALSE(plan->outputs[0].video.format.to_sdr_on_device);
+    EXPECT_TRUE(has(describe(*plan),
+                    "zscale+tonemap (hable) on the cpu (this GPU's VPP has "
+                    "no HDR tone mapping)"))
+        << describe(*plan);
+    testing::ParsedGraph parsed = testing::parse_graph(graph);
+    EXPECT_EQ(parsed.refusal, "") << profile << ": " << graph;
+  }
+  for (const std::string profile : {"icl", "tgl"}) {
+    Result<Plan> plan = plan_on(profile, hdr10_source(), output("o.mp4", 1280, 720));
+    ASSERT_TRUE(plan.is_ok()) << profile << ": " << plan.status().to_string();
+    EXPECT_TRUE(has(plan->video_graph.text, "tonemap_vaapi")) << plan->video_graph.text;
+    EXPECT_EQ(plan->video_graph.downloads, 0);
+  }
+}
+
+// vf_tonemap_vaapi.c wants an HDR10 cap with VA_TONE_MAPPING_HDR_TO_SDR.
+TEST(IntelTruth, ToneMappingCapsNeedHdr10ToSdr) {
+  VAProcFilterCapHighDynamicRange hdr10_to_sdr{};
+  hdr10_to_sdr.metadata_type = VAProcHighDynamicRangeMetadataHDR10;
+  hdr10_to_sdr.caps_flag = VA_TONE_MAPPING_HDR_TO_SDR;
+  VAProcFilterCapHighDynamicRange hdr10_to_hdr = hdr10_to_sdr;
+  hdr10_to_hdr.caps_flag = VA_TONE_MAPPING_HDR_TO_HDR;
+  EXPECT_TRUE(tonemaps_hdr10({hdr10_to_hdr, hdr10_to_sdr}));
+  EXPECT_FALSE(tonemaps_hdr10({hdr10_to_hdr}));
+  EXPECT_FALSE(tonemaps_hdr10({}));
+}
+
+// ---- what this libavcodec's get_format offers ----
+
+// FFmpeg 5.1 hevcdec.c / vp9.c get_format(): no AV_PIX_FMT_VAAPI for 4:4:4 or HEVC 12-bit.
+TEST(IntelTruth, GetFormatTableByLibavcodecVersion) {
+  unsigned lavc59 = AV_VERSION_INT(59, 37, 100);  // FFmpeg 5.1
+  unsigned lavc61 = AV_VERSION_INT(61, 19, 100);  // FFmpeg 7.1
+  EXPECT_EQ(vaapi_get_format_refusal(AV_CODEC_ID_HEVC, 8, 444, lavc59),
+            "libavcodec 59's hevc decoder never offers VA-API for 4:4:4 8-bit (get_format)");
+  EXPECT_NE(vaapi_get_format_refusal(AV_CODEC_ID_HEVC, 12, 420, lavc59), "");
+  EXPECT_EQ(vaapi_get_format_refusal(AV_CODEC_ID_HEVC, 10, 422, lavc59), "");
+  EXPECT_EQ(vaapi_get_format_refusal(AV_CODEC_ID_HEVC, 8, 444, lavc61), "");
+  EXPECT_NE(vaapi_get_format_refusal(AV_CODEC_ID_VP9, 8, 444, lavc59), "");
+  EXPECT_EQ(vaapi_get_format_refusal(AV_CODEC_ID_VP9, 8, 444, lavc61), "");
+  EXPECT_EQ(vaapi_get_format_refusal(AV_CODEC_ID_VP9, 10, 420, lavc59), "");
+  EXPECT_NE(vaapi_get_format_refusal(AV_CODEC_ID_AV1, 8, 444, lavc61), "");
+}
+
+TEST(IntelTruth, StreamsThisFfmpegCannotHandToVaapiDecodeInSoftwareWithThreads) {
+  if (LIBAVCODEC_VERSION_MAJOR >= 61) GTEST_SKIP() << "this libavcodec offers VA-API for these";
+  for (const MediaInfo& media : {source(AV_CODEC_ID_HEVC, 4, AV_PIX_FMT_YUV444P),
+                                 source(AV_CODEC_ID_VP9, 1, AV_PIX_FMT_YUV444P),
+                                 source(AV_CODEC_ID_HEVC, 4, AV_PIX_FMT_YUV420P12LE)}) {
+    // Tiger Lake has every one of these VA profiles (README TGLx: HEVC 4:4:4, 12-bit, VP9 1/3).
+    Result<Plan> plan = plan_on("tgl", media, output("o.mp4", 1280, 720));
+    ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+    EXPECT_FALSE(plan->decode.hw) << plan->decode.note;
+    EXPECT_TRUE(has(plan->decode.note, "never offers VA-API")) << plan->decode.note;
+    EXPECT_EQ(plan->video_graph.uploads, 1);
+    plan_for_cores(*plan, {1, 16}, true);
+    EXPECT_EQ(plan->decode.threads, software_decoder_threads(16));
+    EXPECT_GT(plan->decode.threads, 1);
+    std::string command = ffmpeg_command(*plan, job({output("o.mp4", 1280, 720)}));
+    EXPECT_FALSE(has(command, "-hwaccel ")) << command;
+  }
+}
+
+// ---- AV1: the native decoder has no software path ----
+
+struct ParametersDeleter {
+  void operator()(AVCodecParameters* parameters) const { avcodec_parameters_free(&parameters); }
+};
+
+// Three 64x64 AV1 frames, encoded here (no media file): the packets and their parameters.
+struct Av1Stream {
+  av::CodecContextPtr encoder;
+  std::vector<av::PacketPtr> packets;
+};
+
+Av1Stream encode_av1() {
+  Av1Stream stream;
+  const AVCodec* codec = avcodec_find_encoder_by_name("libaom-av1");
+  if (!codec) return stream;
+  stream.encoder.reset(avcodec_alloc_context3(codec));
+  AVCodecContext* encoder = stream.encoder.get();
+  encoder->width = 64;
+  encoder->height = 64;
+  encoder->pix_fmt = AV_PIX_FMT_YUV420P;
+  encoder->time_base = {1, 25};
+  av_opt_set(encoder->priv_data, "cpu-used", "8", 0);
+  av_opt_set(encoder->priv_data, "usage", "realtime", 0);
+  if (avcodec_open2(encoder, codec, nullptr) < 0) return stream;
+  av::FramePtr frame(av_frame_alloc());
+  frame->width = 64;
+  frame->height = 64;
+  frame->format = AV_PIX_FMT_YUV420P;
+  av_frame_get_buffer(frame.get(), 0);
+  for (int n = 0; n <= 3; ++n) {
+    if (n < 3) {
+      av_frame_make_writable(frame.get());
+      for (int plane = 0; plane < 3; ++plane)
+        memset(frame->data[plane], 40 * n + 16 * plane, frame->linesize[plane] * (plane ? 32 : 64));
+      frame->pts = n;
+    }
+    avcodec_send_frame(encoder, n < 3 ? frame.get() : nullptr);
+    for (av::PacketPtr packet(av_packet_alloc());
+         avcodec_receive_packet(encoder, packet.get()) == 0; packet.reset(av_packet_alloc()))
+      stream.packets.push_back(std::move(packet));
+  }
+  return stream;
+}
+
+// Frames a decoder gives for the packets, or the first error.
+int decode_all(AVCodecContext* decoder, const std::vector<av::PacketPtr>& packets) {
+  int frames = 0;
+  av::FramePtr frame(av_frame_alloc());
+  for (size_t i = 0; i <= packets.size(); ++i) {
+    int err = avcodec_send_packet(decoder, i < packets.size() ? packets[i].get() : nullptr);
+    if (err < 0) return err;
+    while ((err = avcodec_receive_frame(decoder, frame.get())) == 0) ++frames;
+    if (err != AVERROR(EAGAIN) && err != AVERROR_EOF) return err;
+  }
+  return frames;
+}
+
+// libavcodec/av1dec.c get_pixel_format(): without a hwaccel, "Your platform doesn't support
+// hardware accelerated AV1 decoding" (AVERROR(ENOSYS)): the plan names libdav1d to reopen with.
+TEST(IntelTruth, Av1HwDecodeNamesASoftwareDecoderThatTakesOver) {
+  Result<Plan> plan =
+      plan_on("tgl", source(AV_CODEC_ID_AV1, 0, AV_PIX_FMT_YUV420P), output("o.mp4", 1280, 720));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  if (!plan->decode.hw)
+    GTEST_SKIP() << "no av1 decoder with a VA-API config: " << plan->decode.note;
+  ASSERT_EQ(plan->decode.decoder, "av1");
+  if (!avcodec_find_decoder_by_name("libdav1d")) GTEST_SKIP() << "this FFmpeg has no libdav1d";
+  EXPECT_EQ(plan->decode.software_decoder, "libdav1d");
+  EXPECT_TRUE(has(describe(*plan), "vaapi hwaccel, libdav1d in software if refused"))
+      << describe(*plan);
+  EXPECT_EQ(plan->fallback_video_graph.uploads, 1);
+
+  Av1Stream stream = encode_av1();
+  if (stream.packets.empty()) GTEST_SKIP() << "no libaom-av1 encoder to make a stream";
+  std::unique_ptr<AVCodecParameters, ParametersDeleter> parameters(avcodec_parameters_alloc());
+  avcodec_parameters_from_context(parameters.get(), stream.encoder.get());
+  const AVCodec* av1 = avcodec_find_decoder_by_name("av1");
+  av::CodecContextPtr native(avcodec_alloc_context3(av1));
+  avcodec_parameters_to_context(native.get(), parameters.get());
+  ASSERT_EQ(avcodec_open2(native.get(), av1, nullptr), 0);
+  EXPECT_EQ(decode_all(native.get(), stream.packets), AVERROR(ENOSYS));  // no software path
+
+  Result<av::CodecContextPtr> software =
+      open_software_video_decoder(*parameters, AVRational{1, 25}, *plan);
+  ASSERT_TRUE(software.is_ok()) << software.status().to_string();
+  EXPECT_EQ(decode_all(software->get(), stream.packets), 3);
+}
+
+// ---- xe without HuC ----
+
+TEST(IntelTruth, XeListsBitrateModesWithoutHucButTheyAreGated) {
+  HwDevice device;
+  device.driver = "xe";
+  device.encode[AV_CODEC_ID_H264] = {
+      .low_power = true, .low_power_rate_control = va_rc::kCqp | va_rc::kCbr | va_rc::kVbr};
+  HwDevice loaded = device;
+  gate_vdenc_bitrate_on_huc(true, loaded);
+  EXPECT_EQ(loaded.encode[AV_CODEC_ID_H264].low_power_rate_control,
+            va_rc::kCqp | va_rc::kCbr | va_rc::kVbr);
+  gate_vdenc_bitrate_on_huc(false, device);
+  EXPECT_EQ(device.encode[AV_CODEC_ID_H264].low_power_rate_control, va_rc::kCqp);
+  // From Meteor Lake there is no EncSliceLP: the full entrypoint is VDEnc and is gated too.
+  HwDevice mtl_like;
+  mtl_like.encode[AV_CODEC_ID_HEVC] = {.full = true,
+                                       .full_rate_control = va_rc::kCqp | va_rc::kCbr};
+  gate_vdenc_bitrate_on_huc(false, mtl_like);
+  EXPECT_EQ(mtl_like.encode[AV_CODEC_ID_HEVC].full_rate_control, va_rc::kCqp);
+
+  OutputSpec cbr = output("o.mp4", 1280, 720);
+  cbr.rate_control = RateControl::kCbr;
+  cbr.bitrate = 4'000'000;
+  Result<Plan> no_huc = plan_on("dg2:xe:no-huc", testing::media(), cbr);
+  ASSERT_FALSE(no_huc.is_ok());
+  EXPECT_TRUE(has(no_huc.status().message(), "offers only CQP, not CBR"))
+      << no_huc.status().message();
+  EXPECT_TRUE(plan_on("dg2:xe:huc", testing::media(), cbr).is_ok());
+}
+
+// ---- QSV on FFmpeg 5.1 ----
+
+// qsvenc.c: AV1's QP is clipped to 0..255 (global_quality / FF_QP2LAMBDA), others to 0..51.
+TEST(IntelTruth, Av1QsvQualityIsOnAv1QuantiserScale) {
+  const HwEncoderDesc& qsv = backend_desc(BackendKind::kQsv).encoder;
+  EXPECT_EQ(qsv.quality_for(VideoCodec::kAv1).value_for(24), 120 * 118);
+  EXPECT_EQ(qsv.quality_for(VideoCodec::kHevc).value_for(24), 24 * 118);
+  EXPECT_EQ(qsv.quality_for(VideoCodec::kH264).value_for(24), 24 * 118);
+}
+
+// vf_scale_qsv.c init_out_pool: 32 surfaces unset, 4 + extra_hw_frames when set.
+TEST(IntelTruth, ScaleQsvPoolIsNeverBelowItsDefault) {
+  if (!testing::qsv_built()) GTEST_SKIP() << "this FFmpeg has no h264_qsv";
+  Result<Plan> plan =
+      plan_on("tgl", testing::media(), output("o.mp4", 1280, 720), BackendKind::kQsv);
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_TRUE(has(plan->video_graph.text, "scale_qsv=w=1280:h=720:format=nv12:extra_hw_frames=28"))
+      << plan->video_graph.text;
+  EXPECT_EQ(testing::parse_graph(plan->video_graph.text).refusal, "") << plan->video_graph.text;
+}
+
+// ---- the printed ffmpeg command runs as planned ----
+
+TEST(IntelTruth, PrintedQsvCommandNamesTheDecoderAndDerivesQsvFromTheNode) {
+  if (!testing::qsv_built()) GTEST_SKIP() << "this FFmpeg has no h264_qsv";
+  JobSpec spec = job({output("o.mp4", 1280, 720)}, BackendKind::kQsv);
+  Result<Plan> plan =
+      make_plan(spec, testing::media(AV_CODEC_ID_HEVC), inventory({qsv_device_on(assumed("tgl"))}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  std::string command = ffmpeg_command(*plan, spec);
+  EXPECT_TRUE(has(command,
+                  "-init_hw_device vaapi=va:/dev/dri/renderD128 -init_hw_device "
+                  "'qsv=hw@va' -filter_hw_device hw"))
+      << command;
+  EXPECT_TRUE(has(command, "-c:v hevc_qsv -i in.mp4")) << command;
+}
+
+TEST(IntelTruth, PrintedVaapiCommandNamesTheNativeAv1Decoder) {
+  Result<Plan> plan =
+      plan_on("tgl", source(AV_CODEC_ID_AV1, 0, AV_PIX_FMT_YUV420P), output("o.mp4", 1280, 720));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  if (!plan->decode.hw)
+    GTEST_SKIP() << "no av1 decoder with a VA-API config: " << plan->decode.note;
+  std::string command = ffmpeg_command(*plan, job({output("o.mp4", 1280, 720)}));
+  // Debian's default AV1 decoder is libdav1d, which has no VA-API path.
+  EXPECT_TRUE(has(command, "-c:v av1 -i in.mp4")) << command;
+  EXPECT_TRUE(has(command, "-init_hw_device vaapi=hw:/dev/dri/renderD128")) << command;
+  EXPECT_EQ(testing::parse_graph(plan->video_graph.text).refusal, "") << plan->video_graph.text;
+}
+
+}  // namespace
+}  // namespace tc
