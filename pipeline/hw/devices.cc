@@ -346,8 +346,10 @@ bool probe_hdr_tonemap(VADisplay display) {
       VA_STATUS_SUCCESS)
     return false;
   VaObject<VAConfigID, vaDestroyConfig> config(display, config_id);
+  // A context of a common output size, as vaapi_vpp.c creates one for its output.
   VAContextID context_id = VA_INVALID_ID;
-  if (vaCreateContext(display, config.get(), 0, 0, 0, nullptr, 0, &context_id) != VA_STATUS_SUCCESS)
+  if (vaCreateContext(display, config.get(), 1920, 1080, 0, nullptr, 0, &context_id) !=
+      VA_STATUS_SUCCESS)
     return false;
   VaObject<VAContextID, vaDestroyContext> context(display, context_id);
   std::vector<VAProcFilterCapHighDynamicRange> caps(VAProcHighDynamicRangeMetadataTypeCount);

@@ -15,11 +15,27 @@ std::string device_problems(const HwInventory& devices, BackendKind backend) {
   return text.empty() ? "none found" : text;
 }
 
-BackendChoice choose_auto(const std::string& device_path, const HwInventory& devices) {
+// The device of `backend` (at `path` when given) that can scale and keeps the most stages.
+const HwDevice* best_device(BackendKind backend, const std::string& path,
+                            const HwInventory& devices, const StagesOnDevice& stages) {
+  const HwDevice* best = nullptr;
+  int best_stages = -1;
+  for (const HwDevice& device : devices.devices) {
+    if (device.backend != backend || !device.usable() || !device.can_scale) continue;
+    if (!path.empty() && device.path != path) continue;
+    int kept = stages ? stages(device) : 0;
+    if (kept > best_stages) best = &device, best_stages = kept;
+  }
+  return best;
+}
+
+BackendChoice choose_auto(const std::string& device_path, const HwInventory& devices,
+                          const StagesOnDevice& stages) {
   std::string problems;
   for (const BackendDesc& backend : backends()) {
     if (backend.auto_label.empty()) continue;
-    const HwDevice* device = devices.find(backend.kind, device_path);
+    const HwDevice* device = best_device(backend.kind, device_path, devices, stages);
+    if (!device) device = devices.find(backend.kind, device_path);
     std::string label(backend.auto_label);
     if (device && device->can_scale)
       return {backend.kind, device,
@@ -33,9 +49,9 @@ BackendChoice choose_auto(const std::string& device_path, const HwInventory& dev
 }  // namespace
 
 Result<BackendChoice> choose_backend(BackendKind requested, const std::string& device_path,
-                                     const HwInventory& devices) {
+                                     const HwInventory& devices, const StagesOnDevice& stages) {
   if (requested == BackendKind::kSoftware) return BackendChoice{.reason = "requested"};
-  if (requested == BackendKind::kAuto) return choose_auto(device_path, devices);
+  if (requested == BackendKind::kAuto) return choose_auto(device_path, devices, stages);
   const BackendDesc& backend = backend_desc(requested);
   const HwDevice* device = devices.find(requested, device_path);
   std::string flag = "--backend " + std::string(backend.name) + ": ";

@@ -70,10 +70,18 @@ namespace {
 Result<bool> choose_low_power(const OutputSpec& output, const std::string& encoder,
                               const EncodeEntrypoints& entrypoints, std::string& note) {
   uint32_t mode = rate_control_bit(output);
-  // The full entrypoint where it exists (it is the one with CBR/VBR on every generation without
-  // HuC), else low-power (VDEnc): the only one on Arc/DG2.
+  // Low-power (VDEnc) where its bitrate control runs (the probe lists CBR/VBR on it: HuC is
+  // loaded, by default from Gen12) and it offers the mode: the fixed-function encoder frees the
+  // render engine the full (PAK + shader) one keeps busy (media-driver #580: HEVC full-mode
+  // encode at 100% render). Else the full entrypoint where it exists (the one with CBR/VBR on
+  // every generation without HuC), else low-power: the only one on Arc/DG2.
   bool full_offers = entrypoints.full && offers(entrypoints.full_rate_control, mode);
   bool low_power_offers = entrypoints.low_power && offers(entrypoints.low_power_rate_control, mode);
+  bool vdenc_brc = (entrypoints.low_power_rate_control & (va_rc::kCbr | va_rc::kVbr)) != 0;
+  if (low_power_offers && vdenc_brc) {
+    note = "low_power: VDEnc with HuC";
+    return true;
+  }
   if (full_offers) {
     note = "full";
     return false;

@@ -414,10 +414,34 @@ std::string StageDevice::to_string() const {
   return text;
 }
 
+namespace {
+
+// The stages `device` would run itself for this job: the decode (its VA profile, size, this
+// libavcodec's get_format) and each output's encode (an encoder here, the codec, the size).
+int stages_on(const HwDevice& device, const JobSpec& spec, const VideoInfo& video) {
+  int kept = decode_refusal(device, video).empty() ? 1 : 0;
+  for (const OutputSpec& output : spec.outputs) {
+    if (output.codec == VideoCodec::kCopy) continue;
+    Result<FrameSize> size = target_size(output, video);
+    FrameSize encoded = size.is_ok() ? *size : FrameSize{video.width, video.height};
+    bool encoder = encoder_exists(backend_desc(device.backend).encoder_for(output.codec));
+    std::string refusal =
+        encode_refusal(device, codec_id(output.codec), encoded.width, encoded.height);
+    if (encoder && refusal.empty()) ++kept;
+  }
+  return kept;
+}
+
+}  // namespace
+
 Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInventory& devices) {
   TC_RETURN_IF_ERROR(validate(spec));
   if (!media.video) return Status(Code::kInput, media.path + ": has no video stream");
-  TC_ASSIGN_OR_RETURN(BackendChoice choice, choose_backend(spec.backend, spec.device, devices));
+  StagesOnDevice stages = [&](const HwDevice& device) {
+    return stages_on(device, spec, *media.video);
+  };
+  TC_ASSIGN_OR_RETURN(BackendChoice choice,
+                      choose_backend(spec.backend, spec.device, devices, stages));
   const BackendDesc& backend = backend_desc(choice.kind);
   PlanContext context{backend, choice.device, stage_device(choice), media, *media.video};
 

@@ -309,6 +309,50 @@ TEST(IntelTruth, XeListsBitrateModesWithoutHucButTheyAreGated) {
   EXPECT_TRUE(plan_on("dg2:xe:huc", testing::media(), cbr).is_ok());
 }
 
+// ---- throughput: VDEnc where its bitrate control runs ----
+
+// media-driver #580: full (PAK + shader) encode keeps the render engine busy; VDEnc is fixed
+// function, and with HuC it has every mode.
+TEST(IntelTruth, LowPowerIsPreferredWhereHucRunsIt) {
+  for (const std::string profile : {"tgl", "tgl:huc", "icl:huc"}) {
+    Result<Plan> plan = plan_on(profile, testing::media(), output("o.mp4", 1280, 720));
+    ASSERT_TRUE(plan.is_ok()) << profile << ": " << plan.status().to_string();
+    EXPECT_TRUE(plan->outputs[0].video.low_power) << profile;
+    EXPECT_TRUE(has(describe(*plan), "h264_vaapi (low_power: VDEnc with HuC)"))
+        << profile << ": " << describe(*plan);
+  }
+  for (const std::string profile : {"tgl:no-huc", "icl"}) {
+    Result<Plan> plan = plan_on(profile, testing::media(), output("o.mp4", 1280, 720));
+    ASSERT_TRUE(plan.is_ok()) << profile << ": " << plan.status().to_string();
+    EXPECT_FALSE(plan->outputs[0].video.low_power) << profile;
+  }
+}
+
+// An iGPU (Skylake, renderD128) beside an Arc (renderD129): `auto` takes the node that keeps
+// more stages on the GPU, not the first.
+TEST(IntelTruth, AutoTakesTheNodeThatKeepsMoreStagesOnTheGpu) {
+  HwDevice igpu = assumed("skl");
+  HwDevice arc = assumed("dg2");
+  arc.path = "/dev/dri/renderD129";
+  MediaInfo hevc10 = source(AV_CODEC_ID_HEVC, 2, AV_PIX_FMT_YUV420P10LE);
+  Result<Plan> plan = make_plan(job({hevc_output()}), hevc10, inventory({igpu, arc}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_EQ(plan->device.path, "/dev/dri/renderD129") << plan->backend_reason;
+  EXPECT_TRUE(plan->decode.hw) << plan->decode.note;
+  EXPECT_EQ(plan->outputs[0].video.format.bit_depth, 10);
+  // Where both keep every stage, the first node, as before.
+  Result<Plan> h264 =
+      make_plan(job({output("o.mp4", 1280, 720)}), testing::media(), inventory({igpu, arc}));
+  ASSERT_TRUE(h264.is_ok());
+  EXPECT_EQ(h264->device.path, "/dev/dri/renderD128");
+  // A named device is kept.
+  JobSpec pinned = job({hevc_output()});
+  pinned.device = "/dev/dri/renderD128";
+  Result<Plan> on_igpu = make_plan(pinned, hevc10, inventory({igpu, arc}));
+  ASSERT_TRUE(on_igpu.is_ok());
+  EXPECT_EQ(on_igpu->device.path, "/dev/dri/renderD128");
+}
+
 // ---- QSV on FFmpeg 5.1 ----
 
 // qsvenc.c: AV1's QP is clipped to 0..255 (global_quality / FF_QP2LAMBDA), others to 0..51.
