@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <sstream>
 
+#include "pipeline/package/manifest_quote.h"
 #include "pipeline/spec/package_spec.h"
 
 namespace tc::package {
@@ -27,21 +29,51 @@ std::string rate_text(AVRational rate) {
                        : std::to_string(rate.num) + "/" + std::to_string(rate.den);
 }
 
-// The audio the HLS variants are played with: the first audio rendition (DEFAULT=YES).
+// The audio a player starts with (HLS DEFAULT=YES, DASH Role main): the source's default
+// track, else the first.
 const TrackMeasure* default_audio(const PackageMeasure& package) {
+  for (const TrackMeasure& audio : package.audio)
+    if (audio.disposition & AV_DISPOSITION_DEFAULT) return &audio;
   return package.audio.empty() ? nullptr : &package.audio.front();
 }
 
+// Every format a variant may play (RFC 8216 4.3.4.2: CODECS lists each one in any rendition
+// of its groups): the video's and each distinct audio codec.
 std::string codecs_of(const PackageMeasure& package, const TrackMeasure& video) {
-  std::string codecs = video.codec;
-  if (const TrackMeasure* audio = default_audio(package); audio && !audio->codec.empty())
-    codecs += (codecs.empty() ? "" : ",") + audio->codec;
-  return codecs;
+  std::vector<std::string> codecs;
+  if (!video.codec.empty()) codecs.push_back(video.codec);
+  for (const TrackMeasure& audio : package.audio)
+    if (!audio.codec.empty() &&
+        std::find(codecs.begin(), codecs.end(), audio.codec) == codecs.end())
+      codecs.push_back(audio.codec);
+  std::string text;
+  for (const std::string& codec : codecs) text += (text.empty() ? "" : ",") + codec;
+  return text;
+}
+
+// A variant's bandwidth counts the audio rendition that needs the most: a player may pick any.
+int64_t largest_audio(const PackageMeasure& package, int64_t (TrackMeasure::*bitrate)() const) {
+  int64_t largest = 0;
+  for (const TrackMeasure& audio : package.audio) largest = std::max(largest, (audio.*bitrate)());
+  return largest;
 }
 
 int64_t average_bandwidth(const PackageMeasure& package, const TrackMeasure& video) {
-  const TrackMeasure* audio = default_audio(package);
-  return video.average_bitrate() + (audio ? audio->average_bitrate() : 0);
+  return video.average_bitrate() + largest_audio(package, &TrackMeasure::average_bitrate);
+}
+
+// The transfer a video rendition's pictures are coded for: HLS VIDEO-RANGE, and what keeps
+// HDR and SDR renditions out of one DASH AdaptationSet.
+const char* video_range(const TrackMeasure& video) {
+  if (video.transfer == AVCOL_TRC_SMPTE2084) return "PQ";
+  if (video.transfer == AVCOL_TRC_ARIB_STD_B67) return "HLG";
+  return "SDR";
+}
+
+bool any_hdr(const PackageMeasure& package) {
+  return std::any_of(package.video.begin(), package.video.end(), [](const TrackMeasure& video) {
+    return std::string_view(video_range(video)) != "SDR";
+  });
 }
 
 // fMP4 segments (EXT-X-MAP) need version 6 and up; 7 is what our playlists otherwise say.
@@ -50,8 +82,19 @@ int hls_version(SegmentFormat format) {
   return format == SegmentFormat::kTs ? 3 : 7;
 }
 
-std::string audio_name(const TrackMeasure& audio) {
-  return audio.language.empty() ? audio.name : audio.language;
+// A rendition's NAME: its title, else its language, else its directory; unique in its group
+// (HLS requires it), so a repeat gets its directory too.
+template <typename Track>
+std::string rendition_name(const std::vector<Track>& tracks, size_t index) {
+  auto name_of = [](const Track& track) {
+    return !track.title.empty()      ? track.title
+           : !track.language.empty() ? track.language
+                                     : track.name;
+  };
+  std::string name = name_of(tracks[index]);
+  for (size_t i = 0; i < index; ++i)
+    if (name_of(tracks[i]) == name) return name + " (" + tracks[index].name + ")";
+  return name;
 }
 
 // "$RepresentationID$"-free template: the rendition's directory and the numbered name.
@@ -85,13 +128,34 @@ void dash_timeline(std::ostringstream& mpd, const TrackMeasure& track) {
   mpd << "          </SegmentTimeline>\n";
 }
 
+// "16:9" from a width and height (in square pixels).
+std::string ratio_text(int64_t width, int64_t height) {
+  int64_t divisor = std::gcd(width, height);
+  if (divisor <= 0) return "";
+  return std::to_string(width / divisor) + ":" + std::to_string(height / divisor);
+}
+
+// The sample aspect ratio, 1:1 where the encoder left it unset.
+AVRational sar_of(const TrackMeasure& video) {
+  AVRational sar = video.sample_aspect_ratio;
+  return sar.num > 0 && sar.den > 0 ? sar : AVRational{1, 1};
+}
+
+// The picture's displayed aspect ratio.
+std::string par_of(const TrackMeasure& video) {
+  AVRational sar = sar_of(video);
+  return ratio_text(int64_t(video.width) * sar.num, int64_t(video.height) * sar.den);
+}
+
 void dash_representation(std::ostringstream& mpd, const TrackMeasure& track,
                          const std::string& segment_name) {
-  mpd << "      <Representation id=\"" << track.name << "\" bandwidth=\"" << track.peak_bitrate()
-      << "\"";
-  if (!track.codec.empty()) mpd << " codecs=\"" << track.codec << "\"";
+  mpd << "      <Representation" << xml_attribute("id", track.name)
+      << xml_attribute("bandwidth", std::to_string(track.peak_bitrate()));
+  if (!track.codec.empty()) mpd << xml_attribute("codecs", track.codec);
   if (track.type == AVMEDIA_TYPE_VIDEO) {
-    mpd << " width=\"" << track.width << "\" height=\"" << track.height << "\"";
+    AVRational sar = sar_of(track);
+    mpd << " width=\"" << track.width << "\" height=\"" << track.height << "\""
+        << xml_attribute("sar", std::to_string(sar.num) + ":" + std::to_string(sar.den));
     if (std::string rate = rate_text(track.frame_rate); !rate.empty())
       mpd << " frameRate=\"" << rate << "\"";
   } else {
@@ -102,9 +166,9 @@ void dash_representation(std::ostringstream& mpd, const TrackMeasure& track,
     mpd << "        <AudioChannelConfiguration schemeIdUri=\"urn:mpeg:dash:23003:3:audio_channel_"
            "configuration:2011\" value=\""
         << track.channels << "\"/>\n";
-  mpd << "        <SegmentTemplate timescale=\"" << track.time_base.den << "\" initialization=\""
-      << track.name << "/init.mp4\" media=\"" << dash_media_template(track, segment_name)
-      << "\" startNumber=\"1\"";
+  mpd << "        <SegmentTemplate timescale=\"" << track.time_base.den << "\""
+      << xml_attribute("initialization", track.name + "/init.mp4")
+      << xml_attribute("media", dash_media_template(track, segment_name)) << " startNumber=\"1\"";
   if (int64_t offset = presentation_time_offset(track); offset > 0)
     mpd << " presentationTimeOffset=\"" << offset << "\"";
   mpd << ">\n";
@@ -112,56 +176,97 @@ void dash_representation(std::ostringstream& mpd, const TrackMeasure& track,
   mpd << "        </SegmentTemplate>\n      </Representation>\n";
 }
 
-// A track title in an MPD (XML text) and in a playlist's quoted string (which cannot hold '"').
-std::string xml_text(const std::string& text) {
-  std::string escaped;
-  for (char c : text)
-    escaped += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : std::string(1, c);
-  return escaped;
-}
-std::string quoted_string(std::string text) {
-  std::replace(text.begin(), text.end(), '"', '\'');
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  return text;
-}
-
-// A subtitle rendition's NAME: its title, else its language, else its directory; unique in the
-// group (HLS requires it), so a repeat gets its directory too.
-std::string subtitle_name(const PackageMeasure& package, size_t index) {
-  auto name_of = [](const TextMeasure& text) {
-    return !text.title.empty() ? text.title : !text.language.empty() ? text.language : text.name;
-  };
-  std::string name = name_of(package.text[index]);
-  for (size_t i = 0; i < index; ++i)
-    if (name_of(package.text[i]) == name) return name + " (" + package.text[index].name + ")";
-  return name;
-}
-
 // Subtitles are never DEFAULT (a viewer turns them on), AUTOSELECT so that a player may pick
-// the viewer's language.
+// the viewer's language; a forced track (signs, foreign dialogue) is FORCED=YES, which players
+// show without the viewer turning subtitles on.
 void hls_subtitle_media(std::ostringstream& m3u8, const PackageMeasure& package) {
   for (size_t i = 0; i < package.text.size(); ++i) {
     const TextMeasure& text = package.text[i];
-    m3u8 << "#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID=\"subs\",NAME=\""
-         << quoted_string(subtitle_name(package, i)) << "\"";
-    if (!text.language.empty()) m3u8 << ",LANGUAGE=\"" << text.language << "\"";
-    m3u8 << ",DEFAULT=NO,AUTOSELECT=YES,URI=\"" << text.name << "/" << kHlsMediaPlaylist << "\"\n";
+    m3u8 << "#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID=\"subs\","
+         << hls_quoted("NAME", rendition_name(package.text, i));
+    if (!text.language.empty()) m3u8 << "," << hls_quoted("LANGUAGE", text.language);
+    m3u8 << ",DEFAULT=NO,AUTOSELECT=YES";
+    if (text.disposition & AV_DISPOSITION_FORCED) m3u8 << ",FORCED=YES";
+    m3u8 << "," << hls_quoted("URI", text.name + "/" + kHlsMediaPlaylist) << "\n";
   }
+}
+
+// A set's Label (its track's title) and Role, in the schema's order: Label (from
+// RepresentationBaseType) before Role.
+void dash_label_and_role(std::ostringstream& mpd, const std::string& title, const char* role) {
+  if (!title.empty()) mpd << "      <Label>" << xml_text(title) << "</Label>\n";
+  mpd << "      <Role schemeIdUri=\"urn:mpeg:dash:role:2011\"" << xml_attribute("value", role)
+      << "/>\n";
 }
 
 // DASH: the whole track as one WebVTT document by BaseURL. dash.js reads a text Representation
 // without SegmentTemplate/List/Base as one sidecar file, and one with them as fragmented text
 // (wvtt or stpp in fMP4 boxes, which plain .vtt segments are not); a VOD package gains nothing
 // from segmenting a few kilobytes of text.
+// A forced track's Role is forced-subtitle (ISO/IEC 23009-1 5.8.5.5, DASH-IF IOP).
 void dash_text_set(std::ostringstream& mpd, const TextMeasure& text, int id, double duration) {
   mpd << "    <AdaptationSet id=\"" << id << "\" contentType=\"text\" mimeType=\"text/vtt\"";
-  if (!text.language.empty()) mpd << " lang=\"" << text.language << "\"";
-  mpd << ">\n      <Role schemeIdUri=\"urn:mpeg:dash:role:2011\" value=\"subtitle\"/>\n";
-  if (!text.title.empty()) mpd << "      <Label>" << xml_text(text.title) << "</Label>\n";
+  if (!text.language.empty()) mpd << xml_attribute("lang", text.language);
+  mpd << ">\n";
+  dash_label_and_role(mpd, text.title,
+                      text.disposition & AV_DISPOSITION_FORCED ? "forced-subtitle" : "subtitle");
   int64_t bandwidth = duration > 0 ? int64_t(text.document_bytes * 8 / duration) : 0;
-  mpd << "      <Representation id=\"" << text.name << "\" bandwidth=\""
-      << std::max<int64_t>(bandwidth, 1) << "\">\n        <BaseURL>" << text.name << "/"
-      << kWebVttDocument << "</BaseURL>\n      </Representation>\n    </AdaptationSet>\n";
+  mpd << "      <Representation" << xml_attribute("id", text.name) << " bandwidth=\""
+      << std::max<int64_t>(bandwidth, 1) << "\">\n        <BaseURL>"
+      << xml_text(text.name + "/" + kWebVttDocument)
+      << "</BaseURL>\n      </Representation>\n    </AdaptationSet>\n";
+}
+
+// Video AdaptationSets: renditions a player may switch between, so one per codec family and
+// video range (an HDR HEVC rung and an SDR H.264 rung are not interchangeable), in output order.
+std::vector<std::vector<const TrackMeasure*>> video_sets(const PackageMeasure& package) {
+  std::vector<std::vector<const TrackMeasure*>> sets;
+  auto key = [](const TrackMeasure& video) {
+    return video.codec.substr(0, 4) + "/" + video_range(video);
+  };
+  for (const TrackMeasure& video : package.video) {
+    auto same = std::find_if(sets.begin(), sets.end(),
+                             [&](const auto& set) { return key(*set.front()) == key(video); });
+    if (same == sets.end())
+      sets.push_back({&video});
+    else
+      same->push_back(&video);
+  }
+  return sets;
+}
+
+// An HDR set's colour as DASH-IF IOP signals it: CICP code points (ISO/IEC 23091-2) for the
+// primaries, transfer and matrix, as EssentialProperty (a player that does not know them
+// must not play the set). SDR sets carry none, as before.
+void dash_colour(std::ostringstream& mpd, const TrackMeasure& video) {
+  if (std::string_view(video_range(video)) == "SDR") return;
+  const std::pair<const char*, int> properties[] = {
+      {"ColourPrimaries", int(video.primaries)},
+      {"TransferCharacteristics", int(video.transfer)},
+      {"MatrixCoefficients", int(video.matrix)}};
+  for (const auto& [name, value] : properties)
+    mpd << "      <EssentialProperty"
+        << xml_attribute("schemeIdUri", std::string("urn:mpeg:mpegB:cicp:") + name)
+        << xml_attribute("value", std::to_string(value)) << "/>\n";
+}
+
+void dash_video_set(std::ostringstream& mpd, const std::vector<const TrackMeasure*>& set, int id,
+                    const std::string& segment_name) {
+  int max_width = 0, max_height = 0;
+  std::string par = par_of(*set.front());
+  for (const TrackMeasure* video : set) {
+    max_width = std::max(max_width, video->width);
+    max_height = std::max(max_height, video->height);
+    if (par_of(*video) != par) par.clear();
+  }
+  mpd << "    <AdaptationSet id=\"" << id
+      << "\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" "
+         "startWithSAP=\"1\"";
+  if (!par.empty()) mpd << xml_attribute("par", par);
+  mpd << " maxWidth=\"" << max_width << "\" maxHeight=\"" << max_height << "\">\n";
+  dash_colour(mpd, *set.front());
+  for (const TrackMeasure* video : set) dash_representation(mpd, *video, segment_name);
+  mpd << "    </AdaptationSet>\n";
 }
 
 double longest_duration(const PackageMeasure& package) {
@@ -174,32 +279,39 @@ double longest_duration(const PackageMeasure& package) {
 }  // namespace
 
 int64_t hls_peak_bandwidth(const PackageMeasure& package, const TrackMeasure& video) {
-  const TrackMeasure* audio = default_audio(package);
-  return video.peak_bitrate() + (audio ? audio->peak_bitrate() : 0);
+  return video.peak_bitrate() + largest_audio(package, &TrackMeasure::peak_bitrate);
 }
 
 std::string hls_master(const PackageMeasure& package) {
   std::ostringstream m3u8;
   m3u8 << "#EXTM3U\n#EXT-X-VERSION:" << hls_version(package.segment_format)
        << "\n#EXT-X-INDEPENDENT-SEGMENTS\n";
+  const TrackMeasure* main_audio = default_audio(package);
   for (size_t i = 0; i < package.audio.size(); ++i) {
     const TrackMeasure& audio = package.audio[i];
-    m3u8 << "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\",NAME=\"" << audio_name(audio) << "\"";
-    if (!audio.language.empty()) m3u8 << ",LANGUAGE=\"" << audio.language << "\"";
-    m3u8 << ",DEFAULT=" << (i == 0 ? "YES" : "NO") << ",AUTOSELECT=YES,CHANNELS=\""
-         << audio.channels << "\",URI=\"" << audio.name << "/" << kHlsMediaPlaylist << "\"\n";
+    m3u8 << "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\","
+         << hls_quoted("NAME", rendition_name(package.audio, i));
+    if (!audio.language.empty()) m3u8 << "," << hls_quoted("LANGUAGE", audio.language);
+    m3u8 << ",DEFAULT=" << (&audio == main_audio ? "YES" : "NO") << ",AUTOSELECT=YES,"
+         << hls_quoted("CHANNELS", std::to_string(audio.channels)) << ","
+         << hls_quoted("URI", audio.name + "/" + kHlsMediaPlaylist) << "\n";
   }
   hls_subtitle_media(m3u8, package);
+  bool hdr = any_hdr(package);
   for (const TrackMeasure& video : package.video) {
     m3u8 << "#EXT-X-STREAM-INF:BANDWIDTH=" << hls_peak_bandwidth(package, video)
          << ",AVERAGE-BANDWIDTH=" << average_bandwidth(package, video)
          << ",RESOLUTION=" << video.width << "x" << video.height;
     if (video.frame_rate.num > 0) m3u8 << ",FRAME-RATE=" << fixed(av_q2d(video.frame_rate), 3);
     if (std::string codecs = codecs_of(package, video); !codecs.empty())
-      m3u8 << ",CODECS=\"" << codecs << "\"";
+      m3u8 << "," << hls_quoted("CODECS", codecs);
+    // Every variant says its range once one is HDR, so that a player never switches between
+    // an HDR and an SDR rung; an SDR-only ladder is left as it was (SDR is the default).
+    if (hdr) m3u8 << ",VIDEO-RANGE=" << video_range(video);
     if (!package.audio.empty()) m3u8 << ",AUDIO=\"audio\"";
     if (!package.text.empty()) m3u8 << ",SUBTITLES=\"subs\"";
-    m3u8 << "\n" << video.name << "/" << kHlsMediaPlaylist << "\n";
+    // No CEA-608/708 captions are carried in the video (the encoders are given none).
+    m3u8 << ",CLOSED-CAPTIONS=NONE\n" << video.name << "/" << kHlsMediaPlaylist << "\n";
   }
   return m3u8.str();
 }
@@ -235,22 +347,17 @@ std::string dash_mpd(const PackageMeasure& package) {
       << iso_duration(duration) << "\" minBufferTime=\"" << iso_duration(longest_segment)
       << "\">\n  <Period id=\"0\" start=\"PT0S\">\n";
   int id = 0;
-  if (!package.video.empty()) {
-    mpd << "    <AdaptationSet id=\"" << id++
-        << "\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" "
-           "startWithSAP=\"1\">\n";
-    for (const TrackMeasure& video : package.video)
-      dash_representation(mpd, video, package.segment_name);
-    mpd << "    </AdaptationSet>\n";
-  }
+  for (const auto& set : video_sets(package)) dash_video_set(mpd, set, id++, package.segment_name);
   // One set per audio track: tracks in different languages are not interchangeable
-  // representations of one another.
+  // representations of one another. The default track's Role is main, the others' alternate.
+  const TrackMeasure* main_audio = default_audio(package);
   for (const TrackMeasure& audio : package.audio) {
     mpd << "    <AdaptationSet id=\"" << id++
         << "\" contentType=\"audio\" mimeType=\"audio/mp4\" segmentAlignment=\"true\" "
            "startWithSAP=\"1\"";
-    if (!audio.language.empty()) mpd << " lang=\"" << audio.language << "\"";
+    if (!audio.language.empty()) mpd << xml_attribute("lang", audio.language);
     mpd << ">\n";
+    dash_label_and_role(mpd, audio.title, &audio == main_audio ? "main" : "alternate");
     dash_representation(mpd, audio, package.segment_name);
     mpd << "    </AdaptationSet>\n";
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "pipeline/package/language_tag.h"
 #include "pipeline/package/manifests.h"
 #include "pipeline/package/segment_container.h"
 #include "pipeline/spec/package_spec.h"
@@ -11,9 +12,13 @@
 namespace tc::package {
 namespace {
 
+// The track's language as BCP 47 (canonical: "en" for "eng"); empty when it has none or says
+// "und"; "und" when its tag is not a language tag at all (the report shows it so).
 std::string language_of(const AVStream& stream) {
   const AVDictionaryEntry* language = av_dict_get(stream.metadata, "language", nullptr, 0);
-  return language && std::string(language->value) != "und" ? language->value : "";
+  if (!language || !*language->value) return "";
+  std::string canonical = canonical_language(language->value).value_or("und");
+  return canonical == "und" && std::string_view(language->value) == "und" ? "" : canonical;
 }
 
 std::string title_of(const AVStream& stream) {
@@ -109,6 +114,8 @@ Result<TrackSegmenter*> PackageWriter::add_audio(int input_stream, const AVStrea
   std::lock_guard lock(tracks_mutex_);
   TrackSetup audio = setup("audio_" + std::to_string(input_stream));
   audio.language = language_of(stream);
+  audio.title = title_of(stream);
+  audio.disposition = stream.disposition;
   TC_ASSIGN_OR_RETURN(std::unique_ptr<TrackSegmenter> track,
                       TrackSegmenter::open(*dir_, audio, stream));
   audio_.push_back(std::move(track));
@@ -119,7 +126,8 @@ Result<TextRendition*> PackageWriter::add_subtitles(int input_stream, const AVSt
   std::lock_guard lock(tracks_mutex_);
   std::string name = "subs_" + std::to_string(input_stream);
   TC_RETURN_IF_ERROR(dir_->make_subdir(name).status());
-  text_.push_back(std::make_unique<TextRendition>(name, language_of(stream), title_of(stream)));
+  text_.push_back(std::make_unique<TextRendition>(name, language_of(stream), title_of(stream),
+                                                  stream.disposition));
   return text_.back().get();
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 
 #include "pipeline/core/compat.h"
 #include "pipeline/package/codec_string.h"
@@ -27,10 +28,22 @@ double TrackMeasure::duration_s() const {
 }
 
 int64_t TrackMeasure::peak_bitrate() const {
-  int64_t peak = 0;
+  long target = 1;
   for (const SegmentMeasure& segment : segments)
-    peak = std::max(peak, bits_per_second(segment.bytes, seconds(segment.duration)));
-  return peak;
+    target = std::max(target, std::lround(seconds(segment.duration)));
+  int64_t peak = 0;
+  for (size_t first = 0; first < segments.size(); ++first) {
+    int64_t bytes = 0;
+    double run = 0;
+    for (size_t last = first; last < segments.size() && run <= 1.5 * target; ++last) {
+      bytes += segments[last].bytes;
+      run += seconds(segments[last].duration);
+      if (run >= 0.5 * target && run <= 1.5 * target)
+        peak = std::max(peak, bits_per_second(bytes, run));
+    }
+  }
+  // No run fits (a track shorter than half a target duration): the whole track.
+  return peak > 0 ? peak : average_bitrate();
 }
 
 int64_t TrackMeasure::average_bitrate() const {
@@ -93,6 +106,11 @@ Result<std::unique_ptr<TrackSegmenter>> TrackSegmenter::open(PackageDir& dir,
   track->stream_->time_base = stream.time_base;
   track->stream_->avg_frame_rate = setup.frame_rate;
   av_dict_copy(&track->stream_->metadata, stream.metadata, 0);
+  // HDR10's static metadata: the mp4 muxer writes it as the init segment's mdcv and clli.
+  for (AVPacketSideDataType type :
+       {AV_PKT_DATA_MASTERING_DISPLAY_METADATA, AV_PKT_DATA_CONTENT_LIGHT_LEVEL})
+    if (!av::copy_stream_side_data(&stream, track->stream_, type))
+      return Status(Code::kInternal, "out of memory");
   if (!setup.language.empty())
     av_dict_set(&track->stream_->metadata, "language", setup.language.c_str(), 0);
   AVDictionary* options = nullptr;
@@ -115,6 +133,12 @@ Result<std::unique_ptr<TrackSegmenter>> TrackSegmenter::open(PackageDir& dir,
   measure.height = stream.codecpar->height;
   measure.frame_rate = setup.frame_rate;
   measure.language = setup.language;
+  measure.title = setup.title;
+  measure.disposition = setup.disposition;
+  measure.primaries = stream.codecpar->color_primaries;
+  measure.transfer = stream.codecpar->color_trc;
+  measure.matrix = stream.codecpar->color_space;
+  measure.sample_aspect_ratio = stream.codecpar->sample_aspect_ratio;
   measure.channels = stream.codecpar->ch_layout.nb_channels;
   measure.sample_rate = stream.codecpar->sample_rate;
   measure.init_bytes = track->file_bytes_;

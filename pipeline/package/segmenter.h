@@ -42,7 +42,14 @@ struct TrackMeasure {
   int width = 0;
   int height = 0;
   AVRational frame_rate{0, 1};
-  std::string language;
+  std::string language;  // BCP 47, canonical (language_tag.h); "und" for an invalid tag
+  std::string title;     // the source track's, as it came
+  int disposition = 0;   // the source track's AV_DISPOSITION_* (default, forced, ...)
+  // What a video rendition's pictures are: the manifests' HDR signalling and aspect ratios.
+  AVColorPrimaries primaries = AVCOL_PRI_UNSPECIFIED;
+  AVColorTransferCharacteristic transfer = AVCOL_TRC_UNSPECIFIED;
+  AVColorSpace matrix = AVCOL_SPC_UNSPECIFIED;
+  AVRational sample_aspect_ratio{0, 1};
   int channels = 0;
   int sample_rate = 0;
   int64_t init_bytes = 0;  // 0 without an init segment (ts)
@@ -53,7 +60,10 @@ struct TrackMeasure {
   std::vector<SegmentMeasure> segments;
   double seconds(int64_t t) const { return t * av_q2d(time_base); }
   double duration_s() const;
-  int64_t peak_bitrate() const;     // the highest segment's bits / its seconds
+  // RFC 8216 4.3.4.2's peak segment bit rate: the highest of any run of consecutive
+  // segments lasting 0.5 to 1.5 target durations (the longest segment, rounded), so that a
+  // short last segment with a fragment's overhead does not count alone.
+  int64_t peak_bitrate() const;
   int64_t average_bitrate() const;  // all segments' bits / their seconds
 };
 
@@ -63,6 +73,8 @@ struct TrackSetup {
   SegmentFormat format = SegmentFormat::kFmp4;
   int64_t interval_us = 0;  // segments start at multiples of this media time
   std::string language;
+  std::string title;
+  int disposition = 0;
   AVRational frame_rate{0, 1};
 };
 

@@ -42,16 +42,18 @@ struct TextMeasure {
   int64_t segments = 0;        // WebVTT segments written (HLS)
   int64_t document_bytes = 0;  // the whole-file WebVTT document's size (DASH)
   double duration_s = 0;       // the video's, that the cues are played with
+  int disposition = 0;         // the source track's AV_DISPOSITION_* (forced, default, ...)
 };
 
 inline constexpr const char* kWebVttDocument = "subs.vtt";  // in a text rendition's directory
 
 class TextRendition {
  public:
-  TextRendition(std::string name, std::string language, std::string title) {
+  TextRendition(std::string name, std::string language, std::string title, int disposition = 0) {
     measure_.name = std::move(name);
     measure_.language = std::move(language);
     measure_.title = std::move(title);
+    measure_.disposition = disposition;
   }
   // A packet of FFmpeg's webvtt encoder: its data is a cue's text, its pts and duration (in
   // `time_base`) the cue's start and length.

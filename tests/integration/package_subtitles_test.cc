@@ -256,11 +256,11 @@ TEST_F(PackageSubtitles, TextTracksBecomeWebVttRenditionsInBothManifests) {
   expect_same_cues(ffmpeg_cues(dir_ / "pkg/subs_3/subs.vtt"), fra, "subs_3/subs.vtt");
 
   std::string master = read_file(dir_ / "pkg/master.m3u8");
-  EXPECT_NE(master.find("#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID=\"subs\",NAME=\"eng\","
-                        "LANGUAGE=\"eng\",DEFAULT=NO,AUTOSELECT=YES,URI=\"subs_2/index.m3u8\""),
+  EXPECT_NE(master.find("#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID=\"subs\",NAME=\"en\","
+                        "LANGUAGE=\"en\",DEFAULT=NO,AUTOSELECT=YES,URI=\"subs_2/index.m3u8\""),
             std::string::npos)
       << master;
-  EXPECT_NE(master.find("NAME=\"Français\",LANGUAGE=\"fra\""), std::string::npos) << master;
+  EXPECT_NE(master.find("NAME=\"Français\",LANGUAGE=\"fr\""), std::string::npos) << master;
   std::regex variant("#EXT-X-STREAM-INF:[^\n]*");
   int variants = 0;
   for (std::sregex_iterator it(master.begin(), master.end(), variant), end; it != end; ++it) {
@@ -269,7 +269,7 @@ TEST_F(PackageSubtitles, TextTracksBecomeWebVttRenditionsInBothManifests) {
   }
   EXPECT_EQ(variants, 2);
   std::string mpd = read_file(dir_ / "pkg/manifest.mpd");
-  EXPECT_NE(mpd.find("contentType=\"text\" mimeType=\"text/vtt\" lang=\"eng\""), std::string::npos)
+  EXPECT_NE(mpd.find("contentType=\"text\" mimeType=\"text/vtt\" lang=\"en\""), std::string::npos)
       << mpd;
   EXPECT_NE(mpd.find("<BaseURL>subs_3/subs.vtt</BaseURL>"), std::string::npos) << mpd;
   // ffprobe reads both manifests; from the MPD the subtitle tracks with their languages (its
@@ -289,14 +289,14 @@ TEST_F(PackageSubtitles, TextTracksBecomeWebVttRenditionsInBothManifests) {
       EXPECT_EQ(stream["codec_name"], "webvtt");
       languages.push_back(stream["tags"].value("language", ""));
     }
-  EXPECT_EQ(languages, (std::vector<std::string>{"eng", "fra"})) << dash.out;
+  EXPECT_EQ(languages, (std::vector<std::string>{"en", "fr"})) << dash.out;
 
   // The report lists the text renditions with their cues; the stream list says what became of
   // every subtitle track, the bitmap one too.
   const nlohmann::json* subs = rendition(report, "subs_2");
   ASSERT_NE(subs, nullptr) << report["package"].dump(1);
   EXPECT_EQ((*subs)["type"], "subtitles");
-  EXPECT_EQ((*subs)["language"], "eng");
+  EXPECT_EQ((*subs)["language"], "en");
   EXPECT_EQ((*subs)["cues"], 4);
   EXPECT_EQ((*subs)["segments"], 4);
   EXPECT_EQ(outcome(report, 0, 2),

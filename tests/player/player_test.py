@@ -102,8 +102,8 @@ FFMPEG = ["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y"]
 # The source's subtitle track (English, SRT): "Cue N" on screen from 2N + 0.25 s to 2N + 1.75 s,
 # so that one is on screen within a second whenever the page looks.
 SUBTITLE_LANGUAGE = "eng"
-# What players may report it as: the manifests carry the container's ISO 639-2 code, which hls.js
-# reports as it is and dash.js turns into its BCP 47 form.
+# What players may report it as: the manifests carry its canonical BCP 47 form ("en"); an older
+# package said the container's ISO 639-2 code, which hls.js reported as it was.
 SUBTITLE_LANGUAGE_SHOWN = ("eng", "en")
 SUBTITLE_CUES = [(2 * n + 0.25, 2 * n + 1.75, f"Cue {n}") for n in range(CLIP_SECONDS // 2)]
 # How far a cue's times in the player may be from the source's: a frame (players place a

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -46,13 +47,27 @@ std::map<std::string, std::string> stream_inf_for(const std::string& master,
 }
 
 int64_t peak_bitrate(const std::vector<ProbedSegment>& segments) {
-  double peak = 0;
+  std::vector<double> seconds;
+  double longest = 0, total = 0;
+  int64_t bytes = 0;
   for (size_t i = 0; i < segments.size(); ++i) {
-    double seconds = i + 1 < segments.size() ? segments[i + 1].first_pts - segments[i].first_pts
-                                             : segments[i].end - segments[i].first_pts;
-    peak = std::max(peak, segments[i].bytes * 8 / seconds);
+    seconds.push_back(i + 1 < segments.size() ? segments[i + 1].first_pts - segments[i].first_pts
+                                              : segments[i].end - segments[i].first_pts);
+    longest = std::max(longest, seconds.back());
+    total += seconds.back();
+    bytes += segments[i].bytes;
   }
-  return int64_t(peak);
+  double target = std::max(1.0, std::round(longest));
+  double peak = 0;
+  for (size_t first = 0; first < segments.size(); ++first) {
+    double run = 0, bits = 0;
+    for (size_t last = first; last < segments.size() && run <= 1.5 * target; ++last) {
+      run += seconds[last];
+      bits += segments[last].bytes * 8.0;
+      if (run >= 0.5 * target && run <= 1.5 * target) peak = std::max(peak, bits / run);
+    }
+  }
+  return int64_t(peak > 0 ? peak : total > 0 ? bytes * 8 / total : 0);
 }
 
 namespace {

@@ -35,7 +35,9 @@ std::string ffprobe_json(const std::vector<std::string>& args);
 std::map<std::string, std::string> stream_inf_for(const std::string& master,
                                                   const std::string& uri);
 
-// The highest segment bitrate, each segment's seconds from its start to the next one's.
+// RFC 8216 4.3.4.2's peak segment bit rate: the highest bitrate of any run of consecutive
+// segments lasting 0.5 to 1.5 target durations (the longest segment, rounded), each segment's
+// seconds from its start to the next one's.
 int64_t peak_bitrate(const std::vector<ProbedSegment>& segments);
 
 // The master playlist's figures for each rendition against what ffprobe reads of its segments:
