@@ -9,8 +9,10 @@
 #include <vector>
 
 extern "C" {
+#include <libavcodec/codec_id.h>
 #include <libavutil/hwcontext.h>
 #include <libavutil/pixfmt.h>
+#include <libavutil/samplefmt.h>
 }
 
 #include "pipeline/core/status.h"
@@ -110,10 +112,19 @@ struct VideoEncodePlan {
 // One audio track of an output.
 struct AudioPlan {
   enum class Mode { kNone, kCopy, kEncode } mode = Mode::kNone;
-  int input_stream = -1;  // the input's stream index
-  std::string encoder;    // "aac"
+  int input_stream = -1;               // the input's stream index
+  AVCodecID codec = AV_CODEC_ID_NONE;  // encoded: AAC, or Opus for WebM
+  std::string encoder;                 // "aac", "libopus"
   int64_t bit_rate = 0;
-  std::string filter;  // this output's own filters before the encoder ("loudnorm=..."); or ""
+  // What the encoder is fed (plan/audio_format.h): a layout its codec signals natively ("5.1",
+  // "stereo"), the sample rate and the encoder's sample format.
+  std::string channel_layout;
+  int channels = 0;
+  int sample_rate = 0;
+  AVSampleFormat sample_format = AV_SAMPLE_FMT_NONE;
+  // This output's own filters before the encoder: "loudnorm=...," then the aformat that gives the
+  // frames the format above.
+  std::string filter;
 };
 
 // One subtitle track of an output: copied, or decoded and encoded in the container's format.

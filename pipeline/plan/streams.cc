@@ -8,7 +8,7 @@ extern "C" {
 }
 
 #include "pipeline/core/compat.h"
-#include "pipeline/plan/loudness_plan.h"
+#include "pipeline/plan/audio_format.h"
 
 namespace tc {
 namespace {
@@ -16,7 +16,7 @@ namespace {
 // What every stream decision needs about the output.
 struct Target {
   const OutputSpec& spec;
-  const std::string& container;  // "mp4", "mkv", "mpegts"
+  const std::string& container;  // "mp4", "mkv", "webm", "mpegts"
   const AVOutputFormat* muxer;
   size_t output;
 };
@@ -58,6 +58,10 @@ constexpr std::array kMpegTsCodecs{
 bool container_takes(const Target& target, AVCodecID codec) {
   if (target.container == "mpegts")
     return std::find(kMpegTsCodecs.begin(), kMpegTsCodecs.end(), codec) != kMpegTsCodecs.end();
+  // FFmpeg's mp4 muxer writes MPEG-1 Layer I/II audio, but it reads back as mp3 and browsers
+  // refuse it: converted, as PCM is.
+  if (target.container == "mp4" && (codec == AV_CODEC_ID_MP1 || codec == AV_CODEC_ID_MP2))
+    return false;
   return av::muxer_takes_codec(target.muxer, codec);
 }
 
@@ -77,6 +81,23 @@ std::string deselected(const OutputSpec& spec, const MediaInfo& media, const Aud
   return "";
 }
 
+// Why the output's own format options make `track` encoded; empty when they keep its format.
+std::string reformat_reason(const OutputSpec& spec, const AudioInfo& track) {
+  if (spec.audio_channels > 0 && spec.audio_channels != track.channels)
+    return "--audio-channels " + std::to_string(spec.audio_channels);
+  if (spec.audio_rate > 0 && spec.audio_rate != track.sample_rate)
+    return "--audio-rate " + std::to_string(spec.audio_rate);
+  return "";
+}
+
+// Why a track the container does not take is encoded.
+std::string audio_refusal(const Target& target, const AudioInfo& track) {
+  if (target.container == "mp4" &&
+      (track.codec == AV_CODEC_ID_MP1 || track.codec == AV_CODEC_ID_MP2))
+    return "mp4 players do not take " + track.codec_name + ": it reads back as mp3";
+  return cannot_hold(target, track.codec_name);
+}
+
 Result<StreamOutcome> plan_audio_track(const Target& target, const MediaInfo& media,
                                        const AudioInfo& track, OutputPlan& output) {
   StreamOutcome outcome =
@@ -85,33 +106,41 @@ Result<StreamOutcome> plan_audio_track(const Target& target, const MediaInfo& me
     return dropped(std::move(outcome), why);
   bool takes = container_takes(target, track.codec);
   AudioMode mode = target.spec.audio;
+  AVCodecID encoded = audio_codec_for(target.container);
   if (mode == AudioMode::kCopy && !takes)
     return Status(Code::kUnsupported, target.spec.path + ": " + target.container + " cannot hold " +
-                                          track.codec_name + " audio; use --audio aac");
+                                          track.codec_name + " audio; use --audio " +
+                                          (encoded == AV_CODEC_ID_AAC ? "aac" : "auto"));
+  if (mode == AudioMode::kAac && encoded != AV_CODEC_ID_AAC)
+    return Status(Code::kUnsupported, target.spec.path + ": " + target.container +
+                                          " cannot hold aac audio (it takes opus or vorbis); "
+                                          "use --audio auto");
   AudioPlan audio;
   audio.input_stream = track.stream_index;
   Loudnorm loudnorm = target.spec.loudnorm;
-  if (loudnorm == Loudnorm::kOff &&
+  std::string reformat = reformat_reason(target.spec, track);
+  if (loudnorm == Loudnorm::kOff && reformat.empty() &&
       (mode == AudioMode::kCopy || (mode == AudioMode::kAuto && takes))) {
     audio.mode = AudioPlan::Mode::kCopy;
     output.audio.push_back(audio);
     return kept(std::move(outcome), "copy");
   }
   audio.mode = AudioPlan::Mode::kEncode;
-  audio.encoder = "aac";
-  audio.bit_rate = target.spec.audio_bitrate;
-  audio.filter = loudnorm_filter(loudnorm, track.sample_rate);
+  TC_RETURN_IF_ERROR(plan_audio_format(target.spec, target.container, track, audio));
   output.audio.push_back(audio);
+  std::string action = "encode " + std::string(avcodec_get_name(audio.codec));
   if (loudnorm != Loudnorm::kOff)  // a copy keeps the source's loudness
-    return kept(std::move(outcome), "encode aac", "--loudnorm " + std::string(name_of(loudnorm)));
-  return kept(std::move(outcome), "encode aac",
-              mode == AudioMode::kAac ? "--audio aac" : cannot_hold(target, track.codec_name));
+    return kept(std::move(outcome), action, "--loudnorm " + std::string(name_of(loudnorm)));
+  if (mode == AudioMode::kAac) return kept(std::move(outcome), action, "--audio aac");
+  if (!reformat.empty() && takes) return kept(std::move(outcome), action, reformat);
+  return kept(std::move(outcome), action, audio_refusal(target, track));
 }
 
 // The text subtitle format a container holds when it cannot take the source's as it is.
 std::string text_subtitle_encoder(const std::string& container) {
   if (container == "mp4") return "mov_text";
   if (container == "mkv") return "srt";
+  if (container == "webm") return "webvtt";
   return "";  // MPEG-TS has none
 }
 
@@ -156,6 +185,12 @@ Status plan_streams(const OutputSpec& spec, const std::string& container, const 
                     size_t output_index, OutputPlan& output, std::vector<StreamOutcome>& outcomes) {
   Target target{spec, container, av_guess_format(output.format.c_str(), nullptr, nullptr),
                 output_index};
+  // WebM holds VP8, VP9 and AV1 only (Matroska's other codecs are refused by its muxer).
+  if (container == "webm" && media.video && output.video_copy &&
+      !container_takes(target, media.video->codec))
+    return Status(Code::kInput, spec.path + ": " + container + " cannot hold the source's " +
+                                    media.video->codec_name + " video; use --codec " +
+                                    std::string(name_of(default_codec(spec))));
   std::vector<StreamOutcome> mine;
   if (media.video) mine.push_back(video_outcome(target, *media.video, output));
   for (const AudioInfo& track : media.audio) {

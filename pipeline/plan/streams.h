@@ -14,8 +14,10 @@ inline constexpr size_t kMaxKeptAudioTracks = 64;
 
 // Fills `output.audio` and `output.subtitles` and appends an outcome for every input stream
 // to `outcomes`, in stream order. Errors: --audio copy into a container that cannot hold a
-// kept track; --audio-tracks languages none of the input's tracks has; more than
-// kMaxKeptAudioTracks tracks kept (kInput).
+// kept track, or --audio aac into webm (kUnsupported); --audio-tracks languages none of the
+// input's tracks has; more than kMaxKeptAudioTracks tracks kept; --codec copy of a video that
+// webm cannot hold (kInput). Encoded tracks get a layout their codec signals natively
+// (audio_format.h).
 Status plan_streams(const OutputSpec& spec, const std::string& container, const MediaInfo& media,
                     size_t output_index, OutputPlan& output, std::vector<StreamOutcome>& outcomes);
 

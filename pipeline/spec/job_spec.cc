@@ -10,6 +10,7 @@
 
 #include "pipeline/core/text_field.h"
 #include "pipeline/core/user_text.h"
+#include "pipeline/spec/audio_spec.h"
 #include "pipeline/spec/package_spec.h"
 #include "pipeline/spec/thumbnail_spec.h"
 
@@ -116,13 +117,18 @@ Status validate_output(const OutputSpec& output, const std::string& field, int m
   if (output.gop < 0) return invalid(field + ".gop", "negative");
   if (output.b_frames < -1 || output.b_frames > 16)
     return invalid(field + ".b_frames", std::to_string(output.b_frames) + " is outside 0..16");
-  if (output.audio_bitrate <= 0) return invalid(field + ".audio_bitrate", "must be positive");
+  TC_RETURN_IF_ERROR(validate_audio_options(output, field));
   if (output.loudnorm != Loudnorm::kOff && output.audio == AudioMode::kCopy)
     return invalid(field + ".loudnorm", "a copied track keeps its loudness: not with --audio copy");
   if (container == "mpegts" &&
       (output.codec == VideoCodec::kVp9 || output.codec == VideoCodec::kAv1))
     return Status::of_field(Code::kUnsupported, field,
                             "codec " + std::string(name_of(output.codec)) + " cannot go in mpegts");
+  if (container == "webm" &&
+      (output.codec == VideoCodec::kH264 || output.codec == VideoCodec::kHevc))
+    return Status::of_field(Code::kUnsupported, field,
+                            "codec " + std::string(name_of(output.codec)) +
+                                " cannot go in webm (it holds vp8, vp9 or av1 video)");
   return Status::ok();
 }
 
@@ -208,12 +214,19 @@ Status parse_size(std::string_view text, int& width, int& height) {
 Result<std::string> container_of(const OutputSpec& output) {
   std::string name = output.container.empty() ? lower_extension(output.path) : output.container;
   if (name == "mp4" || name == "m4v" || name == "mov") return std::string("mp4");
-  if (name == "mkv" || name == "matroska" || name == "webm") return std::string("mkv");
+  if (name == "mkv" || name == "matroska") return std::string("mkv");
+  if (name == "webm") return std::string("webm");
   if (name == "ts" || name == "mpegts" || name == "m2ts") return std::string("mpegts");
   if (output.container.empty())
     return invalid(quote_value(output.path) + ": cannot tell the container from the extension " +
-                   quote_value(name) + " (use .mp4, .mkv or .ts, or set the container)");
-  return invalid("container " + quote_value(output.container) + " is not one of mp4, mkv, mpegts");
+                   quote_value(name) + " (use .mp4, .mkv, .webm or .ts, or set the container)");
+  return invalid("container " + quote_value(output.container) +
+                 " is not one of mp4, mkv, webm, mpegts");
+}
+
+VideoCodec default_codec(const OutputSpec& output) {
+  Result<std::string> container = container_of(output);
+  return container.is_ok() && *container == "webm" ? VideoCodec::kVp9 : VideoCodec::kH264;
 }
 
 namespace {
@@ -336,6 +349,7 @@ Result<OutputSpec> output_from_json(const json& object, const std::string& where
   OutputSpec output;
   TC_RETURN_IF_ERROR(read_field(object, "path", output.path, where + "."));
   TC_RETURN_IF_ERROR(read_field(object, "container", output.container, where + "."));
+  output.codec = default_codec(output);
   TC_RETURN_IF_ERROR(read_enum(object, "codec", output.codec, where + ".", parse_codec));
   TC_RETURN_IF_ERROR(read_field(object, "width", output.width, where + "."));
   TC_RETURN_IF_ERROR(read_field(object, "height", output.height, where + "."));
@@ -348,6 +362,8 @@ Result<OutputSpec> output_from_json(const json& object, const std::string& where
   TC_RETURN_IF_ERROR(read_field(object, "preset", output.preset, where + "."));
   TC_RETURN_IF_ERROR(read_enum(object, "audio", output.audio, where + ".", parse_audio));
   TC_RETURN_IF_ERROR(read_field(object, "audio_bitrate", output.audio_bitrate, where + "."));
+  TC_RETURN_IF_ERROR(read_field(object, "audio_channels", output.audio_channels, where + "."));
+  TC_RETURN_IF_ERROR(read_field(object, "audio_rate", output.audio_rate, where + "."));
   TC_RETURN_IF_ERROR(
       read_enum(object, "audio_tracks", output.audio_tracks, where + ".", parse_audio_tracks));
   TC_RETURN_IF_ERROR(
@@ -437,6 +453,8 @@ nlohmann::json job_spec_json_value(const JobSpec& spec) {
                        {"preset", output.preset},
                        {"audio", name_of(output.audio)},
                        {"audio_bitrate", output.audio_bitrate},
+                       {"audio_channels", output.audio_channels},
+                       {"audio_rate", output.audio_rate},
                        {"audio_tracks", name_of(output.audio_tracks)},
                        {"subtitles", name_of(output.subtitles)},
                        {"hdr", name_of(output.hdr)},

@@ -31,8 +31,8 @@ enum class Deinterlace { kAuto, kOn, kOff };
 
 struct OutputSpec {
   std::string path;
-  std::string container;  // "mp4", "mkv" or "mpegts"; empty = from the path's extension
-  VideoCodec codec = VideoCodec::kH264;
+  std::string container;  // "mp4", "mkv", "webm" or "mpegts"; empty = from the path's extension
+  VideoCodec codec = VideoCodec::kH264;  // the readers of options and JSON: default_codec()
   int width = 0;  // 0 = from the source (keeping its aspect when the other side is set)
   int height = 0;
   RateControl rate_control = RateControl::kDefault;
@@ -42,7 +42,11 @@ struct OutputSpec {
   int b_frames = -1;    // -1 = the encoder's default
   std::string preset;   // encoder speed preset; empty = the backend's default
   AudioMode audio = AudioMode::kAuto;
-  int64_t audio_bitrate = 128000;  // bits per second, when encoding AAC
+  // Bits per second of each encoded track; 0 = from its channels (audio_format.h: 64 kb/s a
+  // channel, 128 kb/s stereo, 384 kb/s 5.1).
+  int64_t audio_bitrate = 0;
+  int audio_channels = 0;  // downmix encoded tracks to this many channels; 0 = the source's
+  int audio_rate = 0;      // encoded tracks' sample rate in Hz; 0 = the source's
   AudioTracks audio_tracks;        // every audio track by default
   SubtitleMode subtitles = SubtitleMode::kCopy;
   HdrMode hdr = HdrMode::kAuto;
@@ -128,8 +132,11 @@ std::vector<TextField> text_fields(const JobSpec& spec);
 // Checks what can be checked without opening the input: its strings (representable text, within
 // their bounds), counts, sizes, rates, names.
 Status validate(const JobSpec& spec, const SpecLimits& limits = {});
-// The container an output gets: its explicit one, else the one its extension names.
+// The container an output gets: its explicit one, else the one its extension names: "mp4",
+// "mkv", "webm" (Matroska with WebM's codecs: VP8/VP9/AV1, Opus/Vorbis) or "mpegts".
 Result<std::string> container_of(const OutputSpec& output);
+// The video codec of an output that names none: VP9 for WebM, else H.264.
+VideoCodec default_codec(const OutputSpec& output);
 
 Result<JobSpec> job_spec_from_json(std::string_view json);
 std::string job_spec_to_json(const JobSpec& spec);

@@ -21,6 +21,7 @@ Result<OutputSpec> output_from_config(const pb::OutputConfig& c, const std::stri
   OutputSpec o;
   o.path = c.path();
   o.container = c.container();
+  o.codec = default_codec(o);
   TC_RETURN_IF_ERROR(enum_from(c.codec(), o.codec, field + ".codec", parse_codec));
   o.width = c.width();
   o.height = c.height();
@@ -33,6 +34,8 @@ Result<OutputSpec> output_from_config(const pb::OutputConfig& c, const std::stri
   o.preset = c.preset();
   TC_RETURN_IF_ERROR(enum_from(c.audio(), o.audio, field + ".audio", parse_audio));
   if (c.has_audio_bitrate()) o.audio_bitrate = c.audio_bitrate();
+  o.audio_channels = c.audio_channels();
+  o.audio_rate = c.audio_rate();
   TC_RETURN_IF_ERROR(
       enum_from(c.audio_tracks(), o.audio_tracks, field + ".audio_tracks", parse_audio_tracks));
   TC_RETURN_IF_ERROR(enum_from(c.subtitles(), o.subtitles, field + ".subtitles", parse_subtitles));
@@ -55,6 +58,8 @@ void output_to_config(const OutputSpec& o, pb::OutputConfig* c) {
   c->set_preset(o.preset);
   c->set_audio(std::string(name_of(o.audio)));
   c->set_audio_bitrate(o.audio_bitrate);
+  c->set_audio_channels(o.audio_channels);
+  c->set_audio_rate(o.audio_rate);
   c->set_audio_tracks(name_of(o.audio_tracks));
   c->set_subtitles(std::string(name_of(o.subtitles)));
   c->set_hdr(std::string(name_of(o.hdr)));

@@ -92,10 +92,16 @@ const std::vector<OutputOption>& output_options() {
        }},
       {"--audio", "MODE", "auto (copy if the container takes it, else aac), copy, aac, none",
        [](OutputSpec& o, const std::string& v) { return assign(o.audio, parse_audio(v)); }},
-      {"--audio-bitrate", "B", "AAC bitrate (default 128k)",
+      {"--audio-bitrate", "B", "bitrate of each encoded audio track (default 64k a channel)",
        [](OutputSpec& o, const std::string& v) {
          return assign(o.audio_bitrate, parse_bitrate(v));
        }},
+      {"--audio-channels", "N", "downmix encoded audio to N channels (default: the source's)",
+       [](OutputSpec& o, const std::string& v) {
+         return assign(o.audio_channels, parse_int(v));
+       }},
+      {"--audio-rate", "HZ", "sample rate of encoded audio (default: the source's)",
+       [](OutputSpec& o, const std::string& v) { return assign(o.audio_rate, parse_int(v)); }},
       {"--audio-tracks", "WHICH", "all (default), first, or languages: eng,fra",
        [](OutputSpec& o, const std::string& v) {
          return assign(o.audio_tracks, parse_audio_tracks(v));
@@ -325,11 +331,15 @@ Status JobOptions::add_outputs(JobSpec& spec) const {
   for (const PendingOutput& pending : outputs) {
     OutputSpec output;
     output.path = pending.path;
+    bool codec_given = false;
     // The options before the first -o, then the output's own (so they win).
     for (const OptionValues* list :
          std::initializer_list<const OptionValues*>{&common, &pending.options})
-      for (const auto& [definition, value] : *list)
+      for (const auto& [definition, value] : *list) {
+        codec_given |= std::string_view(definition->flag) == "--codec";
         TC_RETURN_IF_ERROR(named(definition->flag, definition->apply(output, value)));
+      }
+    if (!codec_given) output.codec = default_codec(output);
     spec.outputs.push_back(std::move(output));
   }
   return {};

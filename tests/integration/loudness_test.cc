@@ -6,6 +6,7 @@
 #include <regex>
 #include <sstream>
 
+#include "tests/support/corpus.h"
 #include "tests/support/media_tools.h"
 
 namespace tc::testing {
@@ -61,6 +62,23 @@ TEST(Loudnorm, LoudSineComesOutAtTheTarget) {
   EXPECT_NEAR(integrated_loudness(dir / "untouched.mkv"), before, 0.1);  // copied as it was
   // The report says why a track Matroska could copy was encoded.
   EXPECT_NE(ran.out.find("encode aac (--loudnorm ebu)"), std::string::npos) << ran.out;
+}
+
+// A quiet source (about -38 LUFS) in each lossy codec customers upload: the last aformat of the
+// loudnorm chain had no channel layout, so every decoder but FLAC's and PCM's made the graph
+// fail (exit 70). Each now reaches the EBU target.
+TEST(Loudnorm, QuietSourcesOfEveryLossyCodecReachTheTarget) {
+  TempDir dir;
+  for (const char* codec : {"aac", "ac3", "libopus", "libmp3lame"}) {
+    std::string source = dir / (std::string("quiet_") + codec);
+    corpus::quiet_audio(source, codec);
+    std::string out = dir / (std::string("ebu_") + codec + ".mp4");
+    ProcessResult ran = transcode({"run", source, "-q", "--loudnorm", "ebu", "-o", out});
+    ASSERT_EQ(ran.exit_code, 0) << codec << ": " << ran.err;
+    double loudness = integrated_loudness(out);
+    RecordProperty(std::string("loudness_ebu_from_") + codec + "_lufs", std::to_string(loudness));
+    EXPECT_NEAR(loudness, -23, kToleranceLu) << codec;
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "tests/support/mp4_boxes.h"
 
+#include <algorithm>
 #include <string_view>
 
 namespace tc::testing {
@@ -35,7 +36,64 @@ std::optional<std::string_view> find_box(std::string_view bytes, std::string_vie
   return std::nullopt;
 }
 
+// An MPEG-4 descriptor (ISO 14496-1 7.2.2.1): a tag, a size of 1-4 bytes of 7 bits each, the
+// payload.
+struct Descriptor {
+  int tag = 0;
+  std::string_view payload;
+};
+
+std::optional<Descriptor> read_descriptor(std::string_view bytes, size_t at) {
+  if (at >= bytes.size()) return std::nullopt;
+  Descriptor descriptor{static_cast<unsigned char>(bytes[at++]), {}};
+  size_t size = 0;
+  for (int i = 0; i < 4 && at < bytes.size(); ++i) {
+    auto byte = static_cast<unsigned char>(bytes[at++]);
+    size = (size << 7) | (byte & 0x7f);
+    if (!(byte & 0x80)) break;
+  }
+  if (at + size > bytes.size()) return std::nullopt;
+  descriptor.payload = bytes.substr(at, size);
+  return descriptor;
+}
+
+// The DecoderSpecificInfo (an AudioSpecificConfig for AAC) of an esds box's payload.
+std::optional<std::string_view> decoder_specific_info(std::string_view esds) {
+  std::optional<Descriptor> es = read_descriptor(esds, 4);  // after version and flags
+  if (!es || es->tag != 3 || es->payload.size() < 3) return std::nullopt;
+  auto flags = static_cast<unsigned char>(es->payload[2]);
+  size_t at = 3;              // ES_ID, flags
+  if (flags & 0x80) at += 2;  // dependsOn_ES_ID
+  if (flags & 0x40 && at < es->payload.size())
+    at += 1 + static_cast<unsigned char>(es->payload[at]);  // URL
+  if (flags & 0x20) at += 2;                                // OCR_ES_Id
+  std::optional<Descriptor> config = read_descriptor(es->payload, at);
+  if (!config || config->tag != 4) return std::nullopt;
+  std::optional<Descriptor> specific = read_descriptor(config->payload, 13);
+  if (!specific || specific->tag != 5) return std::nullopt;
+  return specific->payload;
+}
+
 }  // namespace
+
+std::optional<int> read_aac_channel_configuration(const std::string& bytes) {
+  // Every esds box, wherever its sample entry sits: a box header is the 4-byte size then "esds".
+  for (size_t at = bytes.find("esds"); at != std::string::npos; at = bytes.find("esds", at + 1)) {
+    if (at < 4) continue;
+    uint64_t size = read_be(bytes, at - 4, 4);
+    if (size < 8 || at - 4 + size > bytes.size()) continue;
+    std::optional<std::string_view> config =
+        decoder_specific_info(std::string_view(bytes).substr(at + 4, size - 8));
+    if (!config || config->size() < 2) continue;
+    // audioObjectType (5 bits), samplingFrequencyIndex (4; 15: a 24-bit frequency follows),
+    // channelConfiguration (4).
+    uint64_t bits = read_be(*config, 0, 5) << (8 * (5 - std::min<size_t>(5, config->size())));
+    int frequency_index = int((bits >> 31) & 0xf);
+    int shift = frequency_index == 15 ? 31 - 24 - 4 : 31 - 4;
+    return int((bits >> shift) & 0xf);
+  }
+  return std::nullopt;
+}
 
 std::optional<InitTiming> read_init_timing(const std::string& bytes) {
   std::optional<std::string_view> mdhd = find_box(bytes, "moov/trak/mdia/mdhd");

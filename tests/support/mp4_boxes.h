@@ -25,5 +25,9 @@ struct FragmentTiming {
 std::optional<InitTiming> read_init_timing(const std::string& bytes);
 // The first track fragment of a media segment (moof); nullopt when it has no tfdt.
 std::optional<FragmentTiming> read_fragment_timing(const std::string& bytes);
+// The channelConfiguration of the first AAC AudioSpecificConfig (ISO 14496-3 1.6.2.1) in an MP4
+// file or init segment, read from its esds box: 1-7 for the layouts AAC signals natively, 0 when
+// a program config element carries the layout. nullopt when there is no esds.
+std::optional<int> read_aac_channel_configuration(const std::string& bytes);
 
 }  // namespace tc::testing

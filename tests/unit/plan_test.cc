@@ -105,7 +105,9 @@ TEST(SoftwarePlan, AudioAutoCopiesWhatTheContainerTakesElseAac) {
   EXPECT_EQ(pcm_source->outputs[0].audio[0].mode, AudioPlan::Mode::kEncode);
   EXPECT_EQ(pcm_source->outputs[0].audio[0].encoder, "aac");
   EXPECT_EQ(pcm_source->audio_graphs[0].graph.text,
-            "[ain]aformat=sample_fmts=fltp,asplit=2[a0][a1];[a0]anull[a1out0];[a1]anull[a1out1]");
+            "[ain]aformat=sample_fmts=fltp,asplit=2[a0][a1];"
+            "[a0]aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo[a1out0];"
+            "[a1]aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo[a1out1]");
   OutputSpec forced_copy = output("a.mp4");
   forced_copy.audio = AudioMode::kCopy;
   Result<Plan> refused = make_plan(job({forced_copy}), pcm, inventory({}));

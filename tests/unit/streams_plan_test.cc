@@ -224,7 +224,8 @@ TEST(StreamsPlan, LoudnormEncodesEveryKeptTrackAndSaysWhy) {
   ASSERT_EQ(plan->audio_graphs.size(), 3u);
   const std::string& graph = plan->audio_graphs[0].graph.text;
   EXPECT_NE(
-      graph.find("loudnorm=I=-23:LRA=7:TP=-2,aresample=48000,aformat=sample_fmts=fltp[a1out0]"),
+      graph.find("loudnorm=I=-23:LRA=7:TP=-2,aresample=48000,"
+                 "aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo[a1out0]"),
       std::string::npos)
       << graph;
   EXPECT_EQ(graph.find("[a1out1]"), std::string::npos) << "output 1 copies: " << graph;
@@ -240,6 +241,40 @@ TEST(StreamsPlan, LoudnormEncodesEveryKeptTrackAndSaysWhy) {
   Status copy = validate(job({spec}));
   EXPECT_EQ(copy.code(), Code::kInvalidArgument);
   EXPECT_NE(copy.to_string().find("loudnorm"), std::string::npos) << copy.to_string();
+}
+
+// Encoded tracks get a layout their codec signals natively: AAC's channelConfiguration 1-7
+// (5.1(side) -> 5.1, 6.1 -> 5.1), Opus's mapping family 1 for WebM; the default bitrate is 64 kb/s
+// a channel; --audio-channels downmixes, --audio-rate resamples.
+TEST(StreamsPlan, EncodedAudioGetsANativeLayoutAndABitrateByChannels) {
+  MediaInfo surround = testing::media();
+  surround.audio[0].codec = AV_CODEC_ID_AC3;
+  surround.audio[0].codec_name = "ac3";
+  surround.audio[0].channels = 6;
+  surround.audio[0].channel_layout = "5.1(side)";
+  OutputSpec aac = output("a.mp4");
+  aac.audio = AudioMode::kAac;
+  AudioPlan five_one = plan_for(aac, surround).outputs[0].audio[0];
+  EXPECT_EQ(five_one.channel_layout, "5.1");
+  EXPECT_EQ(five_one.bit_rate, 384000);
+  EXPECT_NE(five_one.filter.find("channel_layouts=5.1"), std::string::npos) << five_one.filter;
+  surround.audio[0].channels = 7;
+  EXPECT_EQ(plan_for(aac, surround).outputs[0].audio[0].channel_layout, "5.1");
+
+  OutputSpec downmix = output("b.mkv");
+  downmix.audio_channels = 2;
+  downmix.audio_rate = 44100;
+  Plan stereo = plan_for(downmix, surround);
+  EXPECT_EQ(stereo.outputs[0].audio[0].channel_layout, "stereo");
+  EXPECT_EQ(stereo.outputs[0].audio[0].sample_rate, 44100);
+  EXPECT_EQ(stereo.outputs[0].audio[0].bit_rate, 128000);
+  EXPECT_EQ(outcome(stereo, 1), "kept: encode aac (--audio-channels 2)");
+
+  surround.audio[0].channels = 6;
+  AudioPlan opus = plan_for(output("c.webm", 0, 0, VideoCodec::kVp9), surround).outputs[0].audio[0];
+  EXPECT_EQ(opus.codec, AV_CODEC_ID_OPUS);
+  EXPECT_EQ(opus.sample_format, AV_SAMPLE_FMT_FLT);
+  EXPECT_EQ(opus.channel_layout, "5.1");
 }
 
 }  // namespace
