@@ -60,6 +60,15 @@ void SourceWatch::record(const AVFrame& frame, AVRational time_base) {
   double at_s = frame.pts == AV_NOPTS_VALUE || first_pts_ == AV_NOPTS_VALUE
                     ? 0
                     : double(frame.pts - first_pts_) * av_q2d(time_base);
+  if (changes_.size() >= kMaxReportedSourceChanges) {
+    if (changes_.size() == kMaxReportedSourceChanges && !unlisted_)
+      av_log(nullptr, AV_LOG_INFO,
+             "transcode: the source changed again at %.3f s; further changes are rebuilt but "
+             "neither logged nor listed in the report (it lists the first %zu)\n",
+             at_s, kMaxReportedSourceChanges);
+    unlisted_ = true;
+    return;
+  }
   SourceChangeReport change{at_s, describe(configured_), describe(shape_of(frame))};
   av_log(nullptr, AV_LOG_INFO,
          "transcode: the source changed at %.3f s: %s -> %s; video graph rebuilt, outputs keep "

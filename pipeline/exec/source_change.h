@@ -6,6 +6,7 @@
 // (refit_plan.h) for the new ones, as the ffmpeg CLI rebuilds its graphs.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -15,13 +16,18 @@
 
 namespace tc {
 
+// The most changes a report lists. A hostile source that changes size every frame would
+// otherwise make a log line and a report entry per frame, stored for the job's retention.
+inline constexpr size_t kMaxReportedSourceChanges = 32;
+
 class SourceWatch {
  public:
   // The video graph is built for frames like `frame` from now on.
   void configured(const AVFrame& frame);
   // `frame` differs from those the graph was configured for.
   bool differs(const AVFrame& frame) const;
-  // Records (and logs) the change to `frame`'s source. `time_base`: its pts's.
+  // Records (and logs) the change to `frame`'s source, the first kMaxReportedSourceChanges of
+  // them (one line says when more are not listed). `time_base`: its pts's.
   void record(const AVFrame& frame, AVRational time_base);
   bool changed() const { return !changes_.empty(); }
   const std::vector<SourceChangeReport>& changes() const { return changes_; }
@@ -40,6 +46,7 @@ class SourceWatch {
   Shape configured_;
   int64_t first_pts_ = AV_NOPTS_VALUE;  // the first configured frame's: the outputs' time 0
   std::vector<SourceChangeReport> changes_;
+  bool unlisted_ = false;  // a change past kMaxReportedSourceChanges happened
 };
 
 // The plan's graph for frames like `frame`: the refit graph once the source has changed

@@ -120,9 +120,15 @@ struct MediaInfo {
   const AudioInfo* first_audio() const;
 };
 
+// The most streams a source may have. Every stream becomes a line of the job's report (kept or
+// dropped, with its title), stored and sent to watchers for the job's retention: a file of
+// thousands of empty tracks would make a record of megabytes. Real sources (a Blu-ray rip with
+// every language and commentary) have a few dozen.
+inline constexpr unsigned kMaxSourceStreams = 256;
+
 // Opens `path` (confined to `access`, as the job itself will) and reads its streams. Errors name
 // the file and say what is wrong with it (outside the roots, missing, a directory, empty, not
-// media, truncated, no video stream).
+// media, truncated, no video stream, more than kMaxSourceStreams streams).
 Result<MediaInfo> probe(const std::string& path, const io::Access& access);
 
 }  // namespace tc

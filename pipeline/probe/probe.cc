@@ -178,6 +178,10 @@ Result<MediaInfo> probe(const std::string& path, const io::Access& access) {
   TC_ASSIGN_OR_RETURN(io::MediaInput input, io::open_media_input(path, access));
   const av::InputFormatPtr& format = input.format;
 
+  if (format->nb_streams > kMaxSourceStreams)
+    return input_error(path, std::to_string(format->nb_streams) +
+                                 " streams, more than a job reads (" +
+                                 std::to_string(kMaxSourceStreams) + ")");
   MediaInfo media;
   media.path = path;
   media.format_name = format->iformat->name;

@@ -5,6 +5,7 @@
 #include "service/daemon/proto_convert.h"
 #include "service/daemon/watch_reactor.h"
 #include "service/daemon/webhook_url.h"
+#include "service/daemon/wire_message.h"
 
 namespace tc::daemon {
 namespace {
@@ -14,6 +15,16 @@ grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* context, const Api
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(to_grpc_status(status));
   return reactor;
+}
+
+// GetJob's and CancelJob's reply: the id bounded, `act` on it, the job it leaves.
+template <class Act>
+ApiStatus job_reply(const std::string& id, pb::Job& reply, Act act) {
+  TC_API_RETURN_IF_ERROR(check_length(id, kMaxIdBytes, "id"));
+  JobRecord job;
+  TC_API_RETURN_IF_ERROR(act(id, job));
+  job_to_proto(job, &reply);
+  return {};
 }
 
 }  // namespace
@@ -72,58 +83,73 @@ ApiStatus TranscoderService::list(const pb::ListJobsRequest& request,
   return {};
 }
 
-grpc::ServerUnaryReactor* TranscoderService::CreateJob(grpc::CallbackServerContext* context,
-                                                       const pb::CreateJobRequest* request,
-                                                       pb::Job* response) {
+template <class Request, class Response, class Handle>
+grpc::ServerUnaryReactor* TranscoderService::unary(grpc::CallbackServerContext* context,
+                                                   const grpc::ByteBuffer* wire,
+                                                   grpc::ByteBuffer* reply, Handle handle) {
+  Request request;
+  Response response;
   ApiStatus status = authorize(*context);
-  if (status.is_ok()) status = create(*request, *response);
+  if (status.is_ok()) status = parse_request(*wire, request);
+  if (status.is_ok()) status = handle(request, response);
+  if (status.is_ok()) *reply = serialized(response);
   return finish(context, status);
+}
+
+grpc::ServerUnaryReactor* TranscoderService::CreateJob(grpc::CallbackServerContext* context,
+                                                       const grpc::ByteBuffer* request,
+                                                       grpc::ByteBuffer* response) {
+  return unary<pb::CreateJobRequest, pb::Job>(
+      context, request, response,
+      [this](const pb::CreateJobRequest& r, pb::Job& job) { return create(r, job); });
 }
 
 grpc::ServerUnaryReactor* TranscoderService::GetJob(grpc::CallbackServerContext* context,
-                                                    const pb::GetJobRequest* request,
-                                                    pb::Job* response) {
-  ApiStatus status = authorize(*context);
-  JobRecord job;
-  if (status.is_ok()) status = check_length(request->id(), kMaxIdBytes, "id");
-  if (status.is_ok()) status = manager_.get(request->id(), job);
-  if (status.is_ok()) job_to_proto(job, response);
-  return finish(context, status);
+                                                    const grpc::ByteBuffer* request,
+                                                    grpc::ByteBuffer* response) {
+  return unary<pb::GetJobRequest, pb::Job>(
+      context, request, response, [this](const pb::GetJobRequest& r, pb::Job& out) {
+        return job_reply(r.id(), out, [this](const std::string& id, JobRecord& job) {
+          return manager_.get(id, job);
+        });
+      });
 }
 
 grpc::ServerUnaryReactor* TranscoderService::ListJobs(grpc::CallbackServerContext* context,
-                                                      const pb::ListJobsRequest* request,
-                                                      pb::ListJobsResponse* response) {
-  ApiStatus status = authorize(*context);
-  if (status.is_ok()) status = list(*request, *response);
-  return finish(context, status);
+                                                      const grpc::ByteBuffer* request,
+                                                      grpc::ByteBuffer* response) {
+  return unary<pb::ListJobsRequest, pb::ListJobsResponse>(
+      context, request, response,
+      [this](const pb::ListJobsRequest& r, pb::ListJobsResponse& out) { return list(r, out); });
 }
 
 grpc::ServerUnaryReactor* TranscoderService::CancelJob(grpc::CallbackServerContext* context,
-                                                       const pb::CancelJobRequest* request,
-                                                       pb::Job* response) {
-  ApiStatus status = authorize(*context);
-  JobRecord job;
-  if (status.is_ok()) status = check_length(request->id(), kMaxIdBytes, "id");
-  if (status.is_ok()) status = manager_.cancel(request->id(), job);
-  if (status.is_ok()) job_to_proto(job, response);
-  return finish(context, status);
+                                                       const grpc::ByteBuffer* request,
+                                                       grpc::ByteBuffer* response) {
+  return unary<pb::CancelJobRequest, pb::Job>(
+      context, request, response, [this](const pb::CancelJobRequest& r, pb::Job& out) {
+        return job_reply(r.id(), out, [this](const std::string& id, JobRecord& job) {
+          return manager_.cancel(id, job);
+        });
+      });
 }
 
-grpc::ServerWriteReactor<pb::JobEvent>* TranscoderService::WatchJob(
-    grpc::CallbackServerContext* context, const pb::WatchJobRequest* request) {
+grpc::ServerWriteReactor<grpc::ByteBuffer>* TranscoderService::WatchJob(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* wire) {
+  pb::WatchJobRequest request;
   ApiStatus status = authorize(*context);
-  if (status.is_ok()) status = check_length(request->id(), kMaxIdBytes, "id");
+  if (status.is_ok()) status = parse_request(*wire, request);
+  if (status.is_ok()) status = check_length(request.id(), kMaxIdBytes, "id");
   if (!status.is_ok()) {
     // A reactor that only finishes: the stream's error path.
-    class Refusal : public grpc::ServerWriteReactor<pb::JobEvent> {
+    class Refusal : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
      public:
       explicit Refusal(const grpc::Status& status) { Finish(status); }
       void OnDone() override { delete this; }
     };
     return new Refusal(to_grpc_status(status));
   }
-  return new WatchReactor(manager_, request->id());
+  return new WatchReactor(manager_, request.id());
 }
 
 grpc::ServerUnaryReactor* TranscoderService::GetCapabilities(

@@ -2,6 +2,7 @@
 
 #include "service/daemon/grpc_status.h"
 #include "service/daemon/proto_convert.h"
+#include "service/daemon/wire_message.h"
 
 namespace tc::daemon {
 namespace {
@@ -62,7 +63,7 @@ void WatchReactor::Sink::start_next() {
     if (terminal_queued_) finish(grpc::Status::OK);
     return;
   }
-  current_ = std::move(pending_.front());
+  current_ = serialized(pending_.front());
   pending_.pop_front();
   writing_ = true;
   reactor_->StartWrite(&current_);

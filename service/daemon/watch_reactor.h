@@ -13,7 +13,8 @@
 
 namespace tc::daemon {
 
-class WatchReactor : public grpc::ServerWriteReactor<transcode::v1::JobEvent> {
+// Writes encoded JobEvents: WatchJob takes its request raw (transcoder_service.h).
+class WatchReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
   // Registers with `manager`; on an unknown job the stream finishes NOT_FOUND at once.
   WatchReactor(JobManager& manager, const std::string& id);
@@ -39,7 +40,7 @@ class WatchReactor : public grpc::ServerWriteReactor<transcode::v1::JobEvent> {
     std::mutex mutex_;
     WatchReactor* reactor_;  // null once the stream is done
     std::deque<transcode::v1::JobEvent> pending_;
-    transcode::v1::JobEvent current_;  // the message being written: alive until OnWriteDone
+    grpc::ByteBuffer current_;  // the event being written, encoded: alive until OnWriteDone
     bool writing_ = false;
     bool terminal_queued_ = false;  // the last event is queued: ignore what follows
     bool finished_ = false;

@@ -1,6 +1,7 @@
 // Issue 10's other findings, on a real daemon: a damaged or unwritable job database refuses to
 // start, requests are bounded (labels, paths, ids) and user values come back short and escaped,
 // ListJobs pages by bytes, and the job spec's rules hold over the API as from the CLI.
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include "daemon_fixture.h"
 #include "pipeline/core/file.h"
 #include "service/client/error_details.h"
+#include "tests/daemon/string_fields.h"
 #include "transcode/v1/transcoder.grpc.pb.h"
 
 namespace fs = std::filesystem;
@@ -144,6 +146,75 @@ TEST_F(Hardening, LabelsPathsAndIdsAreBoundedAsTooLarge) {
   pb::Job created;
   ASSERT_TRUE(create(fine, &created).ok());
   EXPECT_EQ(created.labels_size(), 64);
+}
+
+// `wire` sent as the request of `method` (a streaming method's refusal arrives as its status).
+grpc::Status call_raw(const std::string& address, const google::protobuf::MethodDescriptor& method,
+                      const std::string& wire) {
+  grpc::GenericStub stub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  grpc::CompletionQueue queue;
+  grpc::ClientContext context;
+  grpc::Slice slice(wire);
+  grpc::ByteBuffer request(&slice, 1), reply;
+  auto call = stub.PrepareUnaryCall(
+      &context, "/" + method.service()->full_name() + "/" + method.name(), request, &queue);
+  call->StartCall();
+  grpc::Status status;
+  call->Finish(&reply, &status, nullptr);
+  void* tag;
+  bool ok;
+  queue.Next(&tag, &ok);
+  return status;
+}
+
+// Before: invalid UTF-8 answered UNIMPLEMENTED naming nothing, and a NUL passed where a field
+// had no check of its own. Every string field of every method, found from the descriptors.
+TEST_F(Hardening, EveryStringOfTheApiRefusesNulAndInvalidUtf8AsInvalidArgumentNamingIt) {
+  ASSERT_TRUE(daemon.start());
+  const google::protobuf::ServiceDescriptor& service =
+      *pb::CreateJobRequest::descriptor()->file()->FindServiceByName("Transcoder");
+  for (const StringFieldCase& field : every_string_field(service)) {
+    for (const std::string& bad : {std::string("x\0.mp4", 6), std::string("caf\xe9.mp4")}) {
+      SCOPED_TRACE(field.method->name() + " " + field.field);
+      std::unique_ptr<google::protobuf::Message> request(
+          google::protobuf::MessageFactory::generated_factory()
+              ->GetPrototype(field.method->input_type())
+              ->New());
+      field.set(*request, bad);
+      expect_reason(call_raw(daemon.address(), *field.method, request->SerializePartialAsString()),
+                    grpc::StatusCode::INVALID_ARGUMENT, pb::INVALID_FIELD, field.field);
+    }
+  }
+  // The daemon still serves: a good request is accepted.
+  EXPECT_TRUE(create(request_for(media + "/fine.mp4")).ok());
+}
+
+// A source of 100 empty audio tracks (a few KB) failed INTERNAL after the worker opened 100
+// encoders; it is an input error now, named, and the daemon serves on.
+TEST_F(Hardening, ASourceOfAHundredAudioTracksFailsAsInputNamingTheCount) {
+  ASSERT_TRUE(daemon.start());
+  std::string many = media + "/many.mkv";
+  std::string make =
+      "ffmpeg -v error -f lavfi -i anullsrc=d=0.2 -f lavfi -i color=s=64x64:d=0.2 "
+      "-map 1:v";
+  for (int i = 0; i < 100; ++i) make += " -map 0:a";
+  ASSERT_EQ(shell(make + " -c:a pcm_s16le -shortest " + many), 0);
+  pb::CreateJobRequest request = request_for(media + "/many_out.mkv");
+  request.mutable_config()->set_input(many);
+  pb::Job job;
+  ASSERT_TRUE(create(request, &job).ok());
+  pb::Job ended;
+  ASSERT_TRUE(wait_until([&] {
+    grpc::ClientContext context;
+    pb::GetJobRequest get;
+    get.set_id(job.id());
+    return stub()->GetJob(&context, get, &ended).ok() && ended.state() == pb::JOB_STATE_FAILED;
+  }));
+  EXPECT_EQ(ended.error().code(), pb::ERROR_CODE_INPUT);
+  EXPECT_NE(ended.error().message().find("100 audio tracks"), std::string::npos)
+      << ended.error().message();
+  EXPECT_FALSE(fs::exists(media + "/many_out.mkv"));
+  EXPECT_TRUE(create(request_for(media + "/after.mp4")).ok());
 }
 
 // Before: one page held page_size jobs whatever their size (up to 500: over 4 MB with labels).

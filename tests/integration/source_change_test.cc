@@ -154,5 +154,24 @@ TEST_P(SourceChange, CmafPackageStaysAlignedAcrossTheChange) {
 INSTANTIATE_TEST_SUITE_P(Backends, SourceChange, ::testing::Values("software", "vulkan"),
                          [](const auto& info) { return info.param; });
 
+// A source whose size flips 40 times (a hostile or broken feed): every change is rebuilt, the
+// report lists the first 32 (each entry is stored for the job's retention), and the job ends well.
+TEST(SourceChanges, ASourceThatChangesFortyTimesListsTheFirstThirtyTwo) {
+  TempDir dir;
+  std::string joined;
+  for (int i = 0; i <= 40; ++i) {
+    std::string clip = dir / ("c" + std::to_string(i) + ".ts");
+    make_colour_ts(clip, i % 2 ? "0xc8c8c8" : "0x3050c0", i % 2 ? 96 : 64, 64, 5, 1, i);
+    joined += read_file(clip);
+  }
+  std::ofstream(dir / "flips.ts", std::ios::binary) << joined;
+  ProcessResult ran = transcode({"run", dir / "flips.ts", dir / "out.mp4", "--json"});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  nlohmann::json report = nlohmann::json::parse(ran.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << ran.out;
+  EXPECT_EQ(report["source_changes"].size(), 32u);
+  EXPECT_EQ(ffprobe(dir / "out.mp4")->video->frames, 41 * 5);
+}
+
 }  // namespace
 }  // namespace tc::testing

@@ -2,6 +2,8 @@
 // what ffprobe finds in each output, and what the report says became of each input stream.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/support/media_tools.h"
@@ -271,6 +273,24 @@ TEST_F(Streams, ASourceWithAHundredAudioTracksIsRefusedAsInput) {
   EXPECT_EQ(ran.exit_code, 3) << ran.err;  // kExitInput
   EXPECT_NE(ran.err.find("100 audio tracks to keep, more than a job opens (64)"), std::string::npos)
       << ran.err;
+  EXPECT_FALSE(file_exists(dir_ / "out.mkv"));
+}
+
+// Every stream of a source is a line of the report, stored for the job's retention: a file of
+// 300 subtitle tracks (a few KB) is refused as input before any is opened.
+TEST_F(Streams, ASourceWithThreeHundredStreamsIsRefusedAsInput) {
+  std::string source = dir_ / "streams.mkv";
+  std::ofstream(dir_ / "one.srt") << "1\n00:00:00,000 --> 00:00:00,100\nx\n";
+  std::vector<std::string> make = {
+      "ffmpeg",         "-v",   "error", "-f", "lavfi", "-i", "color=s=64x64:d=0.2", "-i",
+      dir_ / "one.srt", "-map", "0:v"};
+  for (int i = 0; i < 299; ++i) make.insert(make.end(), {"-map", "1:s"});
+  make.insert(make.end(), {"-c:s", "srt", source});
+  ProcessResult made = run_process(make);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  ProcessResult ran = transcode({"run", source, "-o", dir_ / "out.mkv"});
+  EXPECT_EQ(ran.exit_code, 3) << ran.err;  // kExitInput
+  EXPECT_NE(ran.err.find("300 streams, more than a job reads (256)"), std::string::npos) << ran.err;
   EXPECT_FALSE(file_exists(dir_ / "out.mkv"));
 }
 
