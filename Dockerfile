@@ -51,7 +51,10 @@ RUN set -eux; \
 FROM ${BASE} AS runtime
 COPY deploy/container/dpkg-nodoc /etc/dpkg/dpkg.cfg.d/01-nodoc
 COPY --from=build /out/runtime-packages /tmp/runtime-packages
-# Intel's media driver (iHD: Broadwell and later, all of Gen12/Xe) is in non-free.
+# Intel's media driver (iHD: Broadwell and later, all of Gen12/Xe) is in non-free. QSV needs a
+# GPU runtime behind FFmpeg's oneVPL dispatcher (libvpl2, among the runtime packages): oneVPL's
+# libmfx-gen1.2 (main) drives Gen12 (Tiger Lake) and newer. Gen8-Gen11 would need Media SDK's
+# libmfx1, which Debian 13 no longer ships: `transcode` refuses QSV there, naming it.
 RUN set -eux; \
     export DEBIAN_FRONTEND=noninteractive; \
     if [ -f /etc/apt/sources.list.d/debian.sources ]; then \
@@ -62,7 +65,7 @@ RUN set -eux; \
     fi; \
     apt-get update; \
     apt-get install -y --no-install-recommends $(cat /tmp/runtime-packages) \
-      libva-drm2 intel-media-va-driver-non-free vainfo ca-certificates; \
+      libva-drm2 intel-media-va-driver-non-free libmfx-gen1.2 vainfo ca-certificates; \
     apt-get clean; \
     rm -rf /var/lib/apt/lists/* /tmp/runtime-packages; \
     getent group render >/dev/null || groupadd --system render; \

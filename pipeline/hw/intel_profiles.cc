@@ -14,8 +14,7 @@
 //   (enable_guc=2 on TGL/RKL/ADL-S/DG1, 3 on ADL-P and newer); on Gen9/Gen11 it needs
 //   i915.enable_guc=2 and the firmware package. Shader encode does CBR/VBR/CQP itself.
 // - Kernel driver: i915 up to MTL and DG2; Lunar Lake and Battlemage are xe-only.
-// - PCI ids: Linux include/drm/intel/pciids.h (formerly i915_pciids.h); marketing names as in
-//   Mesa include/pci_ids/iris_pci_ids.h.
+// - PCI ids: intel_pci_ids.cc.
 //
 // Omitted: VP8 decode on TGL alone of TGLx (a sub-platform), JPEG, VVC (LNL).
 #include "pipeline/hw/intel_profiles.h"
@@ -23,7 +22,6 @@
 #include <va/va.h>
 
 #include <algorithm>
-#include <array>
 
 #include "pipeline/hw/va_caps.h"
 #include "pipeline/hw/va_profiles.h"
@@ -41,7 +39,11 @@ constexpr Size k8k{8192, 8192};
 constexpr Size k16k{16384, 16384};
 constexpr Size kVdenc16k{16384, 12288};
 
-enum Op : unsigned { kDec = 1, kLp = 2, kFull = 4 };
+// kLpHuc: a VDEnc entrypoint that iHD lists only when HuC is loaded. VP9 encode on ICL, EHL/JSL
+// and TGLx/DG1 is registered under FtrEnableMediaKernels, which iHD's Gen11/Gen12 SKU tables set
+// from hasHuc (VAAPI-NOTES.md, "More facts"): without HuC there is no VP9 encoder at all, not a
+// CQP-only one. On xe iHD sets hasHuc unconditionally.
+enum Op : unsigned { kDec = 1, kLp = 2, kFull = 4, kLpHuc = 8 };
 
 // One row of the tables for one generation: a VA profile, its entrypoints and sizes.
 struct Feature {
@@ -97,19 +99,18 @@ std::vector<Feature> gen11_hevc_vp9(unsigned full) {
           {VAProfileHEVCMain422_10, kDec | full, k8k, k8k},
           {VAProfileHEVCMain444, kDec | kLp, k8k, k8k},
           {VAProfileHEVCMain444_10, kDec | kLp, k8k, k8k},
-          {VAProfileVP9Profile0, kDec | kLp, k8k, k8k},
-          {VAProfileVP9Profile1, kDec | kLp, k8k, k8k},
-          {VAProfileVP9Profile2, kDec | kLp, k8k, k8k},
-          {VAProfileVP9Profile3, kDec | kLp, k8k, k8k}};
+          {VAProfileVP9Profile0, kDec | kLpHuc, k8k, k8k},
+          {VAProfileVP9Profile1, kDec | kLpHuc, k8k, k8k},
+          {VAProfileVP9Profile2, kDec | kLpHuc, k8k, k8k},
+          {VAProfileVP9Profile3, kDec | kLpHuc, k8k, k8k}};
 }
 
 // Gen12 (TGLx, DG1) and newer: 12-bit HEVC/VP9 decode, AV1 decode. `vdenc` is the entrypoint
 // VDEnc answers on (EncSliceLP, or EncSlice from MTL), `shader` the shader encoder's (0 = none),
-// `hevc422` HEVC 4:2:2's encode entrypoint (0 = decode only).
+// `hevc422` HEVC 4:2:2's encode entrypoint (0 = decode only), `vp9` VP9's (0 = none).
 std::vector<Feature> gen12_hevc_vp9_av1(unsigned vdenc, unsigned shader, unsigned hevc422,
-                                        bool vp9_encode, bool av1_encode, Size decode_max,
+                                        unsigned vp9, bool av1_encode, Size decode_max,
                                         Size hevc_encode_max, Size vp9_av1_encode_max) {
-  unsigned vp9 = vp9_encode ? vdenc : 0;
   unsigned av1 = av1_encode ? vdenc : 0;
   return {{VAProfileHEVCMain, kDec | vdenc | shader, decode_max, hevc_encode_max},
           {VAProfileHEVCMain10, kDec | vdenc | shader, decode_max, hevc_encode_max},
@@ -129,6 +130,13 @@ std::vector<Feature> gen12_hevc_vp9_av1(unsigned vdenc, unsigned shader, unsigne
 const std::vector<Generation>& generations() {
   static const std::vector<Generation> all = [] {
     std::vector<Generation> g;
+    // Gen8: H.264 and MPEG-2 by the shader encoder only; no HEVC, no VP9; no HuC (README
+    // "Decoding/Encoding Features", BDW column: AVC D/Es, MPEG-2 D/Es, VC-1 D, VP8 D).
+    g.push_back({"bdw", "", "Gen8 Broadwell (BDW)", "i915", false, false,
+                 join({h264(kDec | kFull),
+                       mpeg2(kDec | kFull),
+                       vc1(),
+                       {{VAProfileVP8Version0_3, kDec, k4k}}})});
     // Gen9: H.264 and HEVC 8-bit; no VP9 (hybrid only), HEVC encode by shader (4k).
     g.push_back({"skl", "", "Gen9 Skylake (SKL)", "i915", false, false,
                  join({h264(kDec | kLp | kFull),
@@ -136,6 +144,16 @@ const std::vector<Generation>& generations() {
                        vc1(),
                        {{VAProfileVP8Version0_3, kDec, k4k},
                         {VAProfileHEVCMain, kDec | kFull, k8k, k4k}}})});
+    // Gen9 Atom (BXTx: Apollo Lake, Gemini Lake): AVC D/E/Es, MPEG-2 decode only, HEVC 8-bit
+    // D/Es, HEVC 10-bit and VP9 8-bit decode (README, BXTx column).
+    g.push_back({"bxt", "apl,glk", "Gen9 Apollo Lake / Gemini Lake (BXTx)", "i915", false, false,
+                 join({h264(kDec | kLp | kFull),
+                       mpeg2(kDec),
+                       vc1(),
+                       {{VAProfileVP8Version0_3, kDec, k4k},
+                        {VAProfileHEVCMain, kDec | kFull, k8k, k4k},
+                        {VAProfileHEVCMain10, kDec, k8k},
+                        {VAProfileVP9Profile0, kDec, k4k}}})});
     // Gen9.5: adds HEVC 10-bit and VP9 8/10-bit decode, VP8 shader encode.
     g.push_back({"kbl", "cfl,whl,cml,aml", "Gen9.5 Kaby/Coffee/Whiskey/Comet Lake (KBLx)", "i915",
                  false, false,
@@ -164,93 +182,36 @@ const std::vector<Generation>& generations() {
     g.push_back({"tgl", "rkl,adl,rpl", "Gen12 Tiger/Rocket/Alder/Raptor Lake (TGLx)", "i915", true,
                  false,
                  join({h264(kDec | kLp | kFull), mpeg2(kDec | kFull), vc1(),
-                       gen12_hevc_vp9_av1(kLp, kFull, kFull, true, false, k8k, k8k, k8k)})});
+                       gen12_hevc_vp9_av1(kLp, kFull, kFull, kLpHuc, false, k8k, k8k, k8k)})});
     g.push_back({"dg1", "sg1", "DG1 Iris Xe MAX / SG1", "i915", true, false,
                  join({h264(kDec | kLp | kFull), mpeg2(kDec | kFull), vc1(),
-                       gen12_hevc_vp9_av1(kLp, kFull, kFull, true, false, k8k, k8k, k8k)})});
+                       gen12_hevc_vp9_av1(kLp, kFull, kFull, kLpHuc, false, k8k, k8k, k8k)})});
     // Xe-HPG: VDEnc only (EncSliceLP), AV1 encode, no VC-1; 16k decode.
     g.push_back({"dg2", "arc,atsm,flex", "Alchemist DG2 / Arc A-series, Flex 140/170 (ATS-M)",
                  "i915", true, false,
                  join({h264(kDec | kLp), mpeg2(kDec),
-                       gen12_hevc_vp9_av1(kLp, 0, kLp, true, true, k16k, kVdenc16k, k8k)})});
+                       gen12_hevc_vp9_av1(kLp, 0, kLp, kLp, true, k16k, kVdenc16k, k8k)})});
     // From MTL, encode is VAEntrypointEncSlice (VDEnc behind it); no HEVC 4:2:2 encode on MTL.
     g.push_back({"mtl", "arl", "Meteor Lake / Arrow Lake (MTLx)", "i915", true, true,
                  join({h264(kDec | kFull),
                        mpeg2(kDec),
                        {{VAProfileVP8Version0_3, kDec, k4k}},
-                       gen12_hevc_vp9_av1(kFull, 0, 0, true, true, k16k, kVdenc16k, k8k)})});
+                       gen12_hevc_vp9_av1(kFull, 0, 0, kFull, true, k16k, kVdenc16k, k8k)})});
     // Xe2: no VP9 encode.
     g.push_back({"lnl", "", "Lunar Lake (LNL)", "xe", true, true,
                  join({h264(kDec | kFull),
                        mpeg2(kDec),
                        {{VAProfileVP8Version0_3, kDec, k4k}},
-                       gen12_hevc_vp9_av1(kFull, 0, kFull, false, true, k16k, kVdenc16k, k8k)})});
+                       gen12_hevc_vp9_av1(kFull, 0, kFull, 0, true, k16k, kVdenc16k, k8k)})});
     g.push_back({"bmg", "", "Battlemage (BMG) / Arc B-series", "xe", true, true,
                  join({h264(kDec | kFull),
                        mpeg2(kDec),
                        {{VAProfileVP8Version0_3, kDec, k4k}},
-                       gen12_hevc_vp9_av1(kFull, 0, kFull, false, true, k16k, kVdenc16k, k8k)})});
+                       gen12_hevc_vp9_av1(kFull, 0, kFull, 0, true, k16k, kVdenc16k, k8k)})});
     return g;
   }();
   return all;
 }
-
-struct PciId {
-  uint16_t device_id;
-  std::string_view generation;
-  std::string_view marketing;
-  std::string_view platform;  // the code name shown in brackets
-};
-
-// A representative set per generation (pciids.h groups; names as Mesa's iris_pci_ids.h).
-constexpr std::array kPciIds{
-    PciId{0x1912, "skl", "HD Graphics 530", "SKL"},
-    PciId{0x1916, "skl", "HD Graphics 520", "SKL"},
-    PciId{0x193B, "skl", "Iris Pro Graphics 580", "SKL"},
-    PciId{0x5912, "kbl", "HD Graphics 630", "KBL"},
-    PciId{0x5916, "kbl", "HD Graphics 620", "KBL"},
-    PciId{0x5917, "kbl", "UHD Graphics 620", "KBL"},
-    PciId{0x3E92, "kbl", "UHD Graphics 630", "CFL"},
-    PciId{0x3E9B, "kbl", "UHD Graphics 630", "CFL"},
-    PciId{0x3EA0, "kbl", "UHD Graphics 620", "WHL"},
-    PciId{0x9BC5, "kbl", "UHD Graphics 630", "CML"},
-    PciId{0x9BC8, "kbl", "UHD Graphics 630", "CML"},
-    PciId{0x8A52, "icl", "Iris Plus Graphics G7", "ICL"},
-    PciId{0x8A56, "icl", "UHD Graphics G1", "ICL"},
-    PciId{0x8A5A, "icl", "Iris Plus Graphics G4", "ICL"},
-    PciId{0x4E61, "ehl", "UHD Graphics", "JSL"},
-    PciId{0x4E71, "ehl", "UHD Graphics", "JSL"},
-    PciId{0x4571, "ehl", "UHD Graphics", "EHL"},
-    PciId{0x9A49, "tgl", "Iris Xe Graphics", "TGL"},
-    PciId{0x9A40, "tgl", "Iris Xe Graphics", "TGL"},
-    PciId{0x9A78, "tgl", "UHD Graphics", "TGL"},
-    PciId{0x4C8A, "tgl", "UHD Graphics 750", "RKL"},
-    PciId{0x4C8B, "tgl", "UHD Graphics 730", "RKL"},
-    PciId{0x4680, "tgl", "UHD Graphics 770", "ADL-S"},
-    PciId{0x4692, "tgl", "UHD Graphics 730", "ADL-S"},
-    PciId{0x46A6, "tgl", "Iris Xe Graphics", "ADL-P"},
-    PciId{0x46D1, "tgl", "UHD Graphics", "ADL-N"},
-    PciId{0xA780, "tgl", "UHD Graphics 770", "RPL-S"},
-    PciId{0xA7A0, "tgl", "Iris Xe Graphics", "RPL-P"},
-    PciId{0x4905, "dg1", "Iris Xe MAX Graphics", "DG1"},
-    PciId{0x4907, "dg1", "Server GPU SG-18M", "SG1"},
-    PciId{0x56A0, "dg2", "Arc A770", "DG2"},
-    PciId{0x56A1, "dg2", "Arc A750", "DG2"},
-    PciId{0x56A5, "dg2", "Arc A380", "DG2"},
-    PciId{0x56A6, "dg2", "Arc A310", "DG2"},
-    PciId{0x5690, "dg2", "Arc A770M", "DG2"},
-    PciId{0x5693, "dg2", "Arc A370M", "DG2"},
-    PciId{0x56C0, "dg2", "Data Center GPU Flex 170", "ATS-M"},
-    PciId{0x56C1, "dg2", "Data Center GPU Flex 140", "ATS-M"},
-    PciId{0x7D55, "mtl", "Arc Graphics", "MTL"},
-    PciId{0x7D45, "mtl", "Graphics", "MTL"},
-    PciId{0x7DD5, "mtl", "Graphics", "MTL"},
-    PciId{0x7D51, "mtl", "Arc Graphics", "ARL-H"},
-    PciId{0x7D67, "mtl", "Graphics", "ARL-S"},
-    PciId{0x64A0, "lnl", "Arc 130V/140V", "LNL"},
-    PciId{0xE20B, "bmg", "Arc B580", "BMG"},
-    PciId{0xE20C, "bmg", "Arc B570", "BMG"},
-};
 
 bool in_list(std::string_view list, std::string_view name) {
   while (!list.empty()) {
@@ -292,7 +253,7 @@ std::vector<VaProfileEntrypoints> va_profiles_of(const Generation& generation, b
       entry.entrypoints.push_back(VAEntrypointEncSlice);
       entry.attributes[VAEntrypointEncSlice] = attributes(feature.encode_max, full_rc, 0);
     }
-    if (feature.ops & kLp) {
+    if ((feature.ops & kLp) || ((feature.ops & kLpHuc) && huc)) {
       entry.entrypoints.push_back(VAEntrypointEncSliceLP);
       entry.attributes[VAEntrypointEncSliceLP] = attributes(feature.encode_max, vdenc_rc, 0);
     }
@@ -368,6 +329,11 @@ std::vector<IntelProfileSummary> intel_profiles() {
   return summaries;
 }
 
+std::string_view intel_profile_key(std::string_view spec) {
+  const Generation* generation = find_generation(spec.substr(0, spec.find(':')));
+  return generation ? generation->key : std::string_view();
+}
+
 Result<HwDevice> assume_intel_device(std::string_view spec) {
   std::string_view name = spec.substr(0, spec.find(':'));
   const Generation* generation = find_generation(name);
@@ -390,20 +356,15 @@ Result<HwDevice> assume_intel_device(std::string_view spec) {
                                                 "'; known: huc, no-huc, xe, i915");
     modifiers.remove_prefix(std::min(modifiers.size(), modifier.size() + 1));
   }
+  // Lunar Lake and Battlemage have no i915 support at all: Linux lists their ids for xe alone
+  // (include/drm/intel/pciids.h INTEL_LNL_IDS/INTEL_BMG_IDS are used by xe_pci.c, not i915_pci.c).
+  if (generation->kernel_driver == "xe" && driver == "i915")
+    return Status(Code::kInvalidArgument, std::string(generation->name) +
+                                              " runs only on the xe kernel driver (i915 has "
+                                              "no support for it): use '" +
+                                              std::string(generation->key) + "' or '" +
+                                              std::string(generation->key) + ":xe'");
   return device_of(*generation, huc, driver);
-}
-
-std::string intel_model_name(uint16_t pci_device_id) {
-  for (const PciId& id : kPciIds)
-    if (id.device_id == pci_device_id)
-      return std::string(id.marketing) + " (" + std::string(id.platform) + ")";
-  return {};
-}
-
-std::string_view intel_generation_of(uint16_t pci_device_id) {
-  for (const PciId& id : kPciIds)
-    if (id.device_id == pci_device_id) return id.generation;
-  return {};
 }
 
 }  // namespace tc

@@ -10,6 +10,7 @@
 
 #include "pipeline/core/status.h"
 #include "pipeline/hw/devices.h"
+#include "pipeline/hw/intel_pci_ids.h"
 
 namespace tc {
 
@@ -30,10 +31,7 @@ std::vector<IntelProfileSummary> intel_profiles();
 // "huc" / "no-huc" (HuC firmware loaded or not: low-power CBR/VBR need it), "xe" / "i915"
 // (kernel driver). Unknown names are kInvalidArgument listing the known ones.
 Result<HwDevice> assume_intel_device(std::string_view spec);
-
-// "Arc A380 (DG2)" for a PCI device id of our table; empty when unknown.
-std::string intel_model_name(uint16_t pci_device_id);
-// The generation key of a PCI device id ("dg2"); empty when unknown.
-std::string_view intel_generation_of(uint16_t pci_device_id);
+// The generation key a spec names ("cfl:no-huc" -> "kbl"); empty for an unknown name.
+std::string_view intel_profile_key(std::string_view spec);
 
 }  // namespace tc

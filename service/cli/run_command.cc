@@ -14,6 +14,7 @@ extern "C" {
 #include "pipeline/exec/executor.h"
 #include "pipeline/hw/discovery_cache.h"
 #include "pipeline/hw/intel_profiles.h"
+#include "pipeline/hw/intel_stack.h"
 #include "pipeline/plan/cores.h"
 #include "service/cli/job_args.h"
 #include "service/cli/progress_bar.h"
@@ -49,7 +50,12 @@ Result<HwInventory> planning_devices(const JobSpec& spec, const RunFlags& flags)
   if (assumed_device.empty()) return discover_cached(discovery_for(spec), flags.cache_dir());
   TC_ASSIGN_OR_RETURN(HwDevice device, assume_intel_device(assumed_device));
   HwInventory inventory;
-  if (spec.backend == BackendKind::kQsv) inventory.devices.push_back(qsv_device_on(device));
+  if (spec.backend == BackendKind::kQsv) {
+    // A generation without a QSV runtime for this build's FFmpeg would fail at the first frame.
+    TC_RETURN_IF_ERROR(
+        intel_qsv_runtime(intel_profile_key(assumed_device), this_build_qsv_runtime()));
+    inventory.devices.push_back(qsv_device_on(device));
+  }
   inventory.devices.push_back(std::move(device));
   return inventory;
 }
@@ -70,6 +76,10 @@ int dry_run(const JobSpec& spec, const RunFlags& flags) {
   if (!assumed_device.empty())
     std::cout << "assumed device: " << devices->devices[0].model << " (--assume-device "
               << assumed_device << ")\n";
+  // Planning for it works anywhere; running it needs user space this build may not have.
+  if (!assumed_device.empty())
+    if (std::string gap = intel_stack_gap(devices->devices.back().driver); !gap.empty())
+      std::cout << "note: " << gap << "\n";
   std::cout << describe(*plan) << "ffmpeg command:\n  " << ffmpeg_command(*plan, spec) << "\n";
   return kExitOk;
 }

@@ -67,8 +67,9 @@ void add_node_checks(const Options& options, const HwInventory& inventory,
   if (!driver.empty() && !is_intel_driver(driver)) return;  // the rest is about Intel GPUs
   report.checks.push_back(check_profile(options.roots, node));
   report.checks.push_back(check_va_driver(options, node, device_at(inventory, node), driver));
-  report.checks.push_back(check_guc(options.roots, node, driver));
-  report.checks.push_back(check_huc(options.roots, node, driver));
+  std::string_view generation = generation_of_node(options.roots, node);
+  report.checks.push_back(check_guc(options.roots, node, driver, generation));
+  report.checks.push_back(check_huc(options.roots, node, driver, generation));
   report.checks.push_back(check_fdinfo(options.roots, node));
 }
 

@@ -3,11 +3,15 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <va/va_version.h>
 
+#include <libdrm/i915_drm.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -17,6 +21,7 @@
 #include "pipeline/core/fd.h"
 #include "pipeline/core/file.h"
 #include "pipeline/hw/intel_profiles.h"
+#include "pipeline/hw/intel_stack.h"
 #include "pipeline/hw/va_caps.h"
 #include "pipeline/metrics/fdinfo.h"
 
@@ -164,6 +169,14 @@ std::optional<uint16_t> pci_id(const std::string& path) {
   }
 }
 
+std::string_view generation_of_node(const Roots& roots, const std::string& node) {
+  std::string device_dir = sysfs_device(roots, name_of_node(node));
+  std::optional<uint16_t> vendor = pci_id(device_dir + "/vendor");
+  std::optional<uint16_t> device = pci_id(device_dir + "/device");
+  if (!vendor || !device || *vendor != 0x8086) return {};
+  return intel_generation_of(*device);
+}
+
 Check check_profile(const Roots& roots, const std::string& node) {
   std::string node_name = name_of_node(node);
   std::string device_dir = sysfs_device(roots, node_name);
@@ -175,10 +188,14 @@ Check check_profile(const Roots& roots, const std::string& node) {
   std::snprintf(ids, sizeof ids, "PCI %04x:%04x", unsigned(*vendor), unsigned(*device));
   if (*vendor != 0x8086) return skip("profile", node, std::string(ids) + ": not Intel");
   std::string model = intel_model_name(*device);
+  // An id iHD does not list is most likely a GPU newer than this table: nothing is wrong with
+  // the node for that, plans use what libva reports.
   if (model.empty())
-    return fail("profile", node, std::string(ids) + " is not in the Intel profile table",
-                "plans use what libva reports, which is right; please report the id so that the "
-                "table (pipeline/hw/intel_profiles.cc) names it");
+    return skip("profile", node,
+                std::string(ids) +
+                    " is not in the table (intel/media-driver's device list, "
+                    "pipeline/hw/intel_pci_ids.cc): plans use what libva reports; please report "
+                    "the id with `transcode doctor --json`");
   return pass("profile", node,
               std::string(ids) + ": " + model + ", --assume-device " +
                   std::string(intel_generation_of(*device)));
@@ -192,6 +209,10 @@ Check check_va_driver(const Options& options, const std::string& node, const HwD
   std::string subject = device ? device->path : node;
   if (forced == "i965")
     return fail("va-driver", subject, env_seen + " forces the legacy i965 driver", kI965Fix);
+  if (std::string gap = intel_stack_gap(kernel_driver); !gap.empty())
+    return fail("va-driver", subject, gap,
+                "run the Debian 13 image (see the Dockerfile) on this node, or keep the node on "
+                "i915 where its GPU has i915 support");
   if (!device) return skip("va-driver", subject, "discovery did not reach this node");
   if (!device->usable()) {
     bool opened = device->unusable_reason.find("cannot open") == std::string::npos;
@@ -214,7 +235,7 @@ namespace {
 // A firmware the kernel loads into the GPU's micro-controllers, as debugfs shows it.
 struct Firmware {
   const char* check;  // "huc"
-  const char* file;   // under gt/uc/
+  const char* file;   // under gt*/uc/
   const char* label;  // "HuC"
   const char* fix;
 };
@@ -222,59 +243,152 @@ struct Firmware {
 constexpr Firmware kHuc{
     "huc", "huc_info", "HuC",
     "low-power (VDEnc) encode does CBR/VBR only with HuC: install the GPU firmware "
-    "(firmware-misc-nonfree / linux-firmware) on the host, and on Gen9/Gen11 boot with "
-    "i915.enable_guc=2; without it such jobs are planned CQP-only or refused"};
+    "(firmware-misc-nonfree / linux-firmware) on the host, and where the kernel does not load it "
+    "by default boot with i915.enable_guc=2; without it such jobs are planned CQP-only or refused"};
 // HuC is loaded and authenticated through GuC: without GuC there is no HuC either.
 constexpr Firmware kGuc{
     "guc", "guc_info", "GuC",
     "HuC is authenticated through GuC, so VDEnc bitrate control needs it: install the GPU "
-    "firmware (firmware-misc-nonfree / linux-firmware) on the host, and on Gen9/Gen11 boot with "
-    "i915.enable_guc=2 (GuC loads by default from Gen12 on)"};
+    "firmware (firmware-misc-nonfree / linux-firmware) on the host, and where the kernel does not "
+    "load it by default boot with i915.enable_guc=2"};
 
-Check firmware_from_info(const Firmware& firmware, const std::string& path,
-                         const std::string& text) {
+// What one GT's info file says: "RUNNING", "DISABLED", ..., or empty when it has no status.
+std::string firmware_state(const std::string& text) {
   // i915 and xe print "<X>uC firmware: <file>" then "\tstatus: <STATE>"
   // (intel_uc_fw_status_repr); RUNNING is the one state in which it is loaded (and, for HuC,
   // authenticated). Kernels before 5.x print "status load: SUCCESS" instead.
-  std::string state;
   for (const char* key : {"status: ", "status load: "}) {
     size_t at = text.find(key);
     if (at == std::string::npos) continue;
     size_t end = text.find('\n', at);
-    state = trimmed(text.substr(at + std::strlen(key), end - at - std::strlen(key)));
-    break;
+    return trimmed(text.substr(at + std::strlen(key), end - at - std::strlen(key)));
   }
+  return {};
+}
+
+bool running(const std::string& state) {
+  return state == "RUNNING" || state == "SUCCESS";
+}
+
+Check firmware_from_info(const Firmware& firmware, const std::string& path,
+                         const std::string& text) {
+  std::string state = firmware_state(text);
   std::string label = firmware.label;
-  if (state == "RUNNING" || state == "SUCCESS")
-    return pass(firmware.check, path, label + " " + state);
+  if (running(state)) return pass(firmware.check, path, label + " " + state);
   std::string seen = state.empty() ? "no " + label + " status in " + path : label + " " + state;
   return fail(firmware.check, path, seen, firmware.fix);
 }
 
+// The GT directories of one debugfs GPU directory: "gt" (older i915), "gt0", "gt1", ... From
+// Meteor Lake on the HuC sits on the media GT, gt1, and gt0 reports it as not supported.
+std::vector<fs::path> gt_dirs(const fs::path& gpu_dir) {
+  std::vector<fs::path> dirs;
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(gpu_dir, error)) {
+    std::string name = entry.path().filename().string();
+    if (name == "gt" || (name.size() > 2 && name.starts_with("gt") &&
+                         std::all_of(name.begin() + 2, name.end(), ::isdigit)))
+      dirs.push_back(entry.path());
+  }
+  std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
+
+// One GT's firmware state as debugfs showed it.
+struct GtFirmware {
+  std::string path;
+  std::string text;
+};
+
+// Every GT's info file of the node's GPU: debugfs names a GPU by its primary minor
+// (renderD128 -> dri/0); older kernels also by 128.
+std::vector<GtFirmware> read_gt_firmware(const Firmware& firmware, const Roots& roots,
+                                         const std::string& node) {
+  int minor = std::atoi(name_of_node(node).c_str() + std::strlen("renderD"));
+  for (int index : {minor - 128, minor}) {
+    std::vector<GtFirmware> found;
+    for (const fs::path& gt : gt_dirs(roots.debugfs + "/dri/" + std::to_string(index))) {
+      std::string path = (gt / "uc" / firmware.file).string();
+      if (Result<std::string> text = read_file(path); text.is_ok())
+        found.push_back({path, std::move(*text)});
+    }
+    if (!found.empty()) return found;
+  }
+  return {};
+}
+
+// The GT whose firmware runs, or else the first one (what a person should look at).
+Check firmware_of_gts(const Firmware& firmware, const std::vector<GtFirmware>& gts) {
+  for (const GtFirmware& gt : gts)
+    if (running(firmware_state(gt.text))) return firmware_from_info(firmware, gt.path, gt.text);
+  Check check = firmware_from_info(firmware, gts.front().path, gts.front().text);
+  for (size_t i = 1; i < gts.size(); ++i) {
+    std::string state = firmware_state(gts[i].text);
+    check.seen += "; " + gts[i].path + ": " + (state.empty() ? "no status" : state);
+  }
+  return check;
+}
+
+// HuC's state from the kernel itself (I915_PARAM_HUC_STATUS: 1 when loaded and authenticated,
+// 0 when not; an error when the GPU has none or the kernel does not know the parameter). Needs
+// neither debugfs nor root; i915 only (xe has no such parameter).
+std::optional<Check> huc_from_getparam(const std::string& node) {
+  ScopedFd fd(open(node.c_str(), O_RDWR | O_CLOEXEC));
+  if (!fd.is_open()) return std::nullopt;
+  int value = -1;
+  drm_i915_getparam_t param{};
+  param.param = I915_PARAM_HUC_STATUS;
+  param.value = &value;
+  if (ioctl(fd.get(), DRM_IOCTL_I915_GETPARAM, &param) != 0) return std::nullopt;
+  std::string subject = node + " (I915_PARAM_HUC_STATUS)";
+  if (value > 0) return pass("huc", subject, "HuC RUNNING (authenticated, as the kernel says)");
+  return fail("huc", subject,
+              "HuC not loaded or not authenticated (the kernel says " + std::to_string(value) + ")",
+              kHuc.fix);
+}
+
+// What doctor makes of firmware that does not run, given the GPU's generation: required where
+// every encoder is VDEnc (EHL/JSL, DG2 and newer) or the generation is unknown; elsewhere the
+// shader encoders do CBR/VBR, so the check is skipped, saying what HuC would add.
+Check weigh_firmware(Check check, std::string_view generation) {
+  if (check.status != CheckStatus::kFail) return check;
+  std::optional<IntelFirmwareNeeds> needs = intel_firmware_needs(generation);
+  if (!needs) return check;
+  std::string gen(generation);
+  std::string by_default = "; HuC by default on " + gen + ": " + std::string(needs->huc_default);
+  if (needs->huc_required) {
+    check.seen += ": required on " + gen +
+                  ", where every encoder is low-power (VDEnc), whose CBR/VBR run in HuC" +
+                  by_default;
+    return check;
+  }
+  check.status = CheckStatus::kSkip;
+  check.seen += ": not required on " + gen +
+                ", whose shader encoders do CBR/VBR without firmware; low-power (VDEnc) encode is "
+                "CQP-only without it" +
+                by_default;
+  return check;
+}
+
 Check check_firmware(const Firmware& firmware, const Roots& roots, const std::string& node,
-                     const std::string& kernel_driver) {
+                     const std::string& kernel_driver, std::string_view generation) {
   std::string unknown = std::string(firmware.label) + " state unknown";
   if (kernel_driver.empty())
     return skip(firmware.check, node, "kernel driver unknown (see kernel-driver)");
   if (!is_intel_driver(kernel_driver))
     return skip(firmware.check, node, "not an Intel GPU (i915/xe)");
+  std::vector<GtFirmware> gts = read_gt_firmware(firmware, roots, node);
+  if (!gts.empty()) return weigh_firmware(firmware_of_gts(firmware, gts), generation);
+  if (&firmware == &kHuc && kernel_driver == "i915")
+    if (std::optional<Check> huc = huc_from_getparam(node)) return weigh_firmware(*huc, generation);
   std::error_code error;
   if (!fs::is_directory(roots.debugfs + "/dri", error))
     return skip(
         firmware.check, node,
         roots.debugfs + "/dri is not readable (debugfs is not mounted, or needs root): " + unknown);
-  // debugfs names a GPU by its primary minor (renderD128 -> dri/0); older kernels also by 128.
   int minor = std::atoi(name_of_node(node).c_str() + std::strlen("renderD"));
-  for (int index : {minor - 128, minor}) {
-    for (const char* gt : {"gt", "gt0"}) {
-      std::string path =
-          roots.debugfs + "/dri/" + std::to_string(index) + "/" + gt + "/uc/" + firmware.file;
-      if (Result<std::string> text = read_file(path); text.is_ok())
-        return firmware_from_info(firmware, path, *text);
-    }
-  }
   return skip(firmware.check, node,
-              "no gt/uc/" + std::string(firmware.file) + " under " + roots.debugfs + "/dri/" +
+              "no gt*/uc/" + std::string(firmware.file) + " under " + roots.debugfs + "/dri/" +
                   std::to_string(minor - 128) + " (kernel does not show it)");
 }
 
@@ -284,12 +398,14 @@ Check huc_from_info(const std::string& path, const std::string& text) {
   return firmware_from_info(kHuc, path, text);
 }
 
-Check check_huc(const Roots& roots, const std::string& node, const std::string& kernel_driver) {
-  return check_firmware(kHuc, roots, node, kernel_driver);
+Check check_huc(const Roots& roots, const std::string& node, const std::string& kernel_driver,
+                std::string_view generation) {
+  return check_firmware(kHuc, roots, node, kernel_driver, generation);
 }
 
-Check check_guc(const Roots& roots, const std::string& node, const std::string& kernel_driver) {
-  return check_firmware(kGuc, roots, node, kernel_driver);
+Check check_guc(const Roots& roots, const std::string& node, const std::string& kernel_driver,
+                std::string_view generation) {
+  return check_firmware(kGuc, roots, node, kernel_driver, generation);
 }
 
 Check fdinfo_from_text(const std::string& node, const std::string& text) {

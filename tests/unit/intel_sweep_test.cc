@@ -289,9 +289,11 @@ TEST(IntelSweep, ExpectedFallbacksByGeneration) {
     EXPECT_TRUE(tally.decode_fallbacks.count("h264-5k")) << key;     // 4k H.264 decoders
   }
   EXPECT_TRUE(tallies["ehl"].refusals.count("h264 cbr"));  // VDEnc only, no HuC by default
-  // ICL's shader encoder does CBR/VBR for H.264/HEVC; its VP9 encoder is VDEnc only.
+  // ICL's shader encoder does CBR/VBR for H.264/HEVC; its VP9 encoder is VDEnc, listed by iHD
+  // only with HuC (off by default there): VP9 is encoded in software, not refused.
   EXPECT_FALSE(tallies["icl"].refusals.count("h264 cbr"));
-  EXPECT_TRUE(tallies["icl"].refusals.count("vp9 vbr"));
+  EXPECT_FALSE(tallies["icl"].refusals.count("vp9 vbr"));
+  EXPECT_TRUE(tallies["icl"].encode_fallbacks.count("vp9"));
   EXPECT_TRUE(tallies["tgl"].refusals.empty());               // Gen12 loads HuC by default
   EXPECT_TRUE(tallies["lnl"].encode_fallbacks.count("vp9"));  // no VP9 encode on Xe2
 }
@@ -327,8 +329,18 @@ std::map<std::string, ExpectedRow> expected_rows() {
   std::set<std::string> vp9_and_av1_from_dg2 = av1_from_dg2;
   vp9_and_av1_from_dg2.insert("vp9");  // Xe2 (LNL, BMG) dropped VP9 encode
   const std::set<std::string> av1_decode{"av1", "av1-10"};
-  const std::set<std::string> vdenc_only_vp9{"vp9 cbr", "vp9 vbr"};  // ICL's VP9: VDEnc, HuC off
   return {
+      // BDW: H.264, MPEG-2, VC-1, VP8 decode; H.264 and MPEG-2 encode by shader; no HEVC/VP9.
+      {"bdw",
+       {with({"av1", "av1-10", "hevc", "hevc-10", "hevc-4:2:2-10", "hevc-4:4:4", "vp9", "vp9-10",
+              "vp9-4:4:4"}),
+        {"av1", "hevc", "vp9"},
+        {}}},
+      // BXTx: HEVC 8-bit encode (shader), HEVC 10-bit and VP9 8-bit decode.
+      {"bxt",
+       {with({"av1", "av1-10", "hevc-4:2:2-10", "hevc-4:4:4", "vp9-10", "vp9-4:4:4"}),
+        {"av1", "vp9"},
+        {}}},
       // SKL: HEVC 8-bit only, no VP9 or AV1 decode; no VP9 or AV1 encode.
       {"skl",
        {with({"av1", "av1-10", "hevc-10", "hevc-4:2:2-10", "hevc-4:4:4", "vp9", "vp9-10",
@@ -338,12 +350,10 @@ std::map<std::string, ExpectedRow> expected_rows() {
       // KBL: HEVC and VP9 10-bit decode; 4:4:4 from ICL.
       {"kbl",
        {with({"av1", "av1-10", "hevc-4:2:2-10", "hevc-4:4:4", "vp9-4:4:4"}), {"av1", "vp9"}, {}}},
-      {"icl", {with(av1_decode), {"av1"}, vdenc_only_vp9}},
+      // ICL, EHL: no VP9 encoder without HuC (off by default there).
+      {"icl", {with(av1_decode), {"av1", "vp9"}, {}}},
       // EHL: VDEnc only, and rate control needs HuC, off by default.
-      {"ehl",
-       {with(av1_decode),
-        {"av1"},
-        {"h264 cbr", "h264 vbr", "hevc cbr", "hevc vbr", "vp9 cbr", "vp9 vbr"}}},
+      {"ehl", {with(av1_decode), {"av1", "vp9"}, {"h264 cbr", "h264 vbr", "hevc cbr", "hevc vbr"}}},
       // TGL and DG1: AV1 decode; Gen12 loads HuC by default.
       {"tgl", {h264, {"av1"}, {}}},
       {"dg1", {h264, {"av1"}, {}}},
@@ -394,7 +404,7 @@ TEST(IntelSweep, Table) {
         << total << " combinations, " << all_gpu << " fully on the GPU (FFmpeg " << LIBAVCODEC_IDENT
         << ").\n";
   std::cout << table.str();
-  EXPECT_EQ(total, 2400);
+  EXPECT_EQ(total, 2880);  // 12 generations x 240
 }
 
 }  // namespace
