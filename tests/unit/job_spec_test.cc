@@ -156,6 +156,8 @@ TEST(JobSpec, JsonRoundTripKeepsEveryField) {
   output.preset = "p4";
   output.audio = AudioMode::kAac;
   output.audio_bitrate = 96'000;
+  output.audio_channels = 2;
+  output.audio_rate = 44'100;
   output.hdr = HdrMode::kKeep;
   spec.deinterlace = Deinterlace::kOff;
   spec.quality_metrics = {true, true};
@@ -170,6 +172,35 @@ TEST(JobSpec, JsonRoundTripKeepsEveryField) {
   Result<JobSpec> back = job_spec_from_json(job_spec_to_json(spec));
   ASSERT_TRUE(back.is_ok()) << back.status().to_string();
   EXPECT_EQ(*back, spec) << job_spec_to_json(*back);
+}
+
+// --audio-channels, --audio-rate, --audio-bitrate: checked naming the field; a copy keeps its
+// format, so they are refused with --audio copy. A .webm output without a codec gets VP9 (JSON
+// here; the CLI and OutputConfig use the same default_codec), and H.264 in WebM is refused.
+TEST(JobSpec, AudioOptionsAndWebmAreCheckedNamingTheField) {
+  auto refusal = [](const std::string& outputs) {
+    Result<JobSpec> spec =
+        job_spec_from_json(R"({"input": "in.mkv", "outputs": [)" + outputs + "]}");
+    if (!spec.is_ok()) return spec.status().to_string();
+    return validate(*spec).to_string();
+  };
+  EXPECT_NE(refusal(R"({"path": "a.mp4", "audio_channels": 9})").find("outputs[0].audio_channels"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"path": "a.mp4", "audio_rate": 12345})").find("outputs[0].audio_rate"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"path": "a.mp4", "audio_bitrate": -1})").find("outputs[0].audio_bitrate"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"path": "a.mp4", "audio": "copy", "audio_channels": 2})")
+                .find("a copied track keeps its format"),
+            std::string::npos);
+  EXPECT_NE(refusal(R"({"path": "a.webm", "codec": "h264"})").find("cannot go in webm"),
+            std::string::npos);
+  Result<JobSpec> webm =
+      job_spec_from_json(R"({"input": "in.mkv", "outputs": [{"path": "a.webm"}]})");
+  ASSERT_TRUE(webm.is_ok());
+  EXPECT_EQ(webm->outputs[0].codec, VideoCodec::kVp9);
+  EXPECT_TRUE(validate(*webm).is_ok());
+  EXPECT_EQ(*container_of(webm->outputs[0]), "webm");
 }
 
 TEST(JobSpec, AudioTracksAndSubtitlesParseAndRejectNamingTheKey) {
