@@ -30,6 +30,7 @@ extern "C" {
 #include "pipeline/hw/backends.h"
 #include "pipeline/hw/device_cache.h"
 #include "pipeline/hw/intel_profiles.h"
+#include "pipeline/hw/intel_stack.h"
 #include "pipeline/hw/va_caps.h"
 #include "pipeline/hw/va_profiles.h"
 
@@ -204,9 +205,11 @@ std::string va_init_hint(const std::string& kernel_driver, const std::string& dr
   if (!driver_name_env.empty() && driver_name_env != "iHD" && driver_name_env != "i965")
     return "LIBVA_DRIVER_NAME=" + driver_name_env +
            " names a driver that is not Intel's: unset it or set LIBVA_DRIVER_NAME=iHD";
+  // On xe, Debian 12's libva and iHD cannot work at all: LIBVA_DRIVER_NAME would not help.
+  if (std::string gap = intel_stack_gap(kernel_driver); !gap.empty()) return gap;
   if (kernel_driver == "xe" && driver_name_env.empty())
-    return "this libva may not map the xe kernel driver to iHD (2.17 on Debian 12 does not): set "
-           "LIBVA_DRIVER_NAME=iHD";
+    return "is intel-media-va-driver 23.4 or newer installed (xe support)? LIBVA_DRIVER_NAME=iHD "
+           "selects it";
   return "is intel-media-va-driver installed? LIBVA_DRIVER_NAME=iHD selects it";
 }
 
