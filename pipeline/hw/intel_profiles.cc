@@ -10,9 +10,10 @@
 //   Resolution" and "Supported Encoding Input Format and Max Resolution" (2k = 2048x2048,
 //   4k = 4096x4096, 8k = 8192x8192, 16k = 16384x16384; VDEnc 16k = 16384x12288).
 // - Rate control: VDEnc's CBR/VBR run in the HuC firmware; without it low-power encode is CQP
-//   only (media-driver #580, #1957). The i915 kernel loads HuC by default from Gen12 on
-//   (enable_guc=2 on TGL/RKL/ADL-S/DG1, 3 on ADL-P and newer); on Gen9/Gen11 it needs
-//   i915.enable_guc=2 and the firmware package. Shader encode does CBR/VBR/CQP itself.
+//   only (media-driver #580, #1957). Which kernel loads HuC by default, per platform, is in
+//   intel_stack.cc (not before Gen12, nor on TGL/RKL; ADL-S/ADL-P from 5.17, ADL-N/RPL and DG2
+//   from 6.2, MTL from 6.8): `huc_by_default` below is the generation's usual case (TGLx: as
+//   on ADL/RPL; `tgl:no-huc` for TGL/RKL). Shader encode does CBR/VBR/CQP itself.
 // - Kernel driver: i915 up to MTL and DG2; Lunar Lake and Battlemage are xe-only.
 // - PCI ids: intel_pci_ids.cc.
 //
