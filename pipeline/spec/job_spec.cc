@@ -11,6 +11,7 @@
 #include "pipeline/core/text_field.h"
 #include "pipeline/core/user_text.h"
 #include "pipeline/spec/audio_spec.h"
+#include "pipeline/spec/json_fields.h"
 #include "pipeline/spec/package_spec.h"
 #include "pipeline/spec/thumbnail_spec.h"
 
@@ -312,9 +313,9 @@ namespace {
 using nlohmann::json;
 
 template <typename T>
-Status read_field(const json& object, const char* key, T& out, const std::string& where) {
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return Status::ok();
+Status read_field(JsonFields& object, const char* key, T& out, const std::string& where) {
+  TC_ASSIGN_OR_RETURN(const json* it, object.find(key));
+  if (it == nullptr) return Status::ok();
   try {
     // protobuf's JSON mapping writes 64-bit integers as strings: accept both.
     if constexpr (std::is_integral_v<T>)
@@ -333,7 +334,7 @@ Status read_field(const json& object, const char* key, T& out, const std::string
 }
 
 template <typename Enum>
-Status read_enum(const json& object, const char* key, Enum& out, const std::string& where,
+Status read_enum(JsonFields& object, const char* key, Enum& out, const std::string& where,
                  Result<Enum> (*parse)(std::string_view)) {
   std::string name;
   TC_RETURN_IF_ERROR(read_field(object, key, name, where));
@@ -344,8 +345,9 @@ Status read_enum(const json& object, const char* key, Enum& out, const std::stri
   return Status::ok();
 }
 
-Result<OutputSpec> output_from_json(const json& object, const std::string& where) {
-  if (!object.is_object()) return invalid(where, "must be an object");
+Result<OutputSpec> output_from_json(const json& value, const std::string& where) {
+  if (!value.is_object()) return invalid(where, "must be an object");
+  JsonFields object(value, where + ".");
   OutputSpec output;
   TC_RETURN_IF_ERROR(read_field(object, "path", output.path, where + "."));
   TC_RETURN_IF_ERROR(read_field(object, "container", output.container, where + "."));
@@ -370,32 +372,37 @@ Result<OutputSpec> output_from_json(const json& object, const std::string& where
       read_enum(object, "subtitles", output.subtitles, where + ".", parse_subtitles));
   TC_RETURN_IF_ERROR(read_enum(object, "hdr", output.hdr, where + ".", parse_hdr));
   TC_RETURN_IF_ERROR(read_enum(object, "loudnorm", output.loudnorm, where + ".", parse_loudnorm));
+  TC_RETURN_IF_ERROR(object.unknown_keys());
   return output;
 }
 
-Status package_from_json(const json& root, PackageSpec& package) {
-  auto it = root.find("package");
-  if (it == root.end() || it->is_null()) return Status::ok();
+Status package_from_json(JsonFields& root, PackageSpec& package) {
+  TC_ASSIGN_OR_RETURN(const json* it, root.find("package"));
+  if (it == nullptr) return Status::ok();
   if (!it->is_object()) return invalid("package", "must be an object");
-  TC_RETURN_IF_ERROR(read_enum(*it, "kind", package.kind, "package.", parse_package_kind));
-  TC_RETURN_IF_ERROR(read_field(*it, "dir", package.dir, "package."));
-  TC_RETURN_IF_ERROR(read_field(*it, "segment_s", package.segment_s, "package."));
-  TC_RETURN_IF_ERROR(
-      read_enum(*it, "segment_format", package.segment_format, "package.", parse_segment_format));
-  return read_field(*it, "segment_name", package.segment_name, "package.");
+  JsonFields fields(*it, "package.");
+  TC_RETURN_IF_ERROR(read_enum(fields, "kind", package.kind, "package.", parse_package_kind));
+  TC_RETURN_IF_ERROR(read_field(fields, "dir", package.dir, "package."));
+  TC_RETURN_IF_ERROR(read_field(fields, "segment_s", package.segment_s, "package."));
+  TC_RETURN_IF_ERROR(read_enum(fields, "segment_format", package.segment_format, "package.",
+                               parse_segment_format));
+  TC_RETURN_IF_ERROR(read_field(fields, "segment_name", package.segment_name, "package."));
+  return fields.unknown_keys();
 }
 
 // Present (even as {}) turns thumbnails on; the keys left out keep their defaults.
-Status thumbnails_from_json(const json& root, ThumbnailSpec& thumbnails) {
-  auto it = root.find("thumbnails");
-  if (it == root.end() || it->is_null()) return Status::ok();
+Status thumbnails_from_json(JsonFields& root, ThumbnailSpec& thumbnails) {
+  TC_ASSIGN_OR_RETURN(const json* it, root.find("thumbnails"));
+  if (it == nullptr) return Status::ok();
   if (!it->is_object()) return invalid("thumbnails", "must be an object");
   thumbnails.on = true;
-  TC_RETURN_IF_ERROR(read_field(*it, "interval_s", thumbnails.interval_s, "thumbnails."));
-  TC_RETURN_IF_ERROR(read_field(*it, "width", thumbnails.width, "thumbnails."));
-  TC_RETURN_IF_ERROR(read_field(*it, "height", thumbnails.height, "thumbnails."));
-  TC_RETURN_IF_ERROR(read_field(*it, "columns", thumbnails.columns, "thumbnails."));
-  return read_field(*it, "rows", thumbnails.rows, "thumbnails.");
+  JsonFields fields(*it, "thumbnails.");
+  TC_RETURN_IF_ERROR(read_field(fields, "interval_s", thumbnails.interval_s, "thumbnails."));
+  TC_RETURN_IF_ERROR(read_field(fields, "width", thumbnails.width, "thumbnails."));
+  TC_RETURN_IF_ERROR(read_field(fields, "height", thumbnails.height, "thumbnails."));
+  TC_RETURN_IF_ERROR(read_field(fields, "columns", thumbnails.columns, "thumbnails."));
+  TC_RETURN_IF_ERROR(read_field(fields, "rows", thumbnails.rows, "thumbnails."));
+  return fields.unknown_keys();
 }
 
 }  // namespace
@@ -406,8 +413,9 @@ Result<JobSpec> job_spec_from_json(std::string_view text) {
   return job_spec_from_json_value(root);
 }
 
-Result<JobSpec> job_spec_from_json_value(const nlohmann::json& root) {
-  if (!root.is_object()) return invalid("job: must be a JSON object");
+Result<JobSpec> job_spec_from_json_value(const nlohmann::json& value) {
+  if (!value.is_object()) return invalid("job: must be a JSON object");
+  JsonFields root(value, "");
   JobSpec spec;
   TC_RETURN_IF_ERROR(read_field(root, "input", spec.input, ""));
   TC_RETURN_IF_ERROR(read_field(root, "start_s", spec.start_s, ""));
@@ -420,14 +428,15 @@ Result<JobSpec> job_spec_from_json_value(const nlohmann::json& root) {
   TC_RETURN_IF_ERROR(package_from_json(root, spec.package));
   TC_RETURN_IF_ERROR(thumbnails_from_json(root, spec.thumbnails));
   TC_RETURN_IF_ERROR(read_field(root, "gop_parallel", spec.gop_parallel, ""));
-  auto outputs = root.find("outputs");
-  if (outputs != root.end() && !outputs->is_array()) return invalid("outputs", "must be an array");
-  if (outputs != root.end())
+  TC_ASSIGN_OR_RETURN(const json* outputs, root.find("outputs"));
+  if (outputs && !outputs->is_array()) return invalid("outputs", "must be an array");
+  if (outputs)
     for (size_t i = 0; i < outputs->size(); ++i) {
       TC_ASSIGN_OR_RETURN(OutputSpec output,
                           output_from_json((*outputs)[i], "outputs[" + std::to_string(i) + "]"));
       spec.outputs.push_back(std::move(output));
     }
+  TC_RETURN_IF_ERROR(root.unknown_keys());
   normalize(spec);
   return spec;
 }

@@ -304,8 +304,12 @@ std::string job_json(const JobRecord& job) {
   pb::Job message;
   job_to_proto(job, &message);
   std::string json;
+  // The field names as the proto spells them (snake_case), as `transcode --json` prints a job
+  // and a job file is written: one convention for everything a user reads and writes back.
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
   // A Job always converts: every field is set from typed values.
-  (void)google::protobuf::util::MessageToJsonString(message, &json);
+  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
   return json;
 }
 

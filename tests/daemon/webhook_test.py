@@ -177,8 +177,11 @@ class WebhookTest(unittest.TestCase):
                          ["queued", "running", "succeeded"])
         # The last body is the Job GetJob returns now, field for field.
         final = json.loads(deliveries[-1][1])
-        self.assertEqual(final, json_format.MessageToDict(self.client.get(job_id)))
-        self.assertEqual(final["webhookUrl"], receiver.url)
+        # The proto's own field names, as `transcode --json` and job files spell them.
+        self.assertEqual(final, json_format.MessageToDict(self.client.get(job_id),
+                                                          preserving_proto_field_name=True))
+        self.assertEqual(final["webhook_url"], receiver.url)
+        self.assertNotIn("webhookUrl", final)
 
     def test_a_receiver_that_fails_at_first_gets_every_change_after_retries(self):
         receiver = self.receiver(failures=2)
