@@ -119,6 +119,15 @@ Result<FilterGraph> FilterGraph::create(const FilterGraphPlan& plan,
 }
 
 Status FilterGraph::push(AVFrame* frame) {
+  bool video_frame = frame && frame->nb_samples == 0 && frame->pts != AV_NOPTS_VALUE;
+  if (video_frame && last_video_pts_ != AV_NOPTS_VALUE && frame->pts > last_video_pts_)
+    video_step_ = frame->pts - last_video_pts_;
+  if (video_frame) last_video_pts_ = frame->pts;
+  if (!frame && last_video_pts_ != AV_NOPTS_VALUE) {
+    int err = av_buffersrc_close(source_, last_video_pts_ + video_step_, AV_BUFFERSRC_FLAG_PUSH);
+    if (err < 0) return av_status(err, Code::kInternal, "ending the filter graph");
+    return Status::ok();
+  }
   int err = av_buffersrc_add_frame_flags(source_, frame, 0);
   if (err < 0) return av_status(err, Code::kInternal, "filtering a frame");
   return Status::ok();

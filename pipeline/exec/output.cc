@@ -162,6 +162,9 @@ Result<av::CodecContextPtr> open_video_encoder_with(const VideoEncoderSetup& set
   encoder->colorspace = setup.color.matrix;
   encoder->color_range = setup.color.range;
   if (plan.progressive) encoder->field_order = AV_FIELD_PROGRESSIVE;
+  if (plan.field_order != AV_FIELD_UNKNOWN) encoder->field_order = plan.field_order;
+  if (plan.codes_fields)
+    encoder->flags |= AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME;
   encoder->bit_rate = plan.bit_rate;
   encoder->rc_max_rate = plan.max_rate;
   encoder->rc_buffer_size = static_cast<int>(plan.buffer_size);
@@ -214,8 +217,10 @@ Result<OutputStage> OutputStage::open(const OutputPlan& plan, const InputStage& 
   io::confine_nested_opens(raw, output.nested_.get());
   output.video_ = avformat_new_stream(raw, nullptr);
   if (plan.video_copy) copy_parameters(*input.video, output.video_);
-  // Keep the source's display rotation: players rotate; the pixels are not touched.
-  av::copy_stream_side_data(input.video, output.video_, AV_PKT_DATA_DISPLAYMATRIX);
+  output.video_->codecpar->codec_tag = plan.video_tag;
+  // A copied stream keeps the source's display rotation; encoded pixels were turned upright.
+  if (plan.display_matrix)
+    av::copy_stream_side_data(input.video, output.video_, AV_PKT_DATA_DISPLAYMATRIX);
   TC_RETURN_IF_ERROR(output.add_tracks(input));
   output.last_dts_.assign(raw->nb_streams, AV_NOPTS_VALUE);
   TC_RETURN_IF_ERROR(output.write_header_when_ready());  // an output that only copies is ready
@@ -342,6 +347,8 @@ Status OutputStage::open_video_encoder(const VideoSinkFormat& sink, AVRational f
   setup->height = sink.height;
   setup->sample_aspect_ratio = sink.sample_aspect_ratio;
   setup->time_base = sink.time_base;
+  // --fps: the rate the graph's fps filter gives (the sink's time base is its inverse).
+  if (plan.frame_rate.num > 0) frame_rate = plan.frame_rate;
   setup->frame_rate = frame_rate;
   setup->pix_fmt = sink.format;
   // Device frames for a software encoder: it takes them downloaded (chunked_encoder.cc).
@@ -363,6 +370,7 @@ Status OutputStage::open_video_encoder(const VideoSinkFormat& sink, AVRational f
   AVCodecContext* encoder = video_encoder_.get();
   if (int err = avcodec_parameters_from_context(video_->codecpar, encoder); err < 0)
     return av_status(err, Code::kInternal, "video stream parameters");
+  video_->codecpar->codec_tag = plan_.video_tag;
   if (plan.format.hdr_metadata) TC_RETURN_IF_ERROR(add_hdr_side_data(hdr, *video_));
   video_->time_base = encoder->time_base;
   video_->avg_frame_rate = frame_rate;

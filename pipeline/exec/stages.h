@@ -66,7 +66,9 @@ class FilterGraph {
   // The plan's graph, fed at "[<source_label>]"; sink i is the plan's sinks[i].
   static Result<FilterGraph> create(const FilterGraphPlan& plan, const std::string& source_label,
                                     const Source& source, const AVBufferRef* device);
-  // Takes the frame's reference; nullptr signals the end of the stream.
+  // Takes the frame's reference; nullptr signals the end of the stream. A video stream ends
+  // where its last frame does (its pts plus the interval before it), not at its start: the fps
+  // filter (--fps) counts the frames it gives up to that end, as the ffmpeg CLI's does.
   Status push(AVFrame* frame);
   // 0 with a frame, AVERROR(EAGAIN) for none yet, AVERROR_EOF at the end, or an error.
   int pull(size_t sink, AVFrame* frame);
@@ -77,6 +79,8 @@ class FilterGraph {
   av::FilterGraphPtr graph_;
   AVFilterContext* source_ = nullptr;
   std::vector<AVFilterContext*> sinks_;
+  int64_t last_video_pts_ = AV_NOPTS_VALUE;
+  int64_t video_step_ = 0;  // the last interval between video frames' pts
 };
 
 // AVFilterInOut list entries naming already-created filters for avfilter_graph_parse_ptr.

@@ -58,6 +58,8 @@ constexpr BackendDesc kVaapi{
     .ten_bit_encoders = {false, true, true, true},
     // pad_vaapi is in FFmpeg 6.1 and later (7.1 in the container), not in Debian 12's 5.1.
     .pad = "pad_vaapi=w=%W:h=%H:x=(ow-iw)/2:y=(oh-ih)/2",
+    .turns = {"", "transpose_vaapi=dir=clock", "transpose_vaapi=dir=reversal",
+              "transpose_vaapi=dir=cclock"},
     // 5.1's vaapi_vpp.c: initial_pool_size 4, ff_filter_init_hw_frames(..., 10): unset = 10.
     .scale_min_extra_frames = kVaapiFilterPoolsFixed ? 10 - 4 : 0,
 };
@@ -166,6 +168,8 @@ constexpr BackendDesc kVulkan{
     .encoder = {},
     // scale_vulkan is bilinear: a 2-tap filter that aliases past 2:1.
     .scale_max_ratio = 2,
+    // transpose_vulkan has no half turn: flip_vulkan (both ways) is one.
+    .turns = {"", "transpose_vulkan=dir=clock", "flip_vulkan", "transpose_vulkan=dir=cclock"},
     // One thread: FFmpeg 5.1's hwcontext_vulkan.c submits every transfer and filter to the
     // device's queues (vkGetDeviceQueue of one family, same indices) with no lock, which the
     // Vulkan spec forbids from two threads, and bumps a frame's semaphore values (AVVkFrame

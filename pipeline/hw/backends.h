@@ -97,6 +97,10 @@ struct BackendDesc {
   // Pads device frames to %W x %H, the picture centred (a refit graph's letterbox); empty = the
   // backend has none, and the pad runs in memory. Used only where this libavfilter has it.
   std::string_view pad;
+  // Turns device frames upright, by index the clockwise quarter turns (1..3; plan/orientation.h);
+  // empty = not on the device: frames turn in memory (transpose) before any upload. Used only
+  // where this libavfilter has the filter.
+  std::array<std::string_view, 4> turns = {};
   // Its jobs may run their stages on threads (exec/branch_lane.h); false keeps them on one.
   bool stage_threads = true;
   // The least extra_hw_frames a scaler is given where the plan sets one: a set value replaces

@@ -3,6 +3,7 @@
 
 extern "C" {
 #include <libavutil/hwcontext.h>
+#include <libavutil/macros.h>
 #include <libavutil/pixdesc.h>
 }
 
@@ -44,6 +45,7 @@ void add_encoder_args(const OutputPlan& output, std::vector<std::string>& args) 
   if (video.buffer_size) args.insert(args.end(), {"-bufsize", std::to_string(video.buffer_size)});
   args.insert(args.end(), {"-g", std::to_string(video.gop)});
   if (video.max_b_frames >= 0) args.insert(args.end(), {"-bf", std::to_string(video.max_b_frames)});
+  if (video.codes_fields) args.insert(args.end(), {"-flags", "+ildct+ilme"});
 }
 
 const StreamOutcome* outcome_of(const Plan& plan, size_t output, int input_stream) {
@@ -132,6 +134,12 @@ std::string format_line(const VideoEncodePlan& video) {
   if (format.hdr_metadata) line += ", HDR metadata carried" + hdr_params_note(video);
   if (format.to_sdr) line += ", converted to SDR BT.709 by " + format.to_sdr_where;
   if (video.progressive) line += ", progressive";
+  if (video.field_order != AV_FIELD_UNKNOWN)
+    line += std::string(", fields kept (") + std::string(field_order_name(video.field_order)) + ")";
+  if (video.frame_rate.num > 0)
+    line += ", " + std::to_string(video.frame_rate.num) +
+            (video.frame_rate.den == 1 ? "" : "/" + std::to_string(video.frame_rate.den)) +
+            " fps (frames dropped or repeated: the nearest source frame)";
   return line;
 }
 
@@ -230,6 +238,8 @@ std::string ffmpeg_command(const Plan& plan, const JobSpec& spec) {
   if (!plan.decode.decoder.empty()) args.insert(args.end(), {"-c:v", plan.decode.decoder});
   if (spec.start_s > 0) args.insert(args.end(), {"-ss", seconds(spec.start_s)});
   if (spec.duration_s > 0) args.insert(args.end(), {"-t", seconds(spec.duration_s)});
+  // The graph turns a rotated source upright: the CLI must not turn it again (autorotate).
+  if (plan.orientation.on()) args.push_back("-noautorotate");
   args.insert(args.end(), {"-i", spec.input});
   std::string graph = replace_all(plan.video_graph.text, "[in]", "[0:v:0]");
   // Where transcode's outputs download their frames themselves, the CLI's graph does it.
@@ -250,7 +260,10 @@ std::string ffmpeg_command(const Plan& plan, const JobSpec& spec) {
     } else {
       args.insert(args.end(), {"-map", "[" + cli_sink(plan.video_graph, k) + "]"});
       add_encoder_args(output, args);
+      // Turned upright: no display matrix (the CLI would copy the source's).
+      if (plan.orientation.on()) args.insert(args.end(), {"-metadata:s:v:0", "rotate=0"});
     }
+    if (output.video_tag == MKTAG('h', 'v', 'c', '1')) args.insert(args.end(), {"-tag:v", "hvc1"});
     add_audio_args(plan, k, args);
     add_subtitle_args(plan, k, args);
     for (const auto& [key, value] : output.mux_options) args.insert(args.end(), {"-" + key, value});

@@ -55,6 +55,7 @@ namespace {
 Tap source_tap(const BackendDesc& backend, const VideoSource& source, FilterGraphPlan& plan) {
   Tap input{"[in]", ""};
   if (!source.deinterlace_on_device) input.filters = source.deinterlace;
+  if (!source.turn_on_device) input.filters = join(input.filters, source.turn);
   if (source.upload) {
     std::string upload = GraphBuilder::substitute(backend.upload, 0, 0, source.upload_format);
     if (source.upload_extra_frames > 0)
@@ -63,6 +64,7 @@ Tap source_tap(const BackendDesc& backend, const VideoSource& source, FilterGrap
     ++plan.uploads;
   }
   if (source.deinterlace_on_device) input.filters = join(input.filters, source.deinterlace);
+  if (source.turn_on_device) input.filters = join(input.filters, source.turn);
   return input;
 }
 
@@ -132,7 +134,7 @@ std::string tail_filters(const BackendDesc& backend, const VideoSource& source,
                          const VideoBranch& branch, FilterGraphPlan& plan) {
   plan.downloads += branch.download;
   bool in_graph = branch.download && !downloads_at_output(backend, source, branch);
-  std::string tail = in_graph ? download_filters(backend, branch) : "";
+  std::string tail = join(branch.rate, in_graph ? download_filters(backend, branch) : "");
   tail = join(tail, branch.software_filters);
   if (!branch.convert_to.empty()) tail = join(tail, "format=" + branch.convert_to);
   if (!branch.reupload_format.empty()) {

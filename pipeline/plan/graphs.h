@@ -36,6 +36,9 @@ struct VideoBranch {
   std::string reupload_format;
   // Before anything else: which frames the branch takes ("select=..."; "" = every frame).
   std::string select;
+  // First after its scaler: the output's frame rate ("fps=25"; "" = the source's). After, so
+  // that the outputs scaled from this one's frames keep their own rate.
+  std::string rate;
   bool thumbnails = false;  // the thumbnail branch: its sink is "thumbs"
   // A refit graph's (refit_plan.h): scales to fit `size` keeping the display aspect, whatever
   // the source's size; then `after_scale` (the pad, where the scaler runs).
@@ -52,6 +55,10 @@ struct VideoSource {
   // Before the split, for every branch: after the upload when on the device, else before it.
   std::string deinterlace;
   bool deinterlace_on_device = false;
+  // After the deinterlacer (fields are rows): turning the frames upright (plan/orientation.h),
+  // on the device (after the upload) or in memory (before it). `size` is the turned frames'.
+  std::string turn;
+  bool turn_on_device = false;
   // The size is not known when the graph is written (a refit graph, for frames after a
   // mid-stream change): every branch scales, from the source.
   bool refit = false;

@@ -20,11 +20,13 @@ extern "C" {
 #include "pipeline/plan/encoder_options.h"
 #include "pipeline/plan/graphs.h"
 #include "pipeline/plan/hdr_plan.h"
+#include "pipeline/plan/orientation.h"
 #include "pipeline/plan/quality_plan.h"
 #include "pipeline/plan/refit_plan.h"
 #include "pipeline/plan/streams.h"
 #include "pipeline/plan/thumbnail_plan.h"
 #include "pipeline/plan/video_format.h"
+#include "pipeline/spec/frame_rate.h"
 
 namespace tc {
 namespace {
@@ -87,9 +89,20 @@ std::string software_fallback_decoder(const AVCodec* device_decoder) {
   return fallback->name;
 }
 
-int default_gop(const VideoInfo& video) {
-  double fps = video.frame_rate.num > 0 ? av_q2d(video.frame_rate) : 25;
+// Two seconds of frames at the output's rate: --fps's, else the source's.
+int default_gop(const VideoInfo& video, const FrameRate& output_rate) {
+  AVRational rate =
+      output_rate.set() ? AVRational{output_rate.num, output_rate.den} : video.frame_rate;
+  double fps = rate.num > 0 ? av_q2d(rate) : 25;
   return std::max(1, int(std::lround(2 * fps)));
+}
+
+// HEVC in MP4 is tagged hvc1, as the package's segments are (package/segmenter.cc): Apple's
+// players refuse hev1, FFmpeg's default. A copied stream gets it too.
+uint32_t video_tag(const std::string& container, VideoCodec codec, AVCodecID source) {
+  bool hevc =
+      codec == VideoCodec::kHevc || (codec == VideoCodec::kCopy && source == AV_CODEC_ID_HEVC);
+  return container == "mp4" && hevc ? MKTAG('h', 'v', 'c', '1') : 0;
 }
 
 StageDevice stage_device(const BackendChoice& choice) {
@@ -103,7 +116,9 @@ struct PlanContext {
   const HwDevice* device;  // null for software
   StageDevice gpu;         // cpu for software
   const MediaInfo& media;
-  const VideoInfo& video;
+  const VideoInfo& video;  // as stored
+  const VideoInfo& shown;  // as displayed: sides swapped where the source turns a quarter
+  bool package = false;    // the outputs are a package's renditions
   bool on_device() const { return device != nullptr; }
 };
 
@@ -124,6 +139,10 @@ DecodePlan plan_decode(const PlanContext& context, int branches) {
     if (refusal.empty() && backend.decodes_on_device && context.device->decode_profiles.empty() &&
         video.chroma != ChromaFormat::k420)
       refusal = "decodes 4:2:0 only here, the source is " + std::string(name_of(video.chroma));
+    int turns = upright_quarter_turns(video.rotation_deg);
+    if (refusal.empty() && turns && device_turn_filter(backend, turns).empty())
+      refusal = "the source is turned upright in memory: no " + std::string(backend.name) +
+                " filter turns its frames in this FFmpeg";
     const AVCodec* decoder = device_frames_decoder(video.codec, backend.device_type);
     if (refusal.empty() && !decoder)
       refusal = "no " + video.codec_name + " decoder with a " + std::string(backend.name) +
@@ -168,7 +187,10 @@ DeinterlacePlan plan_deinterlace(const PlanContext& context, const JobSpec& spec
   plan.why = "source field order " + std::string(field_order_name(video.field_order)) +
              (automatic ? " (--deinterlace auto)" : " (--deinterlace on)");
   const BackendDesc& backend = context.backend;
-  if (context.on_device() && !backend.deinterlace.empty()) {
+  // Fields are rows: a source turned upright in memory is deinterlaced in memory first.
+  int turns = upright_quarter_turns(video.rotation_deg);
+  bool turns_in_memory = turns && device_turn_filter(backend, turns).empty();
+  if (context.on_device() && !backend.deinterlace.empty() && !turns_in_memory) {
     plan.filter = std::string(automatic ? backend.deinterlace_auto : backend.deinterlace);
     // Its output pool is fixed where the backend's are: it holds what the decoder's would.
     if (backend.fixed_pools)
@@ -193,6 +215,17 @@ std::string ten_bit_refusal_of_device(const PlanContext& context, VideoCodec cod
   return "has no 10-bit " + std::string(name_of(codec)) + " encode (--hdr keep)";
 }
 
+// Deinterlaced, the stream is tagged progressive; else an interlaced source's field order is
+// kept, and libx264 codes the fields (its interlaced mode) so that the bitstream says so too.
+void keep_fields(const DeinterlacePlan& deinterlace, const VideoInfo& video, VideoCodec codec,
+                 OutputPlan& output) {
+  VideoEncodePlan& encode = output.video;
+  encode.progressive = deinterlace.on;
+  if (deinterlace.on || output.video_copy || !video.interlaced()) return;
+  encode.field_order = video.field_order;
+  encode.codes_fields = !encode.hw_frames && codec == VideoCodec::kH264;
+}
+
 // The device's encoder when it has one for the codec, else the software encoder fed with
 // frames downloaded from the device.
 Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec, FrameSize size,
@@ -201,7 +234,8 @@ Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec, Fr
   std::string codec(name_of(spec.codec));
   std::string hw_name(backend.encoder_for(spec.codec));
   bool hw_named = encoder_exists(hw_name);
-  encode.gop = spec.gop ? spec.gop : default_gop(context.video);
+  encode.gop = spec.gop ? spec.gop : default_gop(context.video, spec.fps);
+  if (spec.fps.set()) encode.frame_rate = {spec.fps.num, spec.fps.den};
   encode.max_b_frames = spec.b_frames;
   std::string refusal = context.on_device() ? encode_refusal(*context.device, codec_id(spec.codec),
                                                              size.width, size.height)
@@ -246,18 +280,21 @@ Result<OutputPlan> plan_output(const PlanContext& context, const OutputSpec& spe
   TC_ASSIGN_OR_RETURN(std::string container, container_of(spec));
   output.format = muxer_of(container);
   if (container == "mp4") output.mux_options.emplace_back("movflags", "+faststart");
+  output.video_tag = video_tag(container, spec.codec, context.video.codec);
   if (spec.codec == VideoCodec::kCopy) {
     output.video_copy = true;
+    output.display_matrix = true;
     output.width = context.video.width;
     output.height = context.video.height;
     return output;
   }
-  TC_ASSIGN_OR_RETURN(FrameSize size, target_size(spec, context.video));
+  TC_ASSIGN_OR_RETURN(FrameSize size, target_size(spec, context.shown));
   output.width = size.width;
   output.height = size.height;
   TC_RETURN_IF_ERROR(plan_video_encoder(context, spec, size, output.video));
   FormatChoice choice{context.video, context.backend, context.on_device(),
                       spec,          output.video,    context.device};
+  choice.for_players = context.package || container == "mp4" || container == "webm";
   TC_ASSIGN_OR_RETURN(output.video.format, plan_video_format(choice));
   note_eight_bit_encode(context, spec, output.video);
   output.video.pix_fmt = encoder_pixel_format(choice, output.video.format);
@@ -281,6 +318,8 @@ VideoBranch branch_of(const PlanContext& context, size_t k, const OutputPlan& ou
   const VideoFormatPlan& format = encode.format;
   const BackendDesc& backend = context.backend;
   VideoBranch branch{k, {output.width, output.height}, encode.download, "", 0};
+  // Each output frame is the source frame nearest its time: fps's round=near, the default.
+  if (spec.fps.set()) branch.rate = "fps=fps=" + frame_rate_text(spec.fps) + ":round=near";
   bool sdr_on_device = format.to_sdr && format.to_sdr_on_device;
   bool sdr_in_software = format.to_sdr && !sdr_on_device;
   if (sdr_on_device) branch.device_filters = std::string(backend.tonemap);
@@ -320,11 +359,13 @@ FilterGraphPlan plan_video_graph(const PlanContext& context, const Plan& plan, c
     for (VideoBranch& branch : branches)
       branch = refit_branch(context.backend, context.on_device(), std::move(branch));
   VideoSource source{
-      {context.video.width, context.video.height}, context.on_device(), plan.decode.upload, 0};
+      {context.shown.width, context.shown.height}, context.on_device(), plan.decode.upload, 0};
   source.refit = refit;
   source.upload_format = format_name(device_format(context.backend, source_depth(context.video)));
   source.deinterlace = plan.deinterlace.filter;
   source.deinterlace_on_device = plan.deinterlace.device.backend != BackendKind::kSoftware;
+  source.turn = plan.orientation.filter;
+  source.turn_on_device = plan.orientation.on_device;
   // An upload's pool, where it must be fixed, holds what the decoder's would.
   if (source.upload && context.backend.fixed_upload_pool)
     source.upload_extra_frames = int(branches.size()) + kGraphSlack;
@@ -379,8 +420,14 @@ std::vector<Stage> plan_stages(const Plan& plan, const MediaInfo& media,
         deinterlace.filter.substr(0, deinterlace.filter.find('=')) + " (" + deinterlace.why + ")",
         deinterlace.device};
     if (deinterlace_first) stages.push_back(deinterlace_stage);
+    const OrientationPlan& turn = plan.orientation;
+    Stage turn_stage{"turn upright",
+                     turn.filter.substr(0, turn.filter.find('=')) + " (" + turn.why + ")",
+                     turn.device};
+    if (turn.on() && !turn.on_device) stages.push_back(turn_stage);
     if (decode.upload) stages.push_back({"upload", "hwupload", plan.device});
     if (deinterlace.on && !deinterlace_first) stages.push_back(deinterlace_stage);
+    if (turn.on() && turn.on_device) stages.push_back(turn_stage);
     stages.push_back({"filter", filter_what(backend, plan.video_graph.scalers), plan.device});
   }
   for (size_t k = 0; k < plan.outputs.size(); ++k)
@@ -443,7 +490,9 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   TC_ASSIGN_OR_RETURN(BackendChoice choice,
                       choose_backend(spec.backend, spec.device, devices, stages));
   const BackendDesc& backend = backend_desc(choice.kind);
-  PlanContext context{backend, choice.device, stage_device(choice), media, *media.video};
+  VideoInfo shown = displayed(*media.video);
+  PlanContext context{backend, choice.device, stage_device(choice), media, *media.video, shown};
+  context.package = spec.package.on();
 
   Plan plan;
   plan.backend = choice.kind;
@@ -461,11 +510,16 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   int branches = int(std::count_if(plan.outputs.begin(), plan.outputs.end(),
                                    [](const OutputPlan& o) { return !o.video_copy; }));
   TC_ASSIGN_OR_RETURN(plan.thumbnails,
-                      plan_thumbnails(spec, *media.video, context.on_device(), context.gpu));
+                      plan_thumbnails(spec, shown, context.on_device(), context.gpu));
   branches += plan.thumbnails.on;  // a branch of the one decode, like an output's
   plan.decode = plan_decode(context, branches);
   plan.deinterlace = plan_deinterlace(context, spec, branches);
-  for (OutputPlan& output : plan.outputs) output.video.progressive = plan.deinterlace.on;
+  for (size_t k = 0; k < plan.outputs.size(); ++k)
+    keep_fields(plan.deinterlace, *media.video, spec.outputs[k].codec, plan.outputs[k]);
+  if (branches > 0)
+    plan.orientation =
+        plan_orientation(*media.video, backend, plan.decode.hw || plan.decode.upload, context.gpu,
+                         backend.fixed_pools ? branches + kGraphSlack : 0);
   plan.video_graph = plan_video_graph(context, plan, spec);
   plan.refit_video_graph = plan_video_graph(context, plan, spec, true);
   if (plan.decode.hw) {

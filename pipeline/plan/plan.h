@@ -81,6 +81,17 @@ struct DeinterlacePlan {
   std::string why;     // "source field order tt (--deinterlace auto)"
 };
 
+// Turning a rotated source upright (plan/orientation.h): once, after any deinterlacer (fields
+// are rows), before the split; on the device where the backend has the filter.
+struct OrientationPlan {
+  int quarter_turns = 0;  // clockwise: 0 = upright already, 1 = 90 degrees, 2, 3
+  std::string filter;     // "transpose=dir=clock", "transpose_vaapi=dir=clock"; "" = none
+  bool on_device = false;
+  StageDevice device;  // where it runs
+  std::string why;     // "display matrix: 90 degrees clockwise; ..."
+  bool on() const { return !filter.empty(); }
+};
+
 struct VideoEncodePlan {
   std::string encoder;                         // "libx264", "h264_vaapi"
   StageDevice device;                          // where it runs
@@ -96,6 +107,13 @@ struct VideoEncodePlan {
   int max_b_frames = -1;  // -1 = encoder default
   VideoFormatPlan format;
   bool progressive = false;  // deinterlaced: the stream is tagged progressive
+  // Not deinterlaced, an interlaced source's field order (tt, bb, ...) is written with the
+  // stream; AV_FIELD_UNKNOWN otherwise. `codes_fields`: the encoder codes the frames as fields
+  // (libx264's interlaced mode, +ildct+ilme), so the bitstream says so too.
+  AVFieldOrder field_order = AV_FIELD_UNKNOWN;
+  bool codes_fields = false;
+  // --fps: frames are dropped or repeated to this rate (the fps filter); {0, 1} = the source's.
+  AVRational frame_rate{0, 1};
   // Packages: the first frame at or past each multiple of this media time is sent as a
   // keyframe (pict_type I), so that every rendition's segments start together. 0 = none.
   int64_t keyframe_interval_us = 0;
@@ -157,6 +175,12 @@ struct OutputPlan {
   VideoEncodePlan video;
   int width = 0;  // the encoded size (from the source when copying)
   int height = 0;
+  // The video stream's codec tag (MKTAG); 0 = the muxer's own. HEVC in MP4 is hvc1 (parameter
+  // sets in the sample entry), which Apple's players require; FFmpeg's default is hev1.
+  uint32_t video_tag = 0;
+  // The source's display matrix is written with the stream: a copied stream's pixels keep their
+  // rotation; encoded ones are turned upright (Plan::orientation) and carry none.
+  bool display_matrix = false;
   std::vector<AudioPlan> audio;  // in the input's stream order
   std::vector<SubtitlePlan> subtitles;
 };
@@ -237,6 +261,7 @@ struct Plan {
   AVPixelFormat hw_format = AV_PIX_FMT_NONE;
   DecodePlan decode;
   DeinterlacePlan deinterlace;
+  OrientationPlan orientation;
   FilterGraphPlan video_graph;  // empty when no output encodes video
   // The same graph for software-decoded frames (uploaded first), for when the decoder's hwaccel
   // refuses the stream at run time after all; empty unless decode.hw.

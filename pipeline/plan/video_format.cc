@@ -49,7 +49,8 @@ Result<bool> keeps_hdr(const FormatChoice& choice) {
 
 ChromaFormat output_chroma(const FormatChoice& choice) {
   // Device surfaces are 4:2:0 (nv12 / p010): 4:2:2 and 4:4:4 are converted before the upload.
-  if (choice.on_device || choice.video.chroma == ChromaFormat::kOther) return ChromaFormat::k420;
+  if (choice.on_device || choice.for_players || choice.video.chroma == ChromaFormat::kOther)
+    return ChromaFormat::k420;
   return choice.video.chroma;
 }
 

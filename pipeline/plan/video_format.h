@@ -19,6 +19,10 @@ struct FormatChoice {
   const VideoEncodePlan& encode;  // its encoder already chosen
   // The job's device (null in software): what its encoders and VPP can, as discovered.
   const HwDevice* device = nullptr;
+  // For players: a package's rendition, an MP4 or WebM file. Those are 4:2:0 (H.264 High, HEVC
+  // Main or Main 10): Safari and hardware decoders refuse High 4:2:2 / 4:4:4 and HEVC Rext.
+  // Matroska and MPEG-TS files keep the source's chroma (mezzanines, contribution feeds).
+  bool for_players = false;
 };
 
 // Why the device's encoder for the output's codec cannot write 10-bit although the backend's

@@ -11,6 +11,7 @@
 #include "pipeline/core/text_field.h"
 #include "pipeline/core/user_text.h"
 #include "pipeline/spec/audio_spec.h"
+#include "pipeline/spec/frame_rate.h"
 #include "pipeline/spec/json_fields.h"
 #include "pipeline/spec/package_spec.h"
 #include "pipeline/spec/thumbnail_spec.h"
@@ -116,6 +117,9 @@ Status validate_output(const OutputSpec& output, const std::string& field, int m
   if (output.quality < -1 || output.quality > 63)
     return invalid(field + ".quality", std::to_string(output.quality) + " is outside 0..63");
   if (output.gop < 0) return invalid(field + ".gop", "negative");
+  TC_RETURN_IF_ERROR(validate_frame_rate(output.fps, field + ".fps"));
+  if (output.codec == VideoCodec::kCopy && output.fps.set())
+    return invalid(field + ".fps", "codec copy cannot change the frame rate");
   if (output.b_frames < -1 || output.b_frames > 16)
     return invalid(field + ".b_frames", std::to_string(output.b_frames) + " is outside 0..16");
   TC_RETURN_IF_ERROR(validate_audio_options(output, field));
@@ -355,6 +359,12 @@ Result<OutputSpec> output_from_json(const json& value, const std::string& where)
   TC_RETURN_IF_ERROR(read_enum(object, "codec", output.codec, where + ".", parse_codec));
   TC_RETURN_IF_ERROR(read_field(object, "width", output.width, where + "."));
   TC_RETURN_IF_ERROR(read_field(object, "height", output.height, where + "."));
+  // "fps": "30000/1001", or a whole number.
+  TC_ASSIGN_OR_RETURN(const json* fps, object.find("fps"));
+  if (fps && fps->is_number_integer())
+    output.fps = {int(std::clamp<int64_t>(fps->get<int64_t>(), -1, kMaxFrameRate + 1)), 1};
+  else
+    TC_RETURN_IF_ERROR(read_enum(object, "fps", output.fps, where + ".", parse_frame_rate));
   TC_RETURN_IF_ERROR(
       read_enum(object, "rate_control", output.rate_control, where + ".", parse_rate_control));
   TC_RETURN_IF_ERROR(read_field(object, "quality", output.quality, where + "."));
@@ -468,6 +478,8 @@ nlohmann::json job_spec_json_value(const JobSpec& spec) {
                        {"subtitles", name_of(output.subtitles)},
                        {"hdr", name_of(output.hdr)},
                        {"loudnorm", name_of(output.loudnorm)}});
+  for (size_t i = 0; i < spec.outputs.size(); ++i)
+    if (spec.outputs[i].fps.set()) outputs[i]["fps"] = frame_rate_text(spec.outputs[i].fps);
   json root = {{"input", spec.input},           {"start_s", spec.start_s},
                {"duration_s", spec.duration_s}, {"backend", name_of(spec.backend)},
                {"device", spec.device},         {"outputs", outputs}};

@@ -29,12 +29,21 @@ enum class HdrMode { kAuto, kKeep, kTonemap };
 // kAuto: deinterlace when the probe says the source's fields are interlaced.
 enum class Deinterlace { kAuto, kOn, kOff };
 
+// An output frame rate, num/den frames a second (spec/frame_rate.h); num 0 = the source's.
+struct FrameRate {
+  int num = 0;
+  int den = 1;
+  bool set() const { return num > 0; }
+  bool operator==(const FrameRate&) const = default;
+};
+
 struct OutputSpec {
   std::string path;
   std::string container;  // "mp4", "mkv", "webm" or "mpegts"; empty = from the path's extension
   VideoCodec codec = VideoCodec::kH264;  // the readers of options and JSON: default_codec()
   int width = 0;  // 0 = from the source (keeping its aspect when the other side is set)
   int height = 0;
+  FrameRate fps;  // --fps: frames dropped or repeated to this rate; unset = the source's
   RateControl rate_control = RateControl::kDefault;
   int quality = -1;     // crf / qp; -1 = the encoder's default
   int64_t bitrate = 0;  // bits per second, for kCbr / kVbr

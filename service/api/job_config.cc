@@ -1,5 +1,7 @@
 #include "service/api/job_config.h"
 
+#include "pipeline/spec/frame_rate.h"
+
 namespace tc {
 namespace {
 
@@ -25,6 +27,7 @@ Result<OutputSpec> output_from_config(const pb::OutputConfig& c, const std::stri
   TC_RETURN_IF_ERROR(enum_from(c.codec(), o.codec, field + ".codec", parse_codec));
   o.width = c.width();
   o.height = c.height();
+  TC_RETURN_IF_ERROR(enum_from(c.fps(), o.fps, field + ".fps", parse_frame_rate));
   TC_RETURN_IF_ERROR(
       enum_from(c.rate_control(), o.rate_control, field + ".rate_control", parse_rate_control));
   if (c.has_quality()) o.quality = c.quality();
@@ -50,6 +53,7 @@ void output_to_config(const OutputSpec& o, pb::OutputConfig* c) {
   c->set_codec(std::string(name_of(o.codec)));
   c->set_width(o.width);
   c->set_height(o.height);
+  if (o.fps.set()) c->set_fps(frame_rate_text(o.fps));
   c->set_rate_control(std::string(name_of(o.rate_control)));
   c->set_quality(o.quality);
   c->set_bitrate(o.bitrate);

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "pipeline/core/file.h"
+#include "pipeline/spec/frame_rate.h"
 #include "pipeline/spec/package_spec.h"
 #include "pipeline/spec/thumbnail_spec.h"
 #include "service/common/command_line.h"
@@ -58,6 +59,10 @@ const std::vector<OutputOption>& output_options() {
   static const std::vector<OutputOption> options{
       {"--size", "WxH", "output size; one side 0 keeps the aspect ratio (sides must be even)",
        [](OutputSpec& o, const std::string& v) { return parse_size(v, o.width, o.height); }},
+      {"--fps", "N|N/D",
+       "output frame rate, e.g. 25 or 30000/1001: frames dropped or repeated to it, each output "
+       "frame the source frame nearest its time (default: the source's rate)",
+       [](OutputSpec& o, const std::string& v) { return assign(o.fps, parse_frame_rate(v)); }},
       {"--codec", "NAME", "h264 (default), hevc, av1, vp9, copy",
        [](OutputSpec& o, const std::string& v) { return assign(o.codec, parse_codec(v)); }},
       {"--crf", "N", "constant quality (crf; CQP qp on VA-API)",

@@ -24,6 +24,7 @@ JobSpec every_field_set() {
   output.codec = VideoCodec::kHevc;
   output.width = 1280;
   output.height = 720;
+  output.fps = {30000, 1001};
   output.rate_control = RateControl::kVbr;
   output.quality = 30;
   output.bitrate = 2'500'000;
