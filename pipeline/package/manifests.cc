@@ -105,16 +105,12 @@ std::string dash_media_template(const TrackMeasure& track, const std::string& se
   return track.name + "/" + name + ".m4s";
 }
 
-// The timeline is in the segments' media time. The mp4 muxer writes no edit list into an init
-// segment written before the first packet, and starts each track's media time at its first
-// packet's pts: AAC's first packet is 1024 priming samples before 0, so without an
-// offset the priming would be presented at 0 and the real audio 21 ms after the video's first
-// frame. The presentationTimeOffset (the media time shown at presentation 0, written when
-// positive) puts every track's pts 0 at presentation 0, where players (dash.js, Shaka) place
-// it; the priming falls before the period and is cut. (No offset can move a track whose first
-// pts is past 0 later: it is presented from its media time.)
-int64_t presentation_time_offset(const TrackMeasure& track) {
-  return std::max<int64_t>(-track.media_offset, 0);
+// The timeline is in the segments' media time: the source's times plus media_shift, the same
+// instant in every track. The presentationTimeOffset (the media time shown at the period's
+// start) is the package's first content in each track's media time, so every track is placed
+// on one timeline (DASH-IF IOP 3.2.7); what comes before it (AAC's priming) is cut.
+int64_t presentation_time_offset(const TrackMeasure& track, int64_t start_us) {
+  return av_rescale_q(start_us, {1, 1000000}, track.time_base) + track.media_shift;
 }
 
 void dash_timeline(std::ostringstream& mpd, const TrackMeasure& track) {
@@ -122,7 +118,7 @@ void dash_timeline(std::ostringstream& mpd, const TrackMeasure& track) {
   for (size_t i = 0; i < track.segments.size(); ++i) {
     const SegmentMeasure& segment = track.segments[i];
     mpd << "            <S ";
-    if (i == 0) mpd << "t=\"" << segment.start - track.media_offset << "\" ";
+    if (i == 0) mpd << "t=\"" << segment.start + track.media_shift << "\" ";
     mpd << "d=\"" << segment.duration << "\"/>\n";
   }
   mpd << "          </SegmentTimeline>\n";
@@ -148,7 +144,7 @@ std::string par_of(const TrackMeasure& video) {
 }
 
 void dash_representation(std::ostringstream& mpd, const TrackMeasure& track,
-                         const std::string& segment_name) {
+                         const std::string& segment_name, int64_t start_us) {
   mpd << "      <Representation" << xml_attribute("id", track.name)
       << xml_attribute("bandwidth", std::to_string(track.peak_bitrate()));
   if (!track.codec.empty()) mpd << xml_attribute("codecs", track.codec);
@@ -169,8 +165,7 @@ void dash_representation(std::ostringstream& mpd, const TrackMeasure& track,
   mpd << "        <SegmentTemplate timescale=\"" << track.time_base.den << "\""
       << xml_attribute("initialization", track.name + "/init.mp4")
       << xml_attribute("media", dash_media_template(track, segment_name)) << " startNumber=\"1\"";
-  if (int64_t offset = presentation_time_offset(track); offset > 0)
-    mpd << " presentationTimeOffset=\"" << offset << "\"";
+  mpd << " presentationTimeOffset=\"" << presentation_time_offset(track, start_us) << "\"";
   mpd << ">\n";
   dash_timeline(mpd, track);
   mpd << "        </SegmentTemplate>\n      </Representation>\n";
@@ -251,7 +246,7 @@ void dash_colour(std::ostringstream& mpd, const TrackMeasure& video) {
 }
 
 void dash_video_set(std::ostringstream& mpd, const std::vector<const TrackMeasure*>& set, int id,
-                    const std::string& segment_name) {
+                    const std::string& segment_name, int64_t start_us) {
   int max_width = 0, max_height = 0;
   std::string par = par_of(*set.front());
   for (const TrackMeasure* video : set) {
@@ -265,7 +260,7 @@ void dash_video_set(std::ostringstream& mpd, const std::vector<const TrackMeasur
   if (!par.empty()) mpd << xml_attribute("par", par);
   mpd << " maxWidth=\"" << max_width << "\" maxHeight=\"" << max_height << "\">\n";
   dash_colour(mpd, *set.front());
-  for (const TrackMeasure* video : set) dash_representation(mpd, *video, segment_name);
+  for (const TrackMeasure* video : set) dash_representation(mpd, *video, segment_name, start_us);
   mpd << "    </AdaptationSet>\n";
 }
 
@@ -277,6 +272,14 @@ double longest_duration(const PackageMeasure& package) {
 }
 
 }  // namespace
+
+int64_t presentation_start_us(const PackageMeasure& package) {
+  int64_t start = INT64_MAX;
+  for (const auto* tracks : {&package.video, &package.audio})
+    for (const TrackMeasure& track : *tracks)
+      start = std::min(start, av_rescale_q(track.content_start, track.time_base, {1, 1000000}));
+  return start == INT64_MAX ? 0 : start;
+}
 
 int64_t hls_peak_bandwidth(const PackageMeasure& package, const TrackMeasure& video) {
   return video.peak_bitrate() + largest_audio(package, &TrackMeasure::peak_bitrate);
@@ -316,10 +319,17 @@ std::string hls_master(const PackageMeasure& package) {
   return m3u8.str();
 }
 
-std::string hls_media_playlist(const TrackMeasure& track, const std::string& segment_name) {
+long hls_target_duration(const PackageMeasure& package) {
   long target = 1;
-  for (const SegmentMeasure& segment : track.segments)
-    target = std::max(target, std::lround(track.seconds(segment.duration)));
+  for (const auto* tracks : {&package.video, &package.audio})
+    for (const TrackMeasure& track : *tracks)
+      for (const SegmentMeasure& segment : track.segments)
+        target = std::max(target, std::lround(track.seconds(segment.duration)));
+  return target;
+}
+
+std::string hls_media_playlist(const TrackMeasure& track, const std::string& segment_name,
+                               long target) {
   const SegmentContainer& container = segment_container(track.format);
   std::ostringstream m3u8;
   m3u8 << "#EXTM3U\n#EXT-X-VERSION:" << hls_version(track.format)
@@ -347,7 +357,9 @@ std::string dash_mpd(const PackageMeasure& package) {
       << iso_duration(duration) << "\" minBufferTime=\"" << iso_duration(longest_segment)
       << "\">\n  <Period id=\"0\" start=\"PT0S\">\n";
   int id = 0;
-  for (const auto& set : video_sets(package)) dash_video_set(mpd, set, id++, package.segment_name);
+  int64_t start_us = presentation_start_us(package);
+  for (const auto& set : video_sets(package))
+    dash_video_set(mpd, set, id++, package.segment_name, start_us);
   // One set per audio track: tracks in different languages are not interchangeable
   // representations of one another. The default track's Role is main, the others' alternate.
   const TrackMeasure* main_audio = default_audio(package);
@@ -358,7 +370,7 @@ std::string dash_mpd(const PackageMeasure& package) {
     if (!audio.language.empty()) mpd << xml_attribute("lang", audio.language);
     mpd << ">\n";
     dash_label_and_role(mpd, audio.title, &audio == main_audio ? "main" : "alternate");
-    dash_representation(mpd, audio, package.segment_name);
+    dash_representation(mpd, audio, package.segment_name, start_us);
     mpd << "    </AdaptationSet>\n";
   }
   for (const TextMeasure& text : package.text) dash_text_set(mpd, text, id++, duration);

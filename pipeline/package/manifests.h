@@ -25,7 +25,15 @@ inline constexpr const char* kHlsMediaPlaylist = "index.m3u8";  // in each rendi
 inline constexpr const char* kDashManifest = "manifest.mpd";
 
 std::string hls_master(const PackageMeasure& package);
-std::string hls_media_playlist(const TrackMeasure& track, const std::string& segment_name);
+// Where the DASH period starts, in microseconds of the source's timeline: the package's first
+// content, the earliest track's first frame or first audio sample past the encoder's priming. A
+// track that starts later (a capture's video after its audio) starts that much into the period.
+int64_t presentation_start_us(const PackageMeasure& package);
+// One EXT-X-TARGETDURATION for every media playlist of a package (video and audio): the longest
+// segment of any track, rounded.
+long hls_target_duration(const PackageMeasure& package);
+std::string hls_media_playlist(const TrackMeasure& track, const std::string& segment_name,
+                               long target);
 std::string dash_mpd(const PackageMeasure& package);
 // A text rendition's HLS media playlist: a WebVTT segment per video segment, of its duration.
 std::string hls_subtitle_playlist(const std::vector<SegmentRange>& segments,

@@ -148,10 +148,11 @@ PackageMeasure PackageWriter::measure() const {
 Status PackageWriter::write_manifests(const PackageMeasure& measure,
                                       std::vector<std::string>& written) {
   if (writes_hls(plan_.kind)) {
+    long target = hls_target_duration(measure);
     for (const auto* tracks : {&measure.video, &measure.audio})
       for (const TrackMeasure& track : *tracks)
         TC_RETURN_IF_ERROR(dir_->write_file(track.name + "/" + kHlsMediaPlaylist,
-                                            hls_media_playlist(track, plan_.segment_name)));
+                                            hls_media_playlist(track, plan_.segment_name, target)));
     TC_RETURN_IF_ERROR(dir_->write_file(kHlsMaster, hls_master(measure)));
     written.push_back(kHlsMaster);
   }
@@ -167,6 +168,7 @@ Status PackageWriter::write_manifests(const PackageMeasure& measure,
 Status PackageWriter::write_text_renditions(PackageMeasure& measure) {
   if (measure.text.empty() || measure.video.empty()) return Status::ok();
   std::vector<SegmentRange> ranges = segment_ranges(measure.video.front());
+  int64_t period_start_us = presentation_start_us(measure);
   for (TextMeasure& text : measure.text) {
     text.duration_s = measure.video.front().duration_s();
     if (writes_hls(plan_.kind)) {
@@ -180,7 +182,13 @@ Status PackageWriter::write_text_renditions(PackageMeasure& measure) {
       text.segments = int64_t(ranges.size());
     }
     if (writes_dash(plan_.kind)) {
-      std::string document = webvtt_document(text.cues);
+      // The document's times are the period's: the source's less where the period starts.
+      std::vector<Cue> cues = text.cues;
+      for (Cue& cue : cues) {
+        cue.start_us -= period_start_us;
+        cue.end_us -= period_start_us;
+      }
+      std::string document = webvtt_document(cues);
       TC_RETURN_IF_ERROR(dir_->write_file(text.name + "/" + kWebVttDocument, document));
       text.document_bytes = int64_t(document.size());
     }

@@ -19,6 +19,30 @@ int64_t bits_per_second(int64_t bytes, double seconds) {
   return seconds > 0 ? int64_t(bytes * 8 / seconds) : 0;
 }
 
+// The rates a frame interval read in a coarse time base stands for: in milliseconds a 60 fps
+// frame lasts 16 or 17 ms (62.5 or 58.8 fps).
+constexpr AVRational kCommonRates[] = {{24000, 1001}, {24, 1}, {25, 1},  {30000, 1001},
+                                       {30, 1},       {48, 1}, {50, 1},  {60000, 1001},
+                                       {60, 1},       {90, 1}, {100, 1}, {120, 1}};
+constexpr double kCommonRateTolerance = 0.05;
+
+// The frame rate of frames `interval` ticks of `time_base` apart: the common rate within 5% of
+// it, else the exact one.
+AVRational rate_of_interval(int64_t interval, AVRational time_base) {
+  AVRational exact{0, 1};
+  av_reduce(&exact.num, &exact.den, time_base.den, interval * time_base.num, INT_MAX);
+  AVRational nearest = exact;
+  double best = kCommonRateTolerance;
+  for (AVRational common : kCommonRates) {
+    double off = std::abs(av_q2d(common) / av_q2d(exact) - 1);
+    if (off <= best) {
+      best = off;
+      nearest = common;
+    }
+  }
+  return nearest;
+}
+
 }  // namespace
 
 double TrackMeasure::duration_s() const {
@@ -142,6 +166,7 @@ Result<std::unique_ptr<TrackSegmenter>> TrackSegmenter::open(PackageDir& dir,
   measure.channels = stream.codecpar->ch_layout.nb_channels;
   measure.sample_rate = stream.codecpar->sample_rate;
   measure.init_bytes = track->file_bytes_;
+  measure.media_shift = media_shift(container, track->stream_->time_base);
   track->file_.reset();
   return track;
 }
@@ -186,30 +211,129 @@ Status TrackSegmenter::start_segment(const AVPacket& packet) {
   measure_.segments.push_back({packet.pts, 0, 0, (packet.flags & AV_PKT_FLAG_KEY) != 0});
   segment_end_ = packet.pts;
   segment_open_ = true;
-  int64_t pts_us = av_rescale_q(packet.pts, stream_->time_base, kMicroseconds);
-  int64_t interval = std::max<int64_t>(setup_.interval_us, 1);
-  next_boundary_us_ = (std::max<int64_t>(pts_us, 0) / interval + 1) * interval;
   return Status::ok();
+}
+
+// AAC from millisecond timestamps (MKV, FLV): the packets' times jitter by up to a millisecond
+// around the samples' real times, which would make sample durations of 1008 or 1056 where every
+// frame is 1024. A packet within half a frame of where the previous one ends is placed there; a
+// larger difference is a real gap in the audio and stays.
+void TrackSegmenter::retime_audio(AVPacket& packet) {
+  if (measure_.type != AVMEDIA_TYPE_AUDIO || packet.duration <= 0) return;
+  if (next_audio_pts_ != AV_NOPTS_VALUE &&
+      std::abs(packet.pts - next_audio_pts_) * 2 < packet.duration) {
+    int64_t shift = next_audio_pts_ - packet.pts;
+    packet.pts += shift;
+    packet.dts += shift;
+  }
+  next_audio_pts_ = packet.pts + packet.duration;
 }
 
 Status TrackSegmenter::write(AVPacket* packet, AVRational time_base) {
   av_packet_rescale_ts(packet, time_base, stream_->time_base);
   packet->stream_index = 0;
   packet->pos = -1;
+  retime_audio(*packet);
+  if (reorder_delay_ == AV_NOPTS_VALUE)
+    reorder_delay_ = std::max<int64_t>(packet->pts - packet->dts, 0);
   bool key = (packet->flags & AV_PKT_FLAG_KEY) != 0;
   int64_t pts_us = av_rescale_q(packet->pts, stream_->time_base, kMicroseconds);
-  if (measure_.segments.empty() && !segment_open_) measure_.media_offset = packet->pts;
-  if (!segment_open_ || (key && pts_us >= next_boundary_us_))
-    TC_RETURN_IF_ERROR(start_segment(*packet));
-  segment_end_ = std::max(segment_end_, packet->pts + std::max<int64_t>(packet->duration, 0));
-  if (int err = av_write_frame(format_.get(), packet); err < 0)
+  if (!pending_.empty() && key && pts_us >= pending_boundary_us_)
+    TC_RETURN_IF_ERROR(flush_pending(false));
+  if (pending_.empty()) {
+    int64_t interval = std::max<int64_t>(setup_.interval_us, 1);
+    pending_boundary_us_ = (std::max<int64_t>(pts_us, 0) / interval + 1) * interval;
+  }
+  av::PacketPtr held = av::make_packet();
+  if (!held) return Status(Code::kInternal, "out of memory");
+  av_packet_move_ref(held.get(), packet);
+  pending_.push_back(std::move(held));
+  return Status::ok();
+}
+
+// The encoder's decode times lag after a still gap (x264 gives the first packets of a GOP the
+// pts of the frames before the gap), which would decode a screen recording's segment 1.5 s
+// before it is shown (players that place a fragment by its tfdt show it that early).
+// The first packets of the pending segment whose dts lag behind its start are spread evenly
+// from the gapless decode time to the first packet that does not lag, as they would be
+// without the gap. Decode order and pts are untouched.
+void TrackSegmenter::decode_times() {
+  if (pending_.empty()) return;
+  // Where the segment's keyframe would be decoded without the gap: its pts less the B-frames'
+  // delay.
+  int64_t low = pending_.front()->pts - reorder_delay_;
+  size_t lagging = 0;
+  while (lagging < pending_.size() && pending_[lagging]->dts < low) ++lagging;
+  if (lagging == 0) return;
+  int64_t high = lagging < pending_.size() ? pending_[lagging]->dts : pending_.front()->pts + 1;
+  if (high - low < int64_t(lagging)) return;
+  for (size_t k = 0; k < lagging; ++k)
+    pending_[k]->dts = low + (high - low) * int64_t(k) / int64_t(lagging);
+}
+
+// Writes the pending segment but its last packet, which waits for the next segment's decode
+// times to end its duration (`last`: the track's end, it is written with its own). The packet
+// held from the segment before is written first, lasting until this one's first packet.
+Status TrackSegmenter::flush_pending(bool last) {
+  decode_times();
+  auto write_after = [&](av::PacketPtr& packet, const AVPacket* next, bool starts) -> Status {
+    if (next && next->dts > packet->dts) {
+      packet->duration = next->dts - packet->dts;
+      if (shortest_interval_ == 0 || packet->duration < shortest_interval_)
+        shortest_interval_ = packet->duration;
+    }
+    return mux(*packet, starts);
+  };
+  if (tail_)
+    TC_RETURN_IF_ERROR(write_after(tail_, pending_.empty() ? nullptr : pending_.front().get(),
+                                   tail_starts_segment_));
+  tail_.reset();
+  for (size_t i = 0; i + 1 < pending_.size(); ++i)
+    TC_RETURN_IF_ERROR(write_after(pending_[i], pending_[i + 1].get(), i == 0));
+  if (!pending_.empty()) {
+    tail_ = std::move(pending_.back());
+    tail_starts_segment_ = pending_.size() == 1;
+  }
+  pending_.clear();
+  if (last && tail_) {
+    TC_RETURN_IF_ERROR(mux(*tail_, tail_starts_segment_));
+    tail_.reset();
+  }
+  return Status::ok();
+}
+
+Status TrackSegmenter::mux(AVPacket& packet, bool starts_segment) {
+  if (measure_.segments.empty() && !segment_open_) {
+    const AVCodecParameters& codec = *stream_->codecpar;
+    int64_t priming = codec.codec_type == AVMEDIA_TYPE_AUDIO && codec.sample_rate > 0
+                          ? av_rescale_q(codec.initial_padding, AVRational{1, codec.sample_rate},
+                                         stream_->time_base)
+                          : 0;
+    measure_.content_start = packet.pts + priming;
+  }
+  if (starts_segment) TC_RETURN_IF_ERROR(start_segment(packet));
+  segment_end_ = std::max(segment_end_, packet.pts + std::max<int64_t>(packet.duration, 0));
+  packet.pts += measure_.media_shift;
+  packet.dts += measure_.media_shift;
+  if (setup_.format == SegmentFormat::kFmp4 && packet.dts < 0)
+    return Status(Code::kInput, setup_.name + ": a timestamp " +
+                                    std::to_string(measure_.seconds(-packet.dts)) +
+                                    " s before the earliest a package can hold");
+  if (int err = av_write_frame(format_.get(), &packet); err < 0)
     return av_status(err, Code::kOutput, "writing a segment of " + setup_.name);
   return Status::ok();
 }
 
+AVRational TrackSegmenter::highest_frame_rate() const {
+  if (measure_.type != AVMEDIA_TYPE_VIDEO || shortest_interval_ <= 0) return measure_.frame_rate;
+  return rate_of_interval(shortest_interval_, stream_->time_base);
+}
+
 Status TrackSegmenter::finish() {
+  TC_RETURN_IF_ERROR(flush_pending(true));
   if (!segment_open_)
     return Status(Code::kInput, setup_.name + ": nothing was encoded for this rendition");
+  measure_.frame_rate = highest_frame_rate();
   return end_segment(true);
 }
 

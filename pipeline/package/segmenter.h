@@ -41,6 +41,8 @@ struct TrackMeasure {
   std::string codec;  // RFC 6381: "avc1.64001f", "mp4a.40.2"
   int width = 0;
   int height = 0;
+  // Video: the highest rate its frames reach (a VFR screen recording's bursts), from the
+  // shortest interval between them; the stream's rate until two frames are written.
   AVRational frame_rate{0, 1};
   std::string language;  // BCP 47, canonical (language_tag.h); "und" for an invalid tag
   std::string title;     // the source track's, as it came
@@ -53,10 +55,12 @@ struct TrackMeasure {
   int channels = 0;
   int sample_rate = 0;
   int64_t init_bytes = 0;  // 0 without an init segment (ts)
-  // The first packet's pts: the mp4 muxer (cmaf: negative composition offsets) starts a track's
-  // media time there, so a segment's media time is its pts minus this (AAC's priming: -1024
-  // samples; a keyframe-first video track: 0).
-  int64_t media_offset = 0;
+  // Segment starts are the packets' times (the source's timeline); the media's times are these
+  // plus media_shift (segment_container.h), the same instant in every track of a package.
+  int64_t media_shift = 0;
+  // The first content presented: the first packet's pts past an audio encoder's priming (AAC:
+  // 1024 samples that a player drops).
+  int64_t content_start = 0;
   std::vector<SegmentMeasure> segments;
   double seconds(int64_t t) const { return t * av_q2d(time_base); }
   double duration_s() const;
@@ -84,7 +88,12 @@ class TrackSegmenter {
   static Result<std::unique_ptr<TrackSegmenter>> open(PackageDir& dir, const TrackSetup& setup,
                                                       const AVStream& stream);
   ~TrackSegmenter();
-  // A packet in `time_base`; starts a new segment file at a boundary.
+  // A packet in `time_base`; starts a new segment file at a boundary. A segment's packets are
+  // held until the next segment's first one comes (a few MB at most: one fragment is flushed
+  // per segment anyway), so that each sample's duration is the real interval to the next one
+  // and each segment is decoded from its own start (decode_times below): the muxer places a
+  // fragment by its samples' durations, and a VFR source's still gaps would otherwise put a
+  // segment's decode time before the gap.
   Status write(AVPacket* packet, AVRational time_base);
   // Flushes the last fragment; the track is complete.
   Status finish();
@@ -95,6 +104,11 @@ class TrackSegmenter {
   static int write_bytes(void* opaque, av::AvioWriteBuffer data, int size);
   Status start_segment(const AVPacket& packet);
   Status end_segment(bool last);
+  void retime_audio(AVPacket& packet);
+  void decode_times();
+  Status flush_pending(bool last);
+  Status mux(AVPacket& packet, bool starts_segment);
+  AVRational highest_frame_rate() const;
 
   PackageDir& dir_;
   TrackSetup setup_;
@@ -106,9 +120,15 @@ class TrackSegmenter {
   AVIOContext* io_ = nullptr;
   av::OutputFormatPtr format_;
   AVStream* stream_ = nullptr;
-  int64_t next_boundary_us_ = 0;
   int64_t segment_end_ = 0;  // the latest pts + duration in the open segment
   bool segment_open_ = false;
+  std::vector<av::PacketPtr> pending_;  // the segment being gathered, in decode order
+  av::PacketPtr tail_;  // the last packet of the segment before, until pending_'s decode times
+  bool tail_starts_segment_ = false;
+  int64_t pending_boundary_us_ = 0;          // where the segment after it may start
+  int64_t reorder_delay_ = AV_NOPTS_VALUE;   // the first packet's pts - dts (B-frames' delay)
+  int64_t next_audio_pts_ = AV_NOPTS_VALUE;  // where the previous audio packet ends
+  int64_t shortest_interval_ = 0;            // video: between two frames' dts, 0 until known
   TrackMeasure measure_;
 };
 

@@ -215,7 +215,8 @@ class PackageSubtitles : public ::testing::Test {
       for (const Cue& cue : expected)
         if (cue.start < to && cue.end > from) overlapping.push_back(cue);
       std::string file = dir_ / "pkg/" + name + "/" + segments[i];
-      EXPECT_NE(read_file(file).find("X-TIMESTAMP-MAP=MPEGTS:0,LOCAL:00:00:00.000"),
+      // The source's time 0 is at 1.4 s in the fMP4 media, as in TS (segment_container.h).
+      EXPECT_NE(read_file(file).find("X-TIMESTAMP-MAP=MPEGTS:126000,LOCAL:00:00:00.000"),
                 std::string::npos)
           << file;
       expect_same_cues(ffmpeg_cues(file), overlapping, file);

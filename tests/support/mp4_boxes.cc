@@ -143,4 +143,27 @@ std::optional<FragmentTiming> read_fragment_timing(const std::string& bytes) {
   return timing;
 }
 
+std::vector<uint32_t> read_sample_durations(const std::string& bytes) {
+  std::optional<std::string_view> tfhd = find_box(bytes, "moof/traf/tfhd");
+  std::optional<std::string_view> trun = find_box(bytes, "moof/traf/trun");
+  if (!tfhd || !trun) return {};
+  uint32_t tfhd_flags = uint32_t(read_be(*tfhd, 1, 3));
+  size_t at = 8;                     // version + flags, track_ID
+  if (tfhd_flags & 0x01) at += 8;    // base_data_offset
+  if (tfhd_flags & 0x02) at += 4;    // sample_description_index
+  uint32_t fallback = tfhd_flags & 0x08 ? uint32_t(read_be(*tfhd, at, 4)) : 0;
+  uint32_t flags = uint32_t(read_be(*trun, 1, 3));
+  uint64_t count = read_be(*trun, 4, 4);
+  at = 8;
+  if (flags & 0x001) at += 4;  // data_offset
+  if (flags & 0x004) at += 4;  // first_sample_flags
+  size_t sample_size = 0;
+  for (uint32_t field : {0x100u, 0x200u, 0x400u, 0x800u})
+    if (flags & field) sample_size += 4;
+  std::vector<uint32_t> durations;
+  for (uint64_t i = 0; i < count && at + sample_size <= trun->size(); ++i, at += sample_size)
+    durations.push_back(flags & 0x100 ? uint32_t(read_be(*trun, at, 4)) : fallback);
+  return durations;
+}
+
 }  // namespace tc::testing

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tc::testing {
 
@@ -25,6 +26,9 @@ struct FragmentTiming {
 std::optional<InitTiming> read_init_timing(const std::string& bytes);
 // The first track fragment of a media segment (moof); nullopt when it has no tfdt.
 std::optional<FragmentTiming> read_fragment_timing(const std::string& bytes);
+// Every sample's duration in the first track fragment of a media segment: trun's, else tfhd's
+// default; empty when the fragment has no trun.
+std::vector<uint32_t> read_sample_durations(const std::string& bytes);
 // The channelConfiguration of the first AAC AudioSpecificConfig (ISO 14496-3 1.6.2.1) in an MP4
 // file or init segment, read from its esds box: 1-7 for the layouts AAC signals natively, 0 when
 // a program config element carries the layout. nullopt when there is no esds.

@@ -211,28 +211,38 @@ TEST(Manifests, MeasuredFiguresAndAlignment) {
       << master;
   EXPECT_NE(master.find("RESOLUTION=640x360,FRAME-RATE=30.000,CODECS=\"avc1.64001e\""),
             std::string::npos);
-  std::string playlist = package::hls_media_playlist(measure.video[0], "seg_{n}");
+  EXPECT_EQ(package::hls_target_duration(measure), 2);
+  std::string playlist = package::hls_media_playlist(measure.video[0], "seg_{n}", 2);
   EXPECT_NE(playlist.find("#EXT-X-TARGETDURATION:2\n"), std::string::npos) << playlist;
   EXPECT_NE(playlist.find("#EXTINF:2.000000,\nseg_00003.m4s\n#EXT-X-ENDLIST"), std::string::npos);
   std::string mpd = package::dash_mpd(measure);
   EXPECT_NE(mpd.find("media=\"360p/seg_$Number%05d$.m4s\""), std::string::npos) << mpd;
 
-  EXPECT_EQ(mpd.find("presentationTimeOffset"), std::string::npos) << "video starts at 0";
-
-  // AAC's priming: the first packet at -1024 samples; media time counts from it.
+  // The media's times are the source's plus the media shift (1.4 s), in every track; the period
+  // starts at the package's first content: the video's first frame (0), and AAC's first packet
+  // at -1024 samples is priming before it.
+  measure.video[0].media_shift = 1400;
   measure.audio = {track("audio_1", {-21, 1979, 3979})};
-  measure.audio[0].media_offset = -21;
+  measure.audio[0].media_shift = 1400;
+  measure.audio[0].content_start = 0;
+  measure.audio[0].segments[2].duration = 4000;  // an audio segment longer than the video's
   mpd = package::dash_mpd(measure);
-  EXPECT_NE(mpd.find("startNumber=\"1\" presentationTimeOffset=\"21\">\n          "
-                     "<SegmentTimeline>\n            <S t=\"0\" d=\"2000\"/>"),
+  EXPECT_NE(mpd.find("startNumber=\"1\" presentationTimeOffset=\"1400\">\n          "
+                     "<SegmentTimeline>\n            <S t=\"1400\" d=\"2000\"/>"),
             std::string::npos)
       << mpd;
+  EXPECT_NE(mpd.find("startNumber=\"1\" presentationTimeOffset=\"1400\">\n          "
+                     "<SegmentTimeline>\n            <S t=\"1379\" d=\"2000\"/>"),
+            std::string::npos)
+      << mpd;
+  // One target duration for every media playlist of the package: the audio's 4 s here.
+  EXPECT_EQ(package::hls_target_duration(measure), 4);
 
   // MPEG-TS segments: no init segment to map, the oldest version that reads them.
   measure.segment_format = SegmentFormat::kTs;
   measure.video[0].format = SegmentFormat::kTs;
   EXPECT_NE(package::hls_master(measure).find("#EXT-X-VERSION:3\n"), std::string::npos);
-  playlist = package::hls_media_playlist(measure.video[0], "seg_{n}");
+  playlist = package::hls_media_playlist(measure.video[0], "seg_{n}", 2);
   EXPECT_EQ(playlist.find("EXT-X-MAP"), std::string::npos) << playlist;
   EXPECT_NE(playlist.find("#EXT-X-VERSION:3\n"), std::string::npos) << playlist;
   EXPECT_NE(playlist.find("#EXTINF:2.000000,\nseg_00003.ts\n#EXT-X-ENDLIST"), std::string::npos)
