@@ -74,7 +74,12 @@ void plan_package(const JobSpec& spec, const VideoInfo& video, Plan& plan) {
   for (size_t k = 0; k < plan.outputs.size(); ++k) {
     OutputPlan& output = plan.outputs[k];
     output.mux_options.clear();
-    plan_segment_keyframes(package.gop, interval_us, output.video);
+    // A rendition with its own --fps counts its GOP in that rate; the forced keyframes are by
+    // time, so every rendition's segments stay aligned either way.
+    int gop = package.gop;
+    if (output.video.frame_rate.num > 0 && output.video.frame_rate.den > 0)
+      gop = std::max(1, int(std::lround(package.segment_s * av_q2d(output.video.frame_rate))));
+    plan_segment_keyframes(gop, interval_us, output.video);
     std::string mux = "mux out" + std::to_string(k);
     for (Stage& stage : plan.stages)
       if (stage.name == mux)

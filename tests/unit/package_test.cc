@@ -66,6 +66,19 @@ TEST(PackagePlan, GopFromSegmentAndFrameRateKeyframesForcedByTime) {
   EXPECT_NE(text.find("segment GOP: 120 frames at 30 fps"), std::string::npos) << text;
 }
 
+// A rendition at its own --fps counts its GOP in that rate (4 s at 25 fps: 100 frames), the
+// others in the source's; every keyframe is still forced at the same 4 s.
+TEST(PackagePlan, ARenditionWithItsOwnFrameRateCountsItsGopInIt) {
+  std::vector<OutputSpec> renditions = ladder();
+  renditions[2].fps = {25, 1};
+  Result<Plan> plan = make_plan(package_job(renditions), media(), inventory({}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_EQ(plan->outputs[0].video.gop, 120);
+  EXPECT_EQ(plan->outputs[2].video.gop, 100);
+  EXPECT_EQ(option(plan->outputs[2].video, "keyint_min"), "100");
+  EXPECT_EQ(plan->outputs[2].video.keyframe_interval_us, 4'000'000);
+}
+
 TEST(PackagePlan, X265ClosesGopsAndDropsSceneCuts) {
   Result<Plan> plan = make_plan(package_job(ladder(VideoCodec::kHevc)), media(), inventory({}));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
