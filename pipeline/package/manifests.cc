@@ -379,8 +379,7 @@ std::string dash_mpd(const PackageMeasure& package) {
 }
 
 std::string hls_subtitle_playlist(const std::vector<SegmentRange>& segments,
-                                  const std::string& segment_name) {
-  long target = 1;
+                                  const std::string& segment_name, long target) {
   for (const SegmentRange& segment : segments)
     target = std::max(target, std::lround(segment.duration_us / 1e6));
   std::ostringstream m3u8;

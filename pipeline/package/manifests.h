@@ -36,8 +36,10 @@ std::string hls_media_playlist(const TrackMeasure& track, const std::string& seg
                                long target);
 std::string dash_mpd(const PackageMeasure& package);
 // A text rendition's HLS media playlist: a WebVTT segment per video segment, of its duration.
+// `target` is the package's EXT-X-TARGETDURATION (hls_target_duration): every media playlist of
+// a package states the same one, as the audio and video ones do (never below its own longest).
 std::string hls_subtitle_playlist(const std::vector<SegmentRange>& segments,
-                                  const std::string& segment_name);
+                                  const std::string& segment_name, long target);
 // A rendition's bandwidth in HLS: its video and the audio played with it.
 int64_t hls_peak_bandwidth(const PackageMeasure& package, const TrackMeasure& video);
 

@@ -177,8 +177,9 @@ Status PackageWriter::write_text_renditions(PackageMeasure& measure) {
             text.name + "/" + segment_file_name(plan_.segment_name, int(i) + 1) + ".vtt",
             webvtt_segment(cues_in(text.cues, ranges[i]),
                            segment_container(plan_.segment_format).media_zero_90khz)));
-      TC_RETURN_IF_ERROR(dir_->write_file(text.name + "/" + kHlsMediaPlaylist,
-                                          hls_subtitle_playlist(ranges, plan_.segment_name)));
+      TC_RETURN_IF_ERROR(dir_->write_file(
+          text.name + "/" + kHlsMediaPlaylist,
+          hls_subtitle_playlist(ranges, plan_.segment_name, hls_target_duration(measure))));
       text.segments = int64_t(ranges.size());
     }
     if (writes_dash(plan_.kind)) {

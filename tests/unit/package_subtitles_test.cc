@@ -181,12 +181,17 @@ TEST(Manifests, SubtitleRenditionsInTheMasterAndTheMpd) {
             std::string::npos)
       << mpd;
   EXPECT_NE(mpd.find("<Label>Commentary &lt;1&gt;</Label>"), std::string::npos);
+  // The package's target duration (3 here: say its audio's longest segment), not the text's own 2.
   std::string playlist =
-      package::hls_subtitle_playlist(package::segment_ranges(measure.video[0]), "seg_{n}");
+      package::hls_subtitle_playlist(package::segment_ranges(measure.video[0]), "seg_{n}", 3);
   EXPECT_EQ(playlist,
-            "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:1\n"
+            "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:3\n#EXT-X-MEDIA-SEQUENCE:1\n"
             "#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:2.000000,\nseg_00001.vtt\n#EXTINF:1.500000,\n"
             "seg_00002.vtt\n#EXT-X-ENDLIST\n");
+  // Never below its own longest segment.
+  EXPECT_NE(package::hls_subtitle_playlist(package::segment_ranges(measure.video[0]), "seg_{n}", 1)
+                .find("#EXT-X-TARGETDURATION:2\n"),
+            std::string::npos);
 }
 
 }  // namespace
