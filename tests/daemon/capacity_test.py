@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Slots from measured load (README, Capacity), on a real daemon with `slots` unset: caps and
+"""Slots from measured load (docs/metrics.md, Capacity), on a real daemon with `slots` unset: caps and
 ListNodes show each device's capacity, load and one job's estimate; jobs that use little CPU
 (the `slow` fault: a worker that sleeps between frames) run more than one at once on a node
 whose fixed slots of old ran one (2 cores); the `slots` setting still caps them. What runs at

@@ -458,7 +458,7 @@ class ClusterTest(unittest.TestCase):
 
     def webhook_events(self, receiver, changes):
         """{job id: its events in order}, once `changes` distinct deliveries arrived, each
-        signed. A delivery id seen again is a redelivery of the same notice (README: a receiver
+        signed. A delivery id seen again is a redelivery of the same notice (docs/daemon.md, Webhooks: a receiver
         may rarely see one twice and de-duplicates on it): counted, and it must say the same."""
         def distinct():
             with receiver.lock:

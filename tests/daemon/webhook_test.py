@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Webhooks on a real daemon, POSTing to a real HTTP receiver on 127.0.0.1 (opened with
 --webhook-allow 127.0.0.1/32): every state change of a job arrives once, in order, signed as
-Standard Webhooks with both configured secrets (checked by README's own verification example),
+Standard Webhooks with both configured secrets (checked by docs/daemon.md's own verification example),
 the body being the Job as GetJob returns it; a receiver that fails at first gets every change
 after retries; a notice not delivered before a restart is delivered after it; bad URLs (and
 credentials) and a daemon without a secret are refused; without the allow-list a loopback
@@ -271,11 +271,11 @@ class WebhookTest(unittest.TestCase):
 
 
 def readme_verify():
-    """README's verification example (Webhooks), exactly as printed there."""
-    with open(os.path.join(SOURCE, "README.md")) as f:
+    """docs/daemon.md's verification example (Webhooks), exactly as printed there."""
+    with open(os.path.join(SOURCE, "docs", "daemon.md")) as f:
         readme = f.read()
     example = re.search(r"```python\n(# Verifying a transcoded webhook.*?)```", readme, re.S)
-    assert example, "README's webhook verification example is missing"
+    assert example, "docs/daemon.md's webhook verification example is missing"
     scope = {}
     exec(example.group(1), scope)
     return scope["verify"]

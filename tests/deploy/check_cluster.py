@@ -1,4 +1,4 @@
-"""The cluster manifests' own checks (deploy/kubernetes/cluster, README "Cluster"), for
+"""The cluster manifests' own checks (deploy/kubernetes/cluster, docs/cluster.md), for
 check_manifests.py: the daemons take --store from a Secret and --node-id from the node's name,
 their liveness probe is not the health service (NOT_SERVING during a database outage), a
 PodDisruptionBudget covers them, the example PostgreSQL StatefulSet has its headless Service,

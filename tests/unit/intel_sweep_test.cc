@@ -2,7 +2,7 @@
 // without a GPU. Each plan must use only entrypoints and modes the profile has, cross between
 // memory and GPU only where the profile lacks a stage, pass only options this FFmpeg build has,
 // and give the reason a person would expect when it falls back or refuses. IntelSweep.Table
-// prints the outcome per generation (the README's table comes from it).
+// prints the outcome per generation (docs/intel-gpus.md's table comes from it).
 #include <gtest/gtest.h>
 #include <va/va.h>
 
@@ -365,7 +365,7 @@ std::map<std::string, ExpectedRow> expected_rows() {
   };
 }
 
-// Prints the README's table: `intel_sweep_test --gtest_filter=IntelSweep.Table`, and holds each
+// Prints docs/intel-gpus.md's table: `intel_sweep_test --gtest_filter=IntelSweep.Table`, and holds each
 // row to the published facts above.
 TEST(IntelSweep, Table) {
   std::vector<std::string> failures;
