@@ -1,6 +1,6 @@
 # transcoded: the gRPC transcoding daemon for GPU nodes, on Debian 13 (trixie, FFmpeg 7.1).
 #
-#   docker build -t transcoded .                               # or: buildah build -t transcoded .
+#   docker build --build-arg TC_VERSION="$(cat VERSION)" -t transcoded .   # or: buildah build ...
 #   docker run -d --device /dev/dri --group-add "$(getent group render | cut -d: -f3)" \
 #       -v transcoded-state:/var/lib/transcoded -v /srv/media:/srv/media -p 50051:50051 transcoded
 #   docker run --rm --device /dev/dri -v "$PWD:/srv/media" --entrypoint transcode transcoded \
@@ -9,12 +9,15 @@
 #       --entrypoint transcode transcoded doctor      # what is wrong with the GPU here, and the fix
 #
 # BASE: any Debian 13 image; scripts/container-test passes one it made with debootstrap.
+# TC_VERSION: the repository's VERSION file, the one place the version is stated; the build
+# refuses any other value, and the image's org.opencontainers.image.version label carries it.
 # TC_TESTS=ON builds the tests too and runs the unit and integration tests against FFmpeg 7.1
 # with -Werror before anything is copied into the runtime image (scripts/container-test).
 ARG BASE=docker.io/library/debian:trixie
 
 # ---------------------------------------------------------------------------------------------
 FROM ${BASE} AS build
+ARG TC_VERSION
 ARG TC_TESTS=OFF
 ARG TC_TEST_LABELS=unit|integration
 # No documentation in any layer (also in the runtime stage): smaller images, faster vfs copies.
@@ -31,6 +34,10 @@ COPY . /src
 # One RUN: configure, build, (test), and list the runtime packages: those that own the shared
 # libraries the two binaries load, as dh_shlibdeps would (no hand-kept list of sonames).
 RUN set -eux; \
+    if [ "$TC_VERSION" != "$(cat /src/VERSION)" ]; then \
+      echo "build with --build-arg TC_VERSION=$(cat /src/VERSION) (from VERSION), not '$TC_VERSION'" >&2; \
+      exit 1; \
+    fi; \
     cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DTC_WERROR=ON \
           -DTC_TESTS="$TC_TESTS"; \
     cmake --build /build --parallel "$(nproc)"; \
@@ -49,6 +56,10 @@ RUN set -eux; \
 
 # ---------------------------------------------------------------------------------------------
 FROM ${BASE} AS runtime
+ARG TC_VERSION
+LABEL org.opencontainers.image.title="transcoded" \
+      org.opencontainers.image.version="${TC_VERSION}" \
+      org.opencontainers.image.licenses="GPL-2.0-or-later"
 COPY deploy/container/dpkg-nodoc /etc/dpkg/dpkg.cfg.d/01-nodoc
 COPY --from=build /out/runtime-packages /tmp/runtime-packages
 # Intel's media driver (iHD: Broadwell and later, all of Gen12/Xe) is in non-free. QSV needs a

@@ -15,8 +15,8 @@ class App;
 
 namespace tc {
 
-// "transcode 0.1.0 (FFmpeg 5.1.6, libavcodec 59.37.100)": the project's version and the FFmpeg
-// libraries this process runs with.
+// "transcode 0.9.0 (FFmpeg 5.1.6, libavcodec 59.37.100)": the product's version (the VERSION
+// file) and the FFmpeg libraries this process runs with.
 std::string version_line(const std::string& program);
 
 // Sets what both binaries share: --version, help layout, unknown arguments kept for the check

@@ -15,6 +15,7 @@
 
 #include "service/common/exit_codes.h"
 #include "tests/support/media_tools.h"
+#include "tests/support/source_version.h"
 
 namespace tc::testing {
 namespace {
@@ -418,10 +419,13 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
+// The version is the repository's VERSION file's (read here, not compiled in).
 TEST(CommandLine, VersionNamesTheProjectAndFfmpegVersions) {
   ProcessResult run = transcode({"--version"});
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(run.out.rfind(std::string("transcode ") + TC_VERSION + " (FFmpeg ", 0), 0u) << run.out;
+  ASSERT_FALSE(tc::test::source_version().empty());
+  EXPECT_EQ(run.out.rfind("transcode " + tc::test::source_version() + " (FFmpeg ", 0), 0u)
+      << run.out;
   EXPECT_NE(run.out.find("libavcodec "), std::string::npos) << run.out;
 }
 
