@@ -27,6 +27,7 @@ extern "C" {
 #include "pipeline/hw/discovery_cache.h"
 #include "pipeline/package/package_writer.h"
 #include "pipeline/plan/cores.h"
+#include "pipeline/plan/stages.h"
 
 namespace tc {
 namespace {
@@ -617,7 +618,7 @@ class Transcode {
     report.input = spec_.input;
     report.backend = std::string(name_of(plan_.backend));
     report.backend_reason = plan_.backend_reason;
-    report.stages = plan_.stages;
+    report.stages = render_stages(plan_);
     report.streams = plan_.streams;
     report.frames_decoded = frames_decoded_;
     report.wall_s = elapsed();

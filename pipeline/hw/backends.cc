@@ -19,6 +19,57 @@ constexpr size_t index_of(VideoCodec codec) {
   return static_cast<size_t>(codec);  // kH264 .. kVp9 are 0..3; kCopy has no encoder
 }
 
+// VA-API has no scene-cut detection; with idr_interval 0 every I frame is an IDR, so a forced
+// I frame starts a new closed GOP. vp9_vaapi and av1_vaapi have no such option: the GOP (keyint)
+// and the forced key frames alone.
+constexpr KeyframeOptions kVaapiIdr{.options = {{{"idr_interval", "0"}}}};
+// qsvenc.c (5.1): forced_idr makes a forced I frame an IDR; every *_qsv encoder has it.
+constexpr KeyframeOptions kQsvIdr{.options = {{{"forced_idr", "1"}}}};
+constexpr KeyframeOptions kNvencIdr{.options = {{{"forced-idr", "1"}, {"no-scenecut", "1"}}}};
+
+// In the order of VideoCodec (h264, hevc, av1, vp9). x264 and x265: forced frames become IDRs,
+// and no scene-cut keyframes between the boundaries; libsvtav1 and libvpx-vp9: the GOP (keyint)
+// and the forced key frames alone.
+constexpr std::array<SwEncoderDesc, 4> kSoftwareEncoders{{
+    {.codec = VideoCodec::kH264,
+     .name = "libx264",
+     .default_crf = 23,
+     .cbr_option = {"nal-hrd", "cbr"},
+     .preset_option = "preset",
+     .default_preset = "veryfast",
+     .keyframes = {.options = {{{"forced-idr", "1"}, {"sc_threshold", "0"}}}, .keyint_min = true},
+     .gop_parallel = true,
+     .avx512_misreads = true,
+     .codes_fields = true},
+    {.codec = VideoCodec::kHevc,
+     .name = "libx265",
+     .default_crf = 23,
+     .preset_option = "preset",
+     .default_preset = "veryfast",
+     .after_preset = {"x265-params", "log-level=error"},
+     .params_option = "x265-params",
+     .hdr_params = HdrParamsSyntax::kX265,
+     .keyframes = {.options = {{{"forced-idr", "1"}}},
+                   .keyint_min = true,
+                   .params = "scenecut=0:open-gop=0"}},
+    // libsvtav1 has no `rc` option (FFmpeg 5.1 and 7.1): it takes CBR when the peak equals the
+    // rate and VBR otherwise, from bit_rate and rc_max_rate.
+    {.codec = VideoCodec::kAv1,
+     .name = "libsvtav1",
+     .default_crf = 35,
+     .preset_option = "preset",
+     .default_preset = "10",
+     .params_option = "svtav1-params",
+     .hdr_params = HdrParamsSyntax::kSvtAv1},
+    {.codec = VideoCodec::kVp9,
+     .name = "libvpx-vp9",
+     .default_crf = 32,
+     .before_preset = {"deadline", "realtime"},
+     .preset_option = "cpu-used",
+     .default_preset = "8",
+     .after_preset = {"row-mt", "1"}},
+}};
+
 // VA-API: pools hold nv12; scale_vaapi converts while it scales, so every branch gets the
 // encoder's format without leaving the GPU. Encoders keep async_depth (FFmpeg 5.1's default,
 // 2) frames in flight; low_power follows the probed entrypoints (only VDEnc on Arc and newer).
@@ -48,7 +99,8 @@ constexpr BackendDesc kVaapi{
                 .quality_options =
                     {{{"qp", 51}, {"qp", 51}, {"global_quality", 255}, {"global_quality", 255}}},
                 .async_depth = 2,
-                .default_b_frames = 2},
+                .default_b_frames = 2,
+                .keyframes = {kVaapiIdr, kVaapiIdr, {}, {}}},
     .ten_bit_format = AV_PIX_FMT_P010,
     .scale_converts = true,
     // scale_vaapi's default mode is hq in 5.1 and 7.1 (Intel's AVS polyphase filter).
@@ -97,7 +149,8 @@ constexpr BackendDesc kQsv{
                                      {"global_quality", 255 * 118},
                                      {"global_quality", 51 * 118}}},
                 .async_depth = 4,  // qsvenc.c's default
-                .default_b_frames = 2},
+                .default_b_frames = 2,
+                .keyframes = {kQsvIdr, kQsvIdr, kQsvIdr, kQsvIdr}},
     .ten_bit_format = AV_PIX_FMT_P010,
     .scale_converts = true,
     .fixed_upload_pool = true,
@@ -131,19 +184,19 @@ constexpr BackendDesc kCuda{
                 .cbr_mode = "cbr",
                 .vbr_mode = "vbr",
                 .default_qp = 24,
-                .quality_options = {{{"qp", 51}, {"qp", 51}, {"qp", 51}, {}}}},
+                .quality_options = {{{"qp", 51}, {"qp", 51}, {"qp", 51}, {}}},
+                .keyframes = {kNvencIdr, kNvencIdr, kNvencIdr, {}}},
     .ten_bit_format = AV_PIX_FMT_P010,
     .scale_converts = true,
     // scale_cuda's kernels sample a fixed footprint: past 2:1 they skip source pixels. Its
-    // default interpolation, not interp_algo=lanczos: measured on the H200 (4K noisy source
-    // against a CPU bicubic reference), one 2:1 step gave 40.0 dB by default and 32.8 dB with
-    // lanczos; 4K -> 360 in 2:1 steps 40.7 dB by default, 33.4 dB with lanczos.
+    // default interpolation, not interp_algo=lanczos, which measured worse (bench/README.md,
+    // "Backend table figures").
     .scale_max_ratio = 2,
     // scale_cuda passes frames of its size and format through (its passthrough defaults to 1),
     // and FFmpeg 5.1's NVDEC frames are its mapped surfaces, a fixed few (nvdec.c:
-    // cuvidMapVideoFrame, at most ulNumOutputSurfaces at once): on the H200 an output's GOP
-    // chunks held them, and the next scale failed with AVERROR_EXTERNAL.
-    // Its own frames are the same bytes (the ffmpeg 5.1 CLI's frame hashes, H200).
+    // cuvidMapVideoFrame, at most ulNumOutputSurfaces at once): an output's GOP chunks can hold
+    // them all, and the next scale fails with AVERROR_EXTERNAL. Its own frames are the same
+    // bytes.
     .scale_own_frames = "passthrough=0",
     .deinterlace = "yadif_cuda=mode=send_frame:parity=auto:deint=all",
     .deinterlace_auto = "yadif_cuda=mode=send_frame:parity=auto:deint=interlaced",
@@ -173,9 +226,9 @@ constexpr BackendDesc kVulkan{
     // One thread: FFmpeg 5.1's hwcontext_vulkan.c submits every transfer and filter to the
     // device's queues (vkGetDeviceQueue of one family, same indices) with no lock, which the
     // Vulkan spec forbids from two threads, and bumps a frame's semaphore values (AVVkFrame
-    // sem_value) unlocked, though split hands one frame to several outputs. With the stage
-    // threads, on lavapipe, one run in four gave thumbnail tiles a frame 0.4 s later than their
-    // time; on one thread, ten of ten were right. (Later FFmpeg adds lock_queue for this.)
+    // sem_value) unlocked, though split hands one frame to several outputs: with stage threads,
+    // frames went to the wrong time (bench/README.md, "Backend table figures"). Later FFmpeg
+    // adds lock_queue for this.
     .stage_threads = false,
 };
 
@@ -192,7 +245,8 @@ constexpr BackendDesc kSoftware{
     .fixed_pools = false,
     .auto_label = "",
     .device_noun = "",
-    .encoders = {"libx264", "libx265", "libsvtav1", "libvpx-vp9"},
+    .encoders = {kSoftwareEncoders[0].name, kSoftwareEncoders[1].name, kSoftwareEncoders[2].name,
+                 kSoftwareEncoders[3].name},
     .encoder = {},
 };
 
@@ -223,6 +277,17 @@ int BackendDesc::encoder_held_frames(int b_frames) const {
 
 const std::array<BackendDesc, 5>& backends() {
   return kBackends;
+}
+
+const SwEncoderDesc& software_encoder(VideoCodec codec) {
+  return kSoftwareEncoders[codec == VideoCodec::kCopy ? 0 : index_of(codec)];
+}
+
+const KeyframeOptions& keyframe_options(BackendKind backend, VideoCodec codec) {
+  static constexpr KeyframeOptions kNone{};
+  if (codec == VideoCodec::kCopy) return kNone;
+  if (backend == BackendKind::kSoftware) return software_encoder(codec).keyframes;
+  return backend_desc(backend).encoder.keyframes[index_of(codec)];
 }
 
 const BackendDesc& backend_desc(BackendKind kind) {

@@ -1,7 +1,8 @@
 // Backends are data (as mpv's hwdec table): per backend its device type, hw pixel format, the
-// filters that scale and move frames, its encoder per codec and how those encoders are driven.
-// The planner reads this table and never branches on a backend's kind: adding one (QSV) is a
-// table entry and a device opener.
+// filters that scale and move frames, its encoder per codec and how those encoders are driven;
+// and beside them the software encoders, one entry each. The planner decides what an encoder
+// gets from these tables, never from its name: adding a backend (QSV) is a table entry and a
+// device opener.
 #pragma once
 
 #include <array>
@@ -27,6 +28,21 @@ struct QualityOption {
   int value_for(int qp) const;  // qp on 0..51 -> this option's value, clamped to its scale
 };
 
+// An encoder option and the value the plan gives it.
+struct OptionValue {
+  std::string_view name;
+  std::string_view value;
+};
+
+// What an encoder is given in a package, where a keyframe is forced (pict_type I) at every
+// segment boundary: that each forced one is an IDR starting a closed GOP, and that no
+// scene-cut keyframe comes between them (package/package_plan.h).
+struct KeyframeOptions {
+  std::array<OptionValue, 2> options = {};  // in order; empty names are none
+  bool keyint_min = false;                  // keyint_min = the segment's GOP, in frames
+  std::string_view params;  // appended to the encoder's parameters option (SwEncoderDesc)
+};
+
 // How a hardware encoder is driven: which options say what, in the order FFmpeg's CLI would
 // pass them.
 struct HwEncoderDesc {
@@ -47,6 +63,36 @@ struct HwEncoderDesc {
   int async_depth = 0;
   // B-frames it uses when the job does not say: their reorder window holds frames too.
   int default_b_frames = 0;
+  // Per codec, in the order of BackendDesc::encoders.
+  std::array<KeyframeOptions, 4> keyframes = {};
+};
+
+// The syntax in which an encoder's parameters option takes HDR10 static metadata
+// (plan/hdr_params.h); kNone: it takes none there.
+enum class HdrParamsSyntax { kNone, kX265, kSvtAv1 };
+
+// A software encoder: its options in the order FFmpeg's CLI would pass them (crf, the CBR
+// option, the fixed ones, the preset, the fixed ones after it) and what it can do.
+struct SwEncoderDesc {
+  VideoCodec codec;
+  std::string_view name;
+  int default_crf = 0;          // constant quality when the job sets none
+  OptionValue cbr_option = {};  // what makes its bitrate mode CBR (the rates alone elsewhere)
+  OptionValue before_preset = {};
+  std::string_view preset_option;  // takes the job's --preset
+  std::string_view default_preset;
+  OptionValue after_preset = {};
+  // Its parameters option ("x265-params"), and what HDR10 metadata it takes there.
+  std::string_view params_option;
+  HdrParamsSyntax hdr_params = HdrParamsSyntax::kNone;
+  KeyframeOptions keyframes;
+  // Its chunks of whole GOPs, encoded apart, concatenate into one valid stream (checked by the
+  // GOP-parallel tests for this encoder only: plan/gop_parallel.h).
+  bool gop_parallel = false;
+  // Its AVX-512 mbtree code misreads rows of some widths (plan/x264_avx512.h).
+  bool avx512_misreads = false;
+  // Codes an interlaced source's frames as fields when not deinterlaced.
+  bool codes_fields = false;
 };
 
 struct BackendDesc {
@@ -118,6 +164,10 @@ struct BackendDesc {
 const BackendDesc& backend_desc(BackendKind kind);
 // Every backend, in the order `auto` prefers them.
 const std::array<BackendDesc, 5>& backends();
+// The software encoder of `codec` (not kCopy).
+const SwEncoderDesc& software_encoder(VideoCodec codec);
+// The keyframe options of `codec`'s encoder on `backend` (kSoftware: the software encoder's).
+const KeyframeOptions& keyframe_options(BackendKind backend, VideoCodec codec);
 
 AVCodecID codec_id(VideoCodec codec);  // AV_CODEC_ID_NONE for kCopy
 

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <sstream>
 
+#include "pipeline/hw/backends.h"
 #include "pipeline/package/segment_container.h"
 #include "pipeline/package/text_plan.h"
+#include "pipeline/plan/stages.h"
 
 namespace tc {
 namespace {
@@ -24,10 +26,6 @@ void append_param(Options& options, const std::string& key, const std::string& p
   options.emplace_back(key, params);
 }
 
-std::string segments_text(SegmentFormat format) {
-  return format == SegmentFormat::kTs ? "mpeg-ts segments" : "fmp4 segments (cmaf)";
-}
-
 // A rendition's files in the package, as --dry-run shows them.
 std::string rendition_files(const PackagePlan& package) {
   const package::SegmentContainer& container = package::segment_container(package.segment_format);
@@ -41,24 +39,13 @@ void plan_segment_keyframes(int gop, int64_t interval_us, VideoEncodePlan& video
   video.gop = gop;
   video.keyframe_interval_us = interval_us;
   Options& options = video.options;
-  const std::string& encoder = video.encoder;
-  std::string frames = std::to_string(gop);
-  if (encoder == "libx264") {
-    // Forced frames become IDRs; no scene-cut keyframes between the boundaries.
-    options.insert(options.end(), {{"forced-idr", "1"}, {"sc_threshold", "0"}});
-    options.emplace_back("keyint_min", frames);
-  } else if (encoder == "libx265") {
-    options.emplace_back("forced-idr", "1");
-    options.emplace_back("keyint_min", frames);
-    append_param(options, "x265-params", "scenecut=0:open-gop=0");
-  } else if (encoder.ends_with("_nvenc")) {
-    options.insert(options.end(), {{"forced-idr", "1"}, {"no-scenecut", "1"}});
-  } else if (encoder.ends_with("_vaapi") && encoder != "vp9_vaapi" && encoder != "av1_vaapi") {
-    // VA-API has no scene-cut detection; every I frame is an IDR (idr_interval 0) and a forced
-    // I frame (pict_type) starts a new closed GOP.
-    options.emplace_back("idr_interval", "0");
-  }
-  // libsvtav1, av1_vaapi: the GOP (keyint) and the forced key frames alone.
+  const KeyframeOptions& keyframes = keyframe_options(video.device.backend, video.codec);
+  for (const OptionValue& option : keyframes.options)
+    if (!option.name.empty()) options.emplace_back(option.name, option.value);
+  if (keyframes.keyint_min) options.emplace_back("keyint_min", std::to_string(gop));
+  if (!keyframes.params.empty())
+    append_param(options, std::string(software_encoder(video.codec).params_option),
+                 std::string(keyframes.params));
 }
 
 void plan_package(const JobSpec& spec, const VideoInfo& video, Plan& plan) {
@@ -71,8 +58,7 @@ void plan_package(const JobSpec& spec, const VideoInfo& video, Plan& plan) {
   package.frame_rate = rate_of(video);
   package.gop = std::max(1, int(std::lround(package.segment_s * package.frame_rate)));
   int64_t interval_us = seconds_to_us(package.segment_s);
-  for (size_t k = 0; k < plan.outputs.size(); ++k) {
-    OutputPlan& output = plan.outputs[k];
+  for (OutputPlan& output : plan.outputs) {
     output.mux_options.clear();
     // A rendition with its own --fps counts its GOP in that rate; the forced keyframes are by
     // time, so every rendition's segments stay aligned either way.
@@ -80,10 +66,6 @@ void plan_package(const JobSpec& spec, const VideoInfo& video, Plan& plan) {
     if (output.video.frame_rate.num > 0 && output.video.frame_rate.den > 0)
       gop = std::max(1, int(std::lround(package.segment_s * av_q2d(output.video.frame_rate))));
     plan_segment_keyframes(gop, interval_us, output.video);
-    std::string mux = "mux out" + std::to_string(k);
-    for (Stage& stage : plan.stages)
-      if (stage.name == mux)
-        stage.what = segments_text(package.segment_format) + " of " + output.path;
   }
 }
 

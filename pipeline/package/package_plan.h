@@ -7,9 +7,11 @@
 
 namespace tc {
 
-// Fills plan.package and each output's keyframe options and stage names. The spec is valid.
+// Fills plan.package and each output's keyframe options (its mux stage then names the segments:
+// plan/stages.h). The spec is valid.
 void plan_package(const JobSpec& spec, const VideoInfo& video, Plan& plan);
-// The keyframe options of one encoder, for segments of `gop` frames (`interval_us` long).
+// The keyframe options of one encoder (its KeyframeOptions, hw/backends.h), for segments of
+// `gop` frames (`interval_us` long).
 void plan_segment_keyframes(int gop, int64_t interval_us, VideoEncodePlan& video);
 
 }  // namespace tc

@@ -17,12 +17,6 @@ void give_graphs_threads(Plan& plan, int threads) {
   for (FilterGraphPlan* graph : {&plan.video_graph, &plan.fallback_video_graph,
                                  &plan.refit_video_graph, &plan.refit_fallback_video_graph})
     graph->threads = threads;
-  const Stage* filter = nullptr;
-  for (const Stage& stage : plan.stages)
-    if (stage.name == "filter") filter = &stage;
-  // Said where the graph's filters run in memory; a device's scalers have no slices.
-  if (filter && filter->device.backend == BackendKind::kSoftware)
-    note_on_stage(plan, "filter", threads_note(threads));
 }
 
 }  // namespace
@@ -42,10 +36,7 @@ int video_graph_threads(unsigned cores) {
 void plan_for_cores(Plan& plan, const GopParallelRequest& request, bool branch_threads) {
   if (runs_stage_threads(plan, branch_threads)) {
     DecodePlan& decode = plan.decode;
-    if (decode.needed && !decode.hw) {
-      decode.threads = software_decoder_threads(request.cores);
-      note_on_stage(plan, "decode", threads_note(decode.threads));
-    }
+    if (decode.needed && !decode.hw) decode.threads = software_decoder_threads(request.cores);
     give_graphs_threads(plan, video_graph_threads(request.cores));
   }
   plan_gop_parallel(plan, request);

@@ -33,7 +33,7 @@ int video_graph_threads(unsigned cores);
 
 // Where the stages run on threads, gives a software decoder and the video graphs their threads
 // (libavcodec's and libavfilter's auto otherwise); gives each output its GOP-parallel encoders
-// for `request.cores`; and says so on their stages.
+// for `request.cores`. Their stages say so (plan/stages.h).
 void plan_for_cores(Plan& plan, const GopParallelRequest& request, bool branch_threads);
 // plan_for_cores() with this process's usable cores, and keep_x264_off_avx512()
 // (x264_avx512.h) with this CPU: what a job's plan takes from the machine it runs on.

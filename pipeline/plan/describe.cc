@@ -7,9 +7,11 @@ extern "C" {
 #include <libavutil/pixdesc.h>
 }
 
+#include "pipeline/hw/backends.h"
 #include "pipeline/package/text_plan.h"
 #include "pipeline/plan/plan.h"
 #include "pipeline/plan/refit_plan.h"
+#include "pipeline/plan/stages.h"
 
 namespace tc {
 namespace {
@@ -114,7 +116,8 @@ std::string color_name(const ColorTags& color) {
 // Where libx265 / libsvtav1 take the HDR10 values as parameters and the container declared none,
 // the command line above lacks them: the run takes the first frame's (in-band SEI).
 std::string hdr_params_note(const VideoEncodePlan& video) {
-  if (video.encoder != "libx265" && video.encoder != "libsvtav1") return "";
+  if (video.hw_frames || software_encoder(video.codec).hdr_params == HdrParamsSyntax::kNone)
+    return "";
   for (const auto& [key, value] : video.options)
     if (value.find("master-display=") != std::string::npos ||
         value.find("max-cll=") != std::string::npos ||
@@ -181,7 +184,7 @@ std::string describe_streams(const std::vector<StreamOutcome>& streams,
 std::string describe(const Plan& plan) {
   std::ostringstream text;
   text << "backend: " << name_of(plan.backend) << " (" << plan.backend_reason << ")\n";
-  for (const Stage& stage : plan.stages)
+  for (const Stage& stage : render_stages(plan))
     text << "  " << stage.name << ": " << stage.what << " [" << stage.device.to_string() << "]\n";
   for (size_t k = 0; k < plan.outputs.size(); ++k)
     if (!plan.outputs[k].video_copy)

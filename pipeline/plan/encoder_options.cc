@@ -3,8 +3,6 @@
 namespace tc {
 namespace {
 
-constexpr std::string_view kSoftwarePreset = "veryfast";
-
 // CBR pins rate, peak and buffer together; VBR allows 1.5x peaks over a 2x buffer.
 void apply_bitrate(const OutputSpec& output, VideoEncodePlan& plan) {
   if (output.rate_control == RateControl::kCbr)
@@ -106,40 +104,37 @@ Status plan_hw_encoder_options(const OutputSpec& output, const HwEncoderDesc& en
     plan.low_power = low_power;
     plan.options.emplace_back(encoder.low_power_option, low_power ? "1" : "0");
   }
-  if (!encoder.preset_option.empty())
-    plan.options.emplace_back(encoder.preset_option, output.preset.empty()
-                                                         ? std::string(encoder.default_preset)
-                                                         : output.preset);
+  if (!encoder.preset_option.empty()) {
+    plan.preset = output.preset.empty() ? std::string(encoder.default_preset) : output.preset;
+    plan.options.emplace_back(encoder.preset_option, plan.preset);
+  }
   add_hw_rate_control(output, encoder, plan.options);
   if (encoder.async_depth > 0)
     plan.options.emplace_back("async_depth", std::to_string(encoder.async_depth));
   return Status::ok();
 }
 
-void plan_software_encoder_options(const OutputSpec& output, VideoEncodePlan& plan) {
+namespace {
+
+void add_option(const OptionValue& option, Options& options) {
+  if (!option.name.empty()) options.emplace_back(option.name, option.value);
+}
+
+}  // namespace
+
+void plan_software_encoder_options(const OutputSpec& output, const SwEncoderDesc& encoder,
+                                   VideoEncodePlan& plan) {
   apply_bitrate(output, plan);
-  const std::string& encoder = plan.encoder;
   Options& options = plan.options;
-  bool x26x = encoder == "libx264" || encoder == "libx265";
-  if (constant_quality(output)) {
-    int default_crf = encoder == "libsvtav1" ? 35 : x26x ? 23 : 32;
-    options.emplace_back("crf", std::to_string(output.quality >= 0 ? output.quality : default_crf));
-  }
-  // libsvtav1 has no `rc` option (FFmpeg 5.1 and 7.1): it takes CBR when the peak equals the
-  // rate and VBR otherwise, from bit_rate and rc_max_rate (apply_bitrate).
-  if (encoder == "libx264" && output.rate_control == RateControl::kCbr)
-    options.emplace_back("nal-hrd", "cbr");
-  if (encoder == "libvpx-vp9") {
-    options.emplace_back("deadline", "realtime");
-    options.emplace_back("cpu-used", output.preset.empty() ? "8" : output.preset);
-    options.emplace_back("row-mt", "1");
-  } else if (encoder == "libsvtav1") {
-    options.emplace_back("preset", output.preset.empty() ? "10" : output.preset);
-  } else {
-    options.emplace_back("preset",
-                         output.preset.empty() ? std::string(kSoftwarePreset) : output.preset);
-  }
-  if (encoder == "libx265") options.emplace_back("x265-params", "log-level=error");
+  if (constant_quality(output))
+    options.emplace_back(
+        "crf", std::to_string(output.quality >= 0 ? output.quality : encoder.default_crf));
+  // Elsewhere CBR follows from the rates apply_bitrate set (the peak equal to the rate).
+  if (output.rate_control == RateControl::kCbr) add_option(encoder.cbr_option, options);
+  add_option(encoder.before_preset, options);
+  plan.preset = output.preset.empty() ? std::string(encoder.default_preset) : output.preset;
+  options.emplace_back(encoder.preset_option, plan.preset);
+  add_option(encoder.after_preset, options);
 }
 
 }  // namespace tc

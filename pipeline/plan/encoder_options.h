@@ -17,6 +17,8 @@ namespace tc {
 // profile table); kUnsupported, saying why and what to enable, when neither does.
 Status plan_hw_encoder_options(const OutputSpec& output, const HwEncoderDesc& encoder,
                                const EncodeEntrypoints& entrypoints, VideoEncodePlan& plan);
-void plan_software_encoder_options(const OutputSpec& output, VideoEncodePlan& plan);
+// The options of `encoder` (the software encoder of output.codec), and the rates.
+void plan_software_encoder_options(const OutputSpec& output, const SwEncoderDesc& encoder,
+                                   VideoEncodePlan& plan);
 
 }  // namespace tc

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <thread>
 
+#include "pipeline/hw/backends.h"
+
 namespace tc {
 namespace {
 
@@ -40,17 +42,13 @@ int auto_encoders(const Plan& plan, const OutputPlan& output, unsigned cores) {
 }
 
 // Gives every libx264 output of a job with a cut output its encoders' threads
-// (x264_threads_per_encoder), and says so on their stages.
+// (x264_threads_per_encoder).
 void share_x264_threads(Plan& plan, unsigned cores) {
-  for (size_t k = 0; k < plan.outputs.size(); ++k) {
-    OutputPlan& output = plan.outputs[k];
+  for (OutputPlan& output : plan.outputs) {
     VideoEncodePlan& video = output.video;
-    if (!encoded_in_software(output) || video.encoder != "libx264") continue;
+    if (!encoded_in_software(output) || !software_encoder(video.codec).gop_parallel) continue;
     video.encoder_threads =
         x264_threads_per_encoder(cores, share_of_work(plan, output), video.parallel_encoders);
-    note_on_stage(plan, encode_stage_name(k),
-                  threads_note(video.encoder_threads) +
-                      (video.parallel_encoders == 1 ? "" : " each") + ": its share of the cores");
   }
 }
 
@@ -66,7 +64,8 @@ std::string gop_parallel_refusal(const OutputPlan& output) {
   if (output.video_copy) return "the video is copied";
   if (video.hw_frames) return video.encoder + " runs on the device";
   // x264 only, so far: the encoder whose chunks are checked (tests) to make one stream.
-  if (video.encoder != "libx264") return video.encoder + " is encoded whole (libx264 only)";
+  if (!software_encoder(video.codec).gop_parallel)
+    return video.encoder + " is encoded whole (libx264 only)";
   if (video.bit_rate > 0 || video.max_rate > 0)
     return "a bitrate's rate control (and its VBV buffer) spans the whole stream";
   if (video.gop <= 0) return "no fixed GOP to cut at";
@@ -82,13 +81,11 @@ int x264_threads_per_encoder(unsigned cores, double share, int encoders) {
 void plan_gop_parallel(Plan& plan, const GopParallelRequest& request) {
   if (request.encoders == 1) return;
   bool cut = false;
-  for (size_t k = 0; k < plan.outputs.size(); ++k) {
-    OutputPlan& output = plan.outputs[k];
+  for (OutputPlan& output : plan.outputs) {
     std::string refusal = gop_parallel_refusal(output);
     if (!refusal.empty()) {
       // Said only when asked for: auto leaves such outputs as they always were.
-      if (request.encoders > 1 && !output.video_copy)
-        note_on_stage(plan, encode_stage_name(k), "one encoder: " + refusal);
+      if (request.encoders > 1 && !output.video_copy) output.video.one_encoder_why = refusal;
       continue;
     }
     int encoders =
@@ -98,9 +95,6 @@ void plan_gop_parallel(Plan& plan, const GopParallelRequest& request) {
     video.parallel_encoders = encoders;
     video.chunk_frames = chunk_frames(video);
     cut = true;
-    note_on_stage(plan, encode_stage_name(k),
-                  "GOP-parallel: " + std::to_string(encoders) + " encoders, chunks of " +
-                      std::to_string(video.chunk_frames) + " frames");
   }
   if (cut) share_x264_threads(plan, request.cores);
 }

@@ -55,8 +55,9 @@ std::string gop_parallel_refusal(const OutputPlan& output);
 // The threads of each of an output's `encoders` x264 encoders with `share` (0..1) of the job's
 // pixels on `cores` cores.
 int x264_threads_per_encoder(unsigned cores, double share, int encoders);
-// Sets every output's parallel_encoders and chunk_frames, and says so on its encode stage; where
-// an output is cut, gives the job's x264 encoders their threads (kX264ThreadsPerCoreOfShare).
+// Sets every output's parallel_encoders and chunk_frames (asked for and refused: its
+// one_encoder_why); where an output is cut, gives the job's x264 encoders their threads
+// (kX264ThreadsPerCoreOfShare). Its encode stage says so (plan/stages.h).
 void plan_gop_parallel(Plan& plan, const GopParallelRequest& request);
 // The cores this process may run on (its CPU affinity).
 unsigned usable_cores();

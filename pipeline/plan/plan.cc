@@ -21,7 +21,6 @@ extern "C" {
 #include "pipeline/plan/graphs.h"
 #include "pipeline/plan/hdr_plan.h"
 #include "pipeline/plan/orientation.h"
-#include "pipeline/plan/quality_plan.h"
 #include "pipeline/plan/refit_plan.h"
 #include "pipeline/plan/streams.h"
 #include "pipeline/plan/thumbnail_plan.h"
@@ -223,7 +222,7 @@ void keep_fields(const DeinterlacePlan& deinterlace, const VideoInfo& video, Vid
   encode.progressive = deinterlace.on;
   if (deinterlace.on || output.video_copy || !video.interlaced()) return;
   encode.field_order = video.field_order;
-  encode.codes_fields = !encode.hw_frames && codec == VideoCodec::kH264;
+  encode.codes_fields = !encode.hw_frames && software_encoder(codec).codes_fields;
 }
 
 // The device's encoder when it has one for the codec, else the software encoder fed with
@@ -237,6 +236,7 @@ Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec, Fr
   encode.gop = spec.gop ? spec.gop : default_gop(context.video, spec.fps);
   if (spec.fps.set()) encode.frame_rate = {spec.fps.num, spec.fps.den};
   encode.max_b_frames = spec.b_frames;
+  encode.codec = spec.codec;
   std::string refusal = context.on_device() ? encode_refusal(*context.device, codec_id(spec.codec),
                                                              size.width, size.height)
                                             : std::string();
@@ -251,11 +251,12 @@ Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec, Fr
     return plan_hw_encoder_options(spec, backend.encoder,
                                    context.device->encode.at(codec_id(spec.codec)), encode);
   }
-  encode.encoder = backend_desc(BackendKind::kSoftware).encoder_for(spec.codec);
+  const SwEncoderDesc& software = software_encoder(spec.codec);
+  encode.encoder = software.name;
   if (!encoder_exists(encode.encoder))
     return Status(Code::kUnsupported, spec.path + ": encoder " + encode.encoder + " for " + codec +
                                           " is not in this FFmpeg build");
-  plan_software_encoder_options(spec, encode);
+  plan_software_encoder_options(spec, software, encode);
   encode.download = context.on_device();
   if (encode.download)
     encode.note = hw_named ? context.gpu.to_string() + " " + refusal
@@ -372,69 +373,6 @@ FilterGraphPlan plan_video_graph(const PlanContext& context, const Plan& plan, c
   return build_video_graph(context.backend, source, std::move(branches));
 }
 
-std::string with_note(const std::string& what, const std::string& note) {
-  return note.empty() ? what : what + " (" + note + ")";
-}
-
-std::string filter_what(const BackendDesc& backend, int scalers) {
-  if (scalers == 0) return "format conversion only";
-  std::string_view scale = backend.scale.substr(0, backend.scale.find('='));  // "scale_vaapi"
-  return std::string(scale) + " x" + std::to_string(scalers);
-}
-
-void add_output_stages(const Plan& plan, size_t k, const std::string& source_codec,
-                       std::vector<Stage>& stages) {
-  const OutputPlan& output = plan.outputs[k];
-  std::string label = "out" + std::to_string(k);
-  const VideoEncodePlan& video = output.video;
-  if (output.video_copy) {
-    stages.push_back({encode_stage_name(k), "copy (" + source_codec + ")", {}});
-  } else {
-    if (video.download) {
-      const GraphSink* sink = plan.video_graph.sink_of(k);
-      bool by_output = sink && !sink->download_at_output.empty();
-      stages.push_back(
-          {"download " + label,
-           by_output ? "av_hwframe_transfer_data, on the output's thread" : "hwdownload",
-           plan.device});
-    }
-    stages.push_back({encode_stage_name(k), with_note(video.encoder, video.note), video.device});
-  }
-  stages.push_back({"mux " + label, output.format, {}});
-}
-
-std::vector<Stage> plan_stages(const Plan& plan, const MediaInfo& media,
-                               const BackendDesc& backend) {
-  std::vector<Stage> stages{{"demux", media.format_name, {}}};
-  const DecodePlan& decode = plan.decode;
-  if (decode.needed) {
-    stages.push_back(
-        {"decode",
-         with_note(media.video->codec_name, decode.note.empty() ? "software" : decode.note),
-         decode.device});
-    const DeinterlacePlan& deinterlace = plan.deinterlace;
-    // bwdif runs before the upload, a device deinterlacer after it.
-    bool deinterlace_first = deinterlace.on && deinterlace.device.backend == BackendKind::kSoftware;
-    Stage deinterlace_stage{
-        "deinterlace",
-        deinterlace.filter.substr(0, deinterlace.filter.find('=')) + " (" + deinterlace.why + ")",
-        deinterlace.device};
-    if (deinterlace_first) stages.push_back(deinterlace_stage);
-    const OrientationPlan& turn = plan.orientation;
-    Stage turn_stage{"turn upright",
-                     turn.filter.substr(0, turn.filter.find('=')) + " (" + turn.why + ")",
-                     turn.device};
-    if (turn.on() && !turn.on_device) stages.push_back(turn_stage);
-    if (decode.upload) stages.push_back({"upload", "hwupload", plan.device});
-    if (deinterlace.on && !deinterlace_first) stages.push_back(deinterlace_stage);
-    if (turn.on() && turn.on_device) stages.push_back(turn_stage);
-    stages.push_back({"filter", filter_what(backend, plan.video_graph.scalers), plan.device});
-  }
-  for (size_t k = 0; k < plan.outputs.size(); ++k)
-    add_output_stages(plan, k, media.video->codec_name, stages);
-  return stages;
-}
-
 // A graph per encoded input track, fanning out to the outputs that encode it.
 std::vector<Plan::AudioGraph> plan_audio_graphs(const Plan& plan) {
   std::vector<Plan::AudioGraph> graphs;
@@ -497,6 +435,8 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   Plan plan;
   plan.backend = choice.kind;
   plan.backend_reason = choice.reason;
+  plan.source_format = media.format_name;
+  plan.source_codec = media.video->codec_name;
   plan.device = context.gpu;
   plan.device_type = backend.device_type;
   plan.hw_format = backend.hw_format;
@@ -529,30 +469,10 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
     plan.refit_fallback_video_graph = plan_video_graph(context, software_decode, spec, true);
   }
   plan.audio_graphs = plan_audio_graphs(plan);
-  plan.stages = plan_stages(plan, media, backend);
-  add_thumbnail_stages(plan.device, plan);
-  add_quality_stages(spec, plan);
+  plan.quality_metrics = spec.quality_metrics;
   if (spec.package.on()) plan_package(spec, *media.video, plan);
   if (spec.package.on()) plan_package_subtitles(spec, media, plan);
   return plan;
-}
-
-std::string encode_stage_name(size_t k) {
-  return "encode out" + std::to_string(k);
-}
-
-std::string threads_note(int threads) {
-  return std::to_string(threads) + (threads == 1 ? " thread" : " threads");
-}
-
-void note_on_stage(Plan& plan, const std::string& name, const std::string& note) {
-  for (Stage& stage : plan.stages) {
-    if (stage.name != name) continue;
-    if (!stage.what.empty() && stage.what.back() == ')')
-      stage.what.insert(stage.what.size() - 1, ", " + note);
-    else
-      stage.what += " (" + note + ")";
-  }
 }
 
 }  // namespace tc

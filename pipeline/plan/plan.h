@@ -32,9 +32,11 @@ struct StageDevice {
   std::string to_string() const;
 };
 
+// One stage of a plan as the dry run, the JSON report and the daemon show it: rendered from the
+// plan by render_stages (plan/stages.h), never stored in it.
 struct Stage {
   std::string name;  // "decode", "filter", "encode out0", "mux out0"
-  std::string what;  // "h264 (VA-API hwaccel)", "scale_vaapi x3", "h264_vaapi low_power"
+  std::string what;  // "h264 (vaapi hwaccel)", "scale_vaapi x3", "h264_vaapi (low_power)"
   StageDevice device;
 };
 
@@ -93,7 +95,10 @@ struct OrientationPlan {
 };
 
 struct VideoEncodePlan {
-  std::string encoder;                         // "libx264", "h264_vaapi"
+  std::string encoder;  // "libx264", "h264_vaapi"
+  // What it encodes; with device.backend, its entry in the encoder tables (hw/backends.h).
+  VideoCodec codec = VideoCodec::kCopy;
+  std::string preset;                          // as given to it ("veryfast"); "" = it has none
   StageDevice device;                          // where it runs
   std::string note;                            // "low_power", "cuda cannot encode vp9", or ""
   bool hw_frames = false;                      // takes device frames from its buffersink
@@ -125,6 +130,11 @@ struct VideoEncodePlan {
   int encoder_threads = 0;  // each encoder's (libavcodec thread_count); 0 = auto
   // A device encoder on its low-power (VDEnc) entrypoint, else the full one.
   bool low_power = false;
+  // Why the stream is encoded whole though GOP-parallel encoding was asked for; empty where it
+  // was not asked for, or is cut (plan/gop_parallel.h).
+  std::string one_encoder_why;
+  // x264 kept off its AVX-512 code (plan/x264_avx512.h): its mbtree misreads this width.
+  bool without_avx512 = false;
 };
 
 // One audio track of an output.
@@ -280,23 +290,18 @@ struct Plan {
   std::vector<AudioGraph> audio_graphs;
   std::vector<StreamOutcome> streams;  // every input stream, per output
   std::vector<OutputPlan> outputs;
-  std::vector<Stage> stages;  // demux, decode, upload, filter, then per output; in order
-  PackagePlan package;        // kind kNone: the outputs are files
-  ThumbnailPlan thumbnails;   // on = false: none
+  PackagePlan package;             // kind kNone: the outputs are files
+  ThumbnailPlan thumbnails;        // on = false: none
+  QualityMetrics quality_metrics;  // measured per encoded output; none by default
+  // The source as the stages name it: its demuxer ("mov,mp4,m4a,3gp,3g2,mj2") and video codec.
+  std::string source_format;
+  std::string source_codec;
   // Places where frames cross between device and host memory (an upload or a download
   // filter); 0 for a pure hardware plan.
   int crossings() const { return video_graph.uploads + video_graph.downloads; }
 };
 
 Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInventory& devices);
-// Adds `note` to what the stage called `name` says, once the plan is fitted to the machine:
-// within its parentheses where it has them ("h264 (software)" -> "h264 (software, 8 threads)"),
-// else in new ones ("libx264" -> "libx264 (GOP-parallel: ...)").
-void note_on_stage(Plan& plan, const std::string& name, const std::string& note);
-// "1 thread", "4 threads": a stage's threads, as its note says them.
-std::string threads_note(int threads);
-// The name of output `k`'s encode stage: "encode out0".
-std::string encode_stage_name(size_t k);
 
 // Human-readable plan, one stage a line.
 std::string describe(const Plan& plan);

@@ -100,16 +100,18 @@ VideoBranch thumbnail_branch(const BackendDesc& backend, const ThumbnailPlan& th
   return branch;
 }
 
-void add_thumbnail_stages(const StageDevice& device, Plan& plan) {
+std::vector<Stage> thumbnail_stages(const Plan& plan) {
   const ThumbnailPlan& thumbnails = plan.thumbnails;
-  if (!thumbnails.on) return;
+  std::vector<Stage> stages;
+  if (!thumbnails.on) return stages;
   if (thumbnails.download)
-    plan.stages.push_back({"download thumbnails", "hwdownload (the chosen frames only)", device});
-  plan.stages.push_back({"encode thumbnails",
-                         thumbnails.encoder + " sheets of " + std::to_string(thumbnails.columns) +
-                             "x" + std::to_string(thumbnails.rows) + " tiles of " +
-                             size_text(thumbnails.width, thumbnails.height),
-                         {}});
+    stages.push_back({"download thumbnails", "hwdownload (the chosen frames only)", plan.device});
+  stages.push_back({"encode thumbnails",
+                    thumbnails.encoder + " sheets of " + std::to_string(thumbnails.columns) + "x" +
+                        std::to_string(thumbnails.rows) + " tiles of " +
+                        size_text(thumbnails.width, thumbnails.height),
+                    {}});
+  return stages;
 }
 
 std::string describe_thumbnails(const Plan& plan) {

@@ -16,7 +16,7 @@ Result<ThumbnailPlan> plan_thumbnails(const JobSpec& spec, const VideoInfo& vide
 // then down to memory (on a device) in the sheets' pixel format. Its sink is "thumbs".
 VideoBranch thumbnail_branch(const BackendDesc& backend, const ThumbnailPlan& thumbnails,
                              bool on_device, int source_depth);
-// The thumbnails' stages (download, encode) after the outputs'. No-op without thumbnails.
-void add_thumbnail_stages(const StageDevice& device, Plan& plan);
+// The thumbnails' stages (download, encode), which follow the outputs'; none without thumbnails.
+std::vector<Stage> thumbnail_stages(const Plan& plan);
 
 }  // namespace tc

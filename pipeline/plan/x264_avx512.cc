@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "pipeline/hw/backends.h"
+
 namespace tc {
 namespace {
 
@@ -10,31 +12,23 @@ bool preset_without_mbtree(const std::string& preset) {
   return preset == "ultrafast" || preset == "superfast";
 }
 
-std::string option(const VideoEncodePlan& video, const std::string& key) {
-  for (const auto& [name, value] : video.options)
-    if (name == key) return value;
-  return "";
-}
-
 }  // namespace
 
 bool x264_avx512_misreads(const OutputPlan& output) {
   const VideoEncodePlan& video = output.video;
-  if (output.video_copy || video.encoder != "libx264") return false;
-  if (preset_without_mbtree(option(video, "preset"))) return false;
+  if (output.video_copy || video.hw_frames || !software_encoder(video.codec).avx512_misreads)
+    return false;
+  if (preset_without_mbtree(video.preset)) return false;
   int macroblocks_wide = (output.width + 15) / 16;
   return macroblocks_wide % 8 != 0;
 }
 
 void keep_x264_off_avx512(Plan& plan, bool cpu_has_avx512) {
   if (!cpu_has_avx512) return;
-  for (size_t k = 0; k < plan.outputs.size(); ++k) {
-    OutputPlan& output = plan.outputs[k];
+  for (OutputPlan& output : plan.outputs) {
     if (!x264_avx512_misreads(output)) continue;
     output.video.options.emplace_back("x264-params", "asm=AVX2");
-    note_on_stage(
-        plan, encode_stage_name(k),
-        "without AVX-512: its mbtree misreads rows " + std::to_string(output.width) + " wide");
+    output.video.without_avx512 = true;
   }
 }
 

@@ -29,8 +29,8 @@ namespace tc {
 
 // Whether `output`'s video encoder, run with AVX-512, would read memory it never wrote.
 bool x264_avx512_misreads(const OutputPlan& output);
-// Keeps the outputs for which x264_avx512_misreads() holds off AVX-512 when `cpu_has_avx512`,
-// and says so on their encode stage.
+// Keeps the outputs for which x264_avx512_misreads() holds off AVX-512 when `cpu_has_avx512`
+// (VideoEncodePlan::without_avx512, which their encode stage says).
 void keep_x264_off_avx512(Plan& plan, bool cpu_has_avx512);
 // Whether this CPU and its OS run AVX-512 (x264 needs F, CD, BW, DQ and VL).
 bool cpu_has_avx512();

@@ -97,8 +97,9 @@ Status encode(AVCodecContext& encoder, const AVFrame* frame, AVFormatContext& mu
 }
 
 Result<av::CodecContextPtr> open_source_encoder(const AVFormatContext& muxer) {
-  const AVCodec* codec = avcodec_find_encoder_by_name("libx264");
-  if (!codec) return Status(Code::kUnsupported, "libx264 is not in this libavcodec");
+  std::string name(software_encoder(VideoCodec::kH264).name);
+  const AVCodec* codec = avcodec_find_encoder_by_name(name.c_str());
+  if (!codec) return Status(Code::kUnsupported, name + " is not in this libavcodec");
   av::CodecContextPtr encoder(avcodec_alloc_context3(codec));
   if (!encoder) return Status(Code::kInternal, "out of memory");
   encoder->width = kSourceWidth;
@@ -111,7 +112,7 @@ Result<av::CodecContextPtr> open_source_encoder(const AVFormatContext& muxer) {
   av_dict_set(&settings, "preset", "veryfast", 0);
   int ret = avcodec_open2(encoder.get(), codec, &settings);
   av::DictionaryPtr unused(settings);
-  if (ret < 0) return av_status(ret, "libx264");
+  if (ret < 0) return av_status(ret, name);
   return encoder;
 }
 

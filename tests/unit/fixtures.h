@@ -1,12 +1,15 @@
 // Hand-made inputs and devices for plan tests: what probe() and discover_devices() would return.
 #pragma once
 
+#include <memory>
+
 extern "C" {
 #include <libavcodec/avcodec.h>
 }
 
 #include "pipeline/hw/devices.h"
 #include "pipeline/plan/plan.h"
+#include "pipeline/plan/stages.h"
 #include "pipeline/probe/media_info.h"
 #include "pipeline/spec/job_spec.h"
 
@@ -108,10 +111,10 @@ inline int output_downloads(const FilterGraphPlan& graph, const std::string& fil
   return found;
 }
 
-// The plan's stage called `name` ("encode out0"); null if it has none.
-inline const Stage* stage(const Plan& plan, const std::string& name) {
-  for (const Stage& stage : plan.stages)
-    if (stage.name == name) return &stage;
+// The plan's stage called `name` ("encode out0"), as render_stages gives it; null if it has none.
+inline std::unique_ptr<Stage> stage(const Plan& plan, const std::string& name) {
+  for (Stage& stage : render_stages(plan))
+    if (stage.name == name) return std::make_unique<Stage>(std::move(stage));
   return nullptr;
 }
 

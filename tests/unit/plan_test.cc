@@ -141,7 +141,7 @@ TEST(SoftwarePlan, SinksNameTheOutputsTheyFeed) {
   EXPECT_EQ(plan->crossings(), 0);
   // Stages come in pipeline order: demux, decode, filter, then each output's encode and mux.
   std::vector<std::string> names;
-  for (const Stage& stage : plan->stages) names.push_back(stage.name);
+  for (const Stage& stage : render_stages(*plan)) names.push_back(stage.name);
   EXPECT_EQ(names,
             (std::vector<std::string>{"demux", "decode", "filter", "encode out0", "mux out0",
                                       "encode out1", "mux out1", "encode out2", "mux out2"}));
@@ -189,7 +189,7 @@ TEST(VaapiPlan, PureLadderStaysOnTheGpu) {
     EXPECT_EQ(option(output.video, "low_power"), "0");  // the full entrypoint exists
     EXPECT_EQ(option(output.video, "rc_mode"), "CQP");
   }
-  for (const Stage& stage : plan->stages) {
+  for (const Stage& stage : render_stages(*plan)) {
     bool on_cpu = stage.name == "demux" || stage.name.rfind("mux", 0) == 0;
     EXPECT_EQ(stage.device.backend, on_cpu ? BackendKind::kSoftware : BackendKind::kVaapi)
         << stage.name;

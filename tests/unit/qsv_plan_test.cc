@@ -6,6 +6,7 @@ extern "C" {
 #include <libavcodec/avcodec.h>
 }
 
+#include "pipeline/hw/intel_profiles.h"
 #include "pipeline/plan/plan.h"
 #include "tests/unit/fixtures.h"
 
@@ -50,6 +51,29 @@ TEST(QsvPlan, LadderDecodesScalesAndEncodesInQsvSurfaces) {
     EXPECT_EQ(option(out.video, "global_quality"), "2832");
     EXPECT_EQ(option(out.video, "low_power"), "0");  // the full entrypoint exists
     EXPECT_EQ(option(out.video, "preset"), "medium");
+  }
+}
+
+// A QSV package, planned for the GPU `--assume-device tgl` names (on its node, as the CLI
+// plans): a keyframe forced at a segment boundary is an IDR starting a closed GOP in every
+// rendition, as it is with VA-API (idr_interval 0) and NVENC (forced-idr).
+TEST(QsvPlan, APackagesEncodersMakeForcedKeyframesIdrs) {
+  if (!qsv_built()) GTEST_SKIP() << "this FFmpeg has no h264_qsv";
+  Result<HwDevice> tgl = assume_intel_device("tgl");
+  ASSERT_TRUE(tgl.is_ok()) << tgl.status().to_string();
+  JobSpec spec = job({output("720p", 1280, 720), output("360p", 640, 360, VideoCodec::kHevc)},
+                     BackendKind::kQsv);
+  spec.package.kind = PackageKind::kHls;
+  spec.package.dir = "/out/show";
+  spec.package.segment_s = 4;
+  normalize(spec);
+  Result<Plan> plan = make_plan(spec, media(), inventory({qsv_device_on(*tgl), *tgl}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_EQ(plan->outputs[0].video.encoder, "h264_qsv");
+  EXPECT_EQ(plan->outputs[1].video.encoder, "hevc_qsv");
+  for (const OutputPlan& out : plan->outputs) {
+    EXPECT_EQ(option(out.video, "forced_idr"), "1") << out.video.encoder;
+    EXPECT_EQ(out.video.gop, 120) << out.video.encoder;  // 4 s at 30 fps
   }
 }
 

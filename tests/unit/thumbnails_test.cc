@@ -119,7 +119,7 @@ TEST(ThumbnailPlan, DevicesDownloadOnlyTheChosenTiles) {
     if (with->decode.hw) {  // the decoder's pool holds a frame for the thumbnail branch too
       EXPECT_EQ(with->decode.extra_hw_frames, without->decode.extra_hw_frames + 1);
     }
-    const Stage* download_stage = stage(*with, "download thumbnails");
+    std::unique_ptr<Stage> download_stage = stage(*with, "download thumbnails");
     ASSERT_NE(download_stage, nullptr) << name_of(backend);
     EXPECT_EQ(download_stage->device.backend, backend);
     EXPECT_NE(describe(*with).find("only the chosen frames downloaded"), std::string::npos);
