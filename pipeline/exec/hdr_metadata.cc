@@ -1,8 +1,5 @@
 #include "pipeline/exec/hdr_metadata.h"
 
-#include <cmath>
-#include <cstdio>
-
 extern "C" {
 #include <libavutil/mastering_display_metadata.h>
 }
@@ -16,17 +13,6 @@ const uint8_t* frame_side_data(const AVFrame& frame, AVFrameSideDataType type) {
   const AVFrameSideData* entry = av_frame_get_side_data(&frame, type);
   return entry ? entry->data : nullptr;
 }
-
-// x265 counts chromaticity in 0.00002 and luminance in 0.0001 cd/m2.
-long scaled(AVRational value, double unit) {
-  return std::lround(av_q2d(value) / unit);
-}
-
-std::string point(const char* name, const AVRational xy[2]) {
-  return std::string(name) + "(" + std::to_string(scaled(xy[0], 0.00002)) + "," +
-         std::to_string(scaled(xy[1], 0.00002)) + ")";
-}
-
 }  // namespace
 
 HdrMetadata hdr_metadata_of(const AVFrame& first, const AVStream& input) {
@@ -91,60 +77,6 @@ Status MasteringDisplayFill::fill(AVFrame& frame) {
   if (!added) return {Code::kInternal, "out of memory adding mastering display metadata"};
   *added = last_;
   return Status::ok();
-}
-
-std::string x265_hdr_params(const HdrMetadata& metadata) {
-  std::string params;
-  if (const auto* m = reinterpret_cast<const AVMasteringDisplayMetadata*>(metadata.mastering)) {
-    // AVMasteringDisplayMetadata's primaries are R, G, B; x265 wants G, B, R.
-    params = "master-display=" + point("G", m->display_primaries[1]) +
-             point("B", m->display_primaries[2]) + point("R", m->display_primaries[0]) +
-             point("WP", m->white_point) + "L(" + std::to_string(scaled(m->max_luminance, 0.0001)) +
-             "," + std::to_string(scaled(m->min_luminance, 0.0001)) + ")";
-  }
-  if (const auto* light = reinterpret_cast<const AVContentLightMetadata*>(metadata.light))
-    params += (params.empty() ? "" : ":") + std::string("max-cll=") +
-              std::to_string(light->MaxCLL) + "," + std::to_string(light->MaxFALL);
-  return params;
-}
-
-std::string svtav1_hdr_params(const HdrMetadata& metadata) {
-  std::string params;
-  char text[192];
-  if (const auto* m = reinterpret_cast<const AVMasteringDisplayMetadata*>(metadata.mastering)) {
-    auto xy = [](const AVRational pair[2]) { return std::pair{av_q2d(pair[0]), av_q2d(pair[1])}; };
-    auto [gx, gy] = xy(m->display_primaries[1]);
-    auto [bx, by] = xy(m->display_primaries[2]);
-    auto [rx, ry] = xy(m->display_primaries[0]);
-    auto [wx, wy] = xy(m->white_point);
-    std::snprintf(text, sizeof text,
-                  "mastering-display=G(%.4f,%.4f)B(%.4f,%.4f)R(%.4f,%.4f)WP(%.4f,%.4f)L(%g,%.4f)",
-                  gx, gy, bx, by, rx, ry, wx, wy, av_q2d(m->max_luminance),
-                  av_q2d(m->min_luminance));
-    params = text;
-  }
-  if (const auto* light = reinterpret_cast<const AVContentLightMetadata*>(metadata.light))
-    params += (params.empty() ? "" : ":") + std::string("content-light=") +
-              std::to_string(light->MaxCLL) + "," + std::to_string(light->MaxFALL);
-  return params;
-}
-
-void add_hdr_params(std::string_view encoder, const HdrMetadata& metadata,
-                    std::vector<std::pair<std::string, std::string>>& options) {
-  bool x265 = encoder == "libx265";
-  if (!x265 && encoder != "libsvtav1") return;
-  std::string params = x265 ? x265_hdr_params(metadata) : svtav1_hdr_params(metadata);
-  if (params.empty()) return;
-  std::string key = x265 ? "x265-params" : "svtav1-params";
-  for (auto& [name, value] : options) {
-    if (name != key) continue;
-    bool carried = value.find("master-display=") != std::string::npos ||
-                   value.find("max-cll=") != std::string::npos ||
-                   value.find("content-light=") != std::string::npos;
-    if (!carried) value += (value.empty() ? "" : ":") + params;
-    return;
-  }
-  options.emplace_back(key, params);
 }
 
 }  // namespace tc

@@ -4,11 +4,6 @@
 // FFmpeg 5.1 writes SEI only from its master-display / max-cll parameters).
 #pragma once
 
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
 extern "C" {
 #include <libavformat/avformat.h>
 #include <libavutil/frame.h>
@@ -16,16 +11,12 @@ extern "C" {
 }
 
 #include "pipeline/core/status.h"
+#include "pipeline/plan/hdr_params.h"
 
 namespace tc {
 
 // The source's metadata: the first frame's (HEVC SEI, AV1 OBU) where it has it, else the input
 // stream's (the container's boxes).
-struct HdrMetadata {
-  const uint8_t* mastering = nullptr;  // AVMasteringDisplayMetadata
-  const uint8_t* light = nullptr;      // AVContentLightMetadata
-  bool empty() const { return !mastering && !light; }
-};
 HdrMetadata hdr_metadata_of(const AVFrame& first, const AVStream& input);
 
 // Adds it to the output stream's side data. Call after avcodec_parameters_from_context (which
@@ -47,20 +38,5 @@ class MasteringDisplayFill {
  private:
   AVMasteringDisplayMetadata last_{};
 };
-
-// x265's parameters for it: "master-display=G(x,y)B(x,y)R(x,y)WP(x,y)L(max,min):max-cll=C,F";
-// empty when there is none.
-std::string x265_hdr_params(const HdrMetadata& metadata);
-// SVT-AV1's (1.x, which writes them as metadata OBUs): the same display in chromaticity
-// coordinates and cd/m2, "mastering-display=G(0.2650,0.6900)...L(1000,0.0001):content-light=C,F".
-std::string svtav1_hdr_params(const HdrMetadata& metadata);
-
-// Encoders that write HDR10 metadata into the bitstream only from a parameters option (FFmpeg
-// 5.1: libx265's x265-params, libsvtav1's svtav1-params) get it there. An option that already
-// carries it (the plan's, from the container: plan/hdr_plan.h) is left as it is. Others: VP9
-// has no place for it in the bitstream, hardware encoders read the frames' side data, and every
-// output stream gets it (add_hdr_side_data).
-void add_hdr_params(std::string_view encoder, const HdrMetadata& metadata,
-                    std::vector<std::pair<std::string, std::string>>& options);
 
 }  // namespace tc

@@ -13,6 +13,7 @@
 
 #include "pipeline/core/status.h"
 #include "pipeline/metrics/engine_usage.h"
+#include "pipeline/package/package_report.h"
 #include "pipeline/plan/plan.h"
 
 namespace tc {
@@ -56,34 +57,6 @@ struct OutputReport {
   int64_t chunks = 0;
   std::optional<QualityScore> quality;  // with --quality only
   bool operator==(const OutputReport&) const = default;
-};
-
-// One rendition of a package as written (measured from the segments, not planned).
-struct RenditionReport {
-  std::string name;  // its directory in the package: "720p", "audio_1"
-  std::string type;  // "video", "audio", "subtitles" (WebVTT)
-  int width = 0;
-  int height = 0;
-  std::string codec;  // RFC 6381
-  std::string language;
-  int64_t peak_bitrate = 0;  // the highest segment's, bits per second
-  int64_t average_bitrate = 0;
-  int64_t segments = 0;
-  double duration_s = 0;
-  // Every segment starts with a keyframe, at the same times as every other video rendition's.
-  bool keyframes_aligned = false;
-  int64_t cues = 0;  // subtitles: the cues written
-  bool operator==(const RenditionReport&) const = default;
-};
-
-struct PackageReport {
-  std::string kind;  // "hls", "dash", "cmaf"
-  std::string dir;
-  double segment_s = 0;
-  std::vector<std::string> manifests;  // "master.m3u8", "manifest.mpd"
-  std::vector<RenditionReport> renditions;
-  bool keyframes_aligned = false;  // every video rendition's
-  bool operator==(const PackageReport&) const = default;
 };
 
 // The thumbnails as written: sheets of tiles and the WebVTT index that points into them.

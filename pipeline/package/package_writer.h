@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/exec/report.h"
 #include "pipeline/package/manifests.h"
 #include "pipeline/package/package_dir.h"
+#include "pipeline/package/package_report.h"
 #include "pipeline/package/segmenter.h"
 #include "pipeline/package/text_rendition.h"
 #include "pipeline/plan/plan.h"

@@ -1,6 +1,6 @@
 #include "pipeline/plan/hdr_plan.h"
 
-#include "pipeline/exec/hdr_metadata.h"
+#include "pipeline/plan/hdr_params.h"
 
 namespace tc {
 

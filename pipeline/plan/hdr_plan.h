@@ -1,6 +1,7 @@
 // HDR10 metadata in the plan: what the plan (and so --dry-run's ffmpeg command) can give libx265
 // from what the source's container declares. Frames' own metadata (HEVC SEI) is read at run
-// time (exec/hdr_metadata.h) for sources whose container declares none.
+// time (exec/hdr_metadata.h) for sources whose container declares none; both add parameters
+// through plan/hdr_params.h.
 #pragma once
 
 #include "pipeline/plan/plan.h"

@@ -1,4 +1,4 @@
-#include "service/cli/doctor_command.h"
+#include "service/transcode/doctor_command.h"
 
 #include <CLI/CLI.hpp>
 

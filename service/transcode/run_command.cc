@@ -1,4 +1,4 @@
-#include "service/cli/run_command.h"
+#include "service/transcode/run_command.h"
 
 #include <CLI/CLI.hpp>
 

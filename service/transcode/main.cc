@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "service/cli/commands.h"
-#include "service/cli/doctor_command.h"
-#include "service/cli/run_command.h"
 #include "service/common/command_line.h"
 #include "service/common/process_exit.h"
+#include "service/transcode/doctor_command.h"
+#include "service/transcode/run_command.h"
 #ifdef TC_WITH_GRPC
 #include "service/client/client.h"
 #endif
