@@ -15,8 +15,8 @@
 #include "pipeline/core/file.h"
 #include "pipeline/spec/job_spec.h"
 #include "service/common/command_line.h"
-#include "service/daemon/webhook_address.h"
-#include "service/daemon/webhook_signer.h"
+#include "service/daemon/webhook/webhook_address.h"
+#include "service/daemon/webhook/webhook_signer.h"
 
 namespace tc::daemon {
 namespace {

@@ -5,8 +5,8 @@
 
 #include "service/common/process_exit.h"
 #include "service/daemon/daemon.h"
-#include "service/daemon/worker_main.h"
-#include "service/daemon/zygote.h"
+#include "service/daemon/worker/worker_main.h"
+#include "service/daemon/worker/zygote.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);

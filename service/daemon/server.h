@@ -9,8 +9,8 @@
 #include <string>
 
 #include "pipeline/core/status.h"
+#include "service/daemon/api/reflection_service.h"
 #include "service/daemon/config.h"
-#include "service/daemon/reflection_service.h"
 
 namespace tc::daemon {
 

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "service/client/error_details.h"
-#include "service/daemon/grpc_status.h"
+#include "service/daemon/api/grpc_status.h"
 #include "transcode/v1/error_details.pb.h"
 #include "transcode/v1/field_behavior.pb.h"
 #include "transcode/v1/transcoder.pb.h"

@@ -1,7 +1,7 @@
 // The daemon's device discovery in a child process (service/daemon/discovery_child.h): what the
 // child found comes back whole, and a discovery that hangs, crashes or exits without an answer
 // costs the daemon a bounded wait and an error naming what happened, never the daemon itself.
-#include "service/daemon/discovery_child.h"
+#include "service/daemon/worker/discovery_child.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

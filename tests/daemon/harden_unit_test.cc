@@ -5,8 +5,8 @@
 #include <fstream>
 
 #include "service/daemon/config.h"
-#include "service/daemon/job_store.h"
-#include "service/daemon/request_policy.h"
+#include "service/daemon/policy/request_policy.h"
+#include "service/daemon/store/job_store.h"
 #include "tests/support/media_tools.h"
 
 using namespace tc;

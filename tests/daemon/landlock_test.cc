@@ -1,7 +1,7 @@
 // Landlock as a worker applies it: in a child process (it cannot be lifted), what the rules
 // allow still works and a file beside the roots cannot be opened, even by its real path. And the
 // GPU kernel cache the rules let a worker keep.
-#include "service/daemon/landlock.h"
+#include "service/daemon/worker/landlock.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 #include <future>
 #include <thread>
 
-#include "service/daemon/gpu_cache.h"
+#include "service/daemon/worker/gpu_cache.h"
 
 namespace tc::daemon {
 namespace {

@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "service/daemon/config.h"
-#include "service/daemon/job_manager.h"
-#include "service/daemon/metrics_endpoint.h"
-#include "service/daemon/node_metrics.h"
-#include "service/daemon/process_metrics.h"
+#include "service/daemon/jobs/job_manager.h"
+#include "service/daemon/metrics/metrics_endpoint.h"
+#include "service/daemon/metrics/process_metrics.h"
+#include "service/daemon/model/node_metrics.h"
 
 using namespace tc;
 using namespace tc::daemon;

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "service/daemon/proto_convert.h"
+#include "service/daemon/api/proto_convert.h"
 
 using namespace tc;
 using namespace tc::daemon;

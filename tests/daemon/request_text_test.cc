@@ -1,7 +1,7 @@
 // Every string of the API is checked on the wire: a NUL byte or invalid UTF-8 in any string field
 // of any request is refused naming that field (request_text.h), found by walking the service's
 // descriptors so that a field added later is covered without a new test.
-#include "service/daemon/request_text.h"
+#include "service/daemon/api/request_text.h"
 
 #include <gtest/gtest.h>
 

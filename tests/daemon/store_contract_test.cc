@@ -10,10 +10,10 @@
 #include <set>
 #include <thread>
 
-#include "service/daemon/job_store.h"
-#include "service/daemon/job_store_schema.h"
-#include "service/daemon/pg_connection.h"
-#include "service/daemon/pg_schema.h"
+#include "service/daemon/store/job_store.h"
+#include "service/daemon/store/job_store_schema.h"
+#include "service/daemon/store/pg_connection.h"
+#include "service/daemon/store/pg_schema.h"
 #include "tests/support/media_tools.h"
 #include "tests/support/postgres_server.h"
 

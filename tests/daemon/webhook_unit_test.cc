@@ -11,13 +11,13 @@
 #include <map>
 #include <mutex>
 
+#include "service/daemon/api/proto_convert.h"
 #include "service/daemon/config.h"
-#include "service/daemon/proto_convert.h"
-#include "service/daemon/webhook_address.h"
-#include "service/daemon/webhook_backoff.h"
-#include "service/daemon/webhook_pool.h"
-#include "service/daemon/webhook_signer.h"
-#include "service/daemon/webhook_url.h"
+#include "service/daemon/webhook/webhook_address.h"
+#include "service/daemon/webhook/webhook_backoff.h"
+#include "service/daemon/webhook/webhook_pool.h"
+#include "service/daemon/webhook/webhook_signer.h"
+#include "service/daemon/webhook/webhook_url.h"
 #include "tests/support/media_tools.h"
 
 using namespace tc;

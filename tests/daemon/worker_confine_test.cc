@@ -4,7 +4,7 @@
 // memory), and a file beside the roots (or the daemon's secrets under /etc) closed,
 // while what its libraries read under /etc stays open. A process that already has a second
 // thread is refused. And a worker's environment holds none of the daemon's secrets.
-#include "service/daemon/worker_confine.h"
+#include "service/daemon/worker/worker_confine.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -21,7 +21,7 @@
 #include <sstream>
 #include <thread>
 
-#include "service/daemon/child_environment.h"
+#include "service/daemon/worker/child_environment.h"
 
 namespace tc::daemon {
 namespace {

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "pipeline/exec/executor.h"
-#include "service/daemon/worker_supervisor.h"
+#include "service/daemon/worker/worker_supervisor.h"
 #include "tests/support/media_tools.h"
 
 namespace tc::daemon {

@@ -1,6 +1,6 @@
 // Issue 36: a worker's libav log lines reached the daemon's log unescaped, so an output name
 // with a newline forged a "succeeded" line. Each message is one escaped line naming its job.
-#include "service/daemon/worker_log.h"
+#include "service/daemon/worker/worker_log.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "pipeline/spec/job_spec.h"
-#include "service/daemon/worker_protocol.h"
+#include "service/daemon/worker/worker_protocol.h"
 
 namespace tc::daemon {
 namespace {

@@ -3,9 +3,9 @@
 // estimate, and the slots stay a cap. The clock is the test's.
 #include <gtest/gtest.h>
 
-#include "service/daemon/job_manager.h"
-#include "service/daemon/load_model.h"
-#include "service/daemon/scheduler.h"
+#include "service/daemon/jobs/job_manager.h"
+#include "service/daemon/model/load_model.h"
+#include "service/daemon/policy/scheduler.h"
 #include "tests/unit/fixtures.h"
 
 namespace tc::daemon {

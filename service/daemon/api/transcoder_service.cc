@@ -1,0 +1,175 @@
+#include "service/daemon/api/transcoder_service.h"
+
+#include "service/daemon/api/bearer_token.h"
+#include "service/daemon/api/grpc_status.h"
+#include "service/daemon/api/proto_convert.h"
+#include "service/daemon/api/watch_reactor.h"
+#include "service/daemon/api/wire_message.h"
+#include "service/daemon/webhook/webhook_url.h"
+
+namespace tc::daemon {
+namespace {
+
+// Finishes a unary call with `status`; every unary handler ends here.
+grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* context, const ApiStatus& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(to_grpc_status(status));
+  return reactor;
+}
+
+// GetJob's and CancelJob's reply: the id bounded, `act` on it, the job it leaves.
+template <class Act>
+ApiStatus job_reply(const std::string& id, pb::Job& reply, Act act) {
+  TC_API_RETURN_IF_ERROR(check_length(id, kMaxIdBytes, "id"));
+  JobRecord job;
+  TC_API_RETURN_IF_ERROR(act(id, job));
+  job_to_proto(job, &reply);
+  return {};
+}
+
+}  // namespace
+
+ApiStatus TranscoderService::authorize(const grpc::CallbackServerContext& context) const {
+  return check_bearer_token(context, token_);
+}
+
+ApiStatus TranscoderService::create(const pb::CreateJobRequest& request, pb::Job& response) {
+  TC_API_RETURN_IF_ERROR(check_length(request.request_id(), kMaxIdBytes, "request_id"));
+  TC_API_RETURN_IF_ERROR(check_labels({request.labels().begin(), request.labels().end()}));
+  if (!request.webhook_url().empty()) {
+    Status url = check_webhook_url(request.webhook_url());
+    if (!url.is_ok())
+      return {ApiCode::kInvalidArgument, ApiReason::kInvalidField, "webhook_url", url.message()};
+  }
+  Result<JobSpec> spec = spec_from_config(request.config());
+  // The spec's field names are the JobConfig's; the request holds it as "config".
+  if (!spec.is_ok()) return ApiStatus::from_spec(spec.status()).within("config");
+  NewJob job{std::move(*spec),
+             request.priority(),
+             {request.labels().begin(), request.labels().end()},
+             request.request_id(),
+             request.webhook_url()};
+  JobRecord record;
+  // The fields create() names are the spec's (apply_policy): under "config" too.
+  TC_API_RETURN_IF_ERROR(manager_.create(std::move(job), record).within("config"));
+  job_to_proto(record, &response);
+  return {};
+}
+
+ApiStatus TranscoderService::list(const pb::ListJobsRequest& request,
+                                  pb::ListJobsResponse& response) {
+  std::optional<JobState> state;
+  if (request.state() != pb::JOB_STATE_UNSPECIFIED) {
+    state = state_from_proto(request.state());
+    if (!state)
+      return {ApiCode::kInvalidArgument, ApiReason::kInvalidField, "state", "unknown value"};
+  }
+  TC_API_RETURN_IF_ERROR(check_length(request.page_token(), kMaxIdBytes, "page_token"));
+  JobPage page;
+  TC_API_RETURN_IF_ERROR(manager_.list(state, request.page_size(), request.page_token(), page));
+  // By bytes as well as by count: a page of jobs with large labels must still fit one reply.
+  size_t bytes = 0;
+  for (size_t i = 0; i < page.jobs.size(); ++i) {
+    pb::Job job;
+    job_to_proto(page.jobs[i], &job);
+    bytes += job.ByteSizeLong();
+    if (i > 0 && bytes > kMaxListBytes) {
+      page.cut(i);
+      break;
+    }
+    *response.add_jobs() = std::move(job);
+  }
+  response.set_next_page_token(page.next_page_token);
+  return {};
+}
+
+template <class Request, class Response, class Handle>
+grpc::ServerUnaryReactor* TranscoderService::unary(grpc::CallbackServerContext* context,
+                                                   const grpc::ByteBuffer* wire,
+                                                   grpc::ByteBuffer* reply, Handle handle) {
+  Request request;
+  Response response;
+  ApiStatus status = authorize(*context);
+  if (status.is_ok()) status = parse_request(*wire, request);
+  if (status.is_ok()) status = handle(request, response);
+  if (status.is_ok()) *reply = serialized(response);
+  return finish(context, status);
+}
+
+grpc::ServerUnaryReactor* TranscoderService::CreateJob(grpc::CallbackServerContext* context,
+                                                       const grpc::ByteBuffer* request,
+                                                       grpc::ByteBuffer* response) {
+  return unary<pb::CreateJobRequest, pb::Job>(
+      context, request, response,
+      [this](const pb::CreateJobRequest& r, pb::Job& job) { return create(r, job); });
+}
+
+grpc::ServerUnaryReactor* TranscoderService::GetJob(grpc::CallbackServerContext* context,
+                                                    const grpc::ByteBuffer* request,
+                                                    grpc::ByteBuffer* response) {
+  return unary<pb::GetJobRequest, pb::Job>(
+      context, request, response, [this](const pb::GetJobRequest& r, pb::Job& out) {
+        return job_reply(r.id(), out, [this](const std::string& id, JobRecord& job) {
+          return manager_.get(id, job);
+        });
+      });
+}
+
+grpc::ServerUnaryReactor* TranscoderService::ListJobs(grpc::CallbackServerContext* context,
+                                                      const grpc::ByteBuffer* request,
+                                                      grpc::ByteBuffer* response) {
+  return unary<pb::ListJobsRequest, pb::ListJobsResponse>(
+      context, request, response,
+      [this](const pb::ListJobsRequest& r, pb::ListJobsResponse& out) { return list(r, out); });
+}
+
+grpc::ServerUnaryReactor* TranscoderService::CancelJob(grpc::CallbackServerContext* context,
+                                                       const grpc::ByteBuffer* request,
+                                                       grpc::ByteBuffer* response) {
+  return unary<pb::CancelJobRequest, pb::Job>(
+      context, request, response, [this](const pb::CancelJobRequest& r, pb::Job& out) {
+        return job_reply(r.id(), out, [this](const std::string& id, JobRecord& job) {
+          return manager_.cancel(id, job);
+        });
+      });
+}
+
+grpc::ServerWriteReactor<grpc::ByteBuffer>* TranscoderService::WatchJob(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* wire) {
+  pb::WatchJobRequest request;
+  ApiStatus status = authorize(*context);
+  if (status.is_ok()) status = parse_request(*wire, request);
+  if (status.is_ok()) status = check_length(request.id(), kMaxIdBytes, "id");
+  if (!status.is_ok()) {
+    // A reactor that only finishes: the stream's error path.
+    class Refusal : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+     public:
+      explicit Refusal(const grpc::Status& status) { Finish(status); }
+      void OnDone() override { delete this; }
+    };
+    return new Refusal(to_grpc_status(status));
+  }
+  return new WatchReactor(manager_, request.id());
+}
+
+grpc::ServerUnaryReactor* TranscoderService::GetCapabilities(
+    grpc::CallbackServerContext* context, const pb::GetCapabilitiesRequest* /*request*/,
+    pb::Capabilities* response) {
+  ApiStatus status = authorize(*context);
+  if (status.is_ok()) capabilities_to_proto(inventory_, manager_.devices(), response);
+  response->set_version(TC_VERSION);
+  return finish(context, status);
+}
+
+grpc::ServerUnaryReactor* TranscoderService::ListNodes(grpc::CallbackServerContext* context,
+                                                       const pb::ListNodesRequest* /*request*/,
+                                                       pb::ListNodesResponse* response) {
+  ApiStatus status = authorize(*context);
+  if (!status.is_ok()) return finish(context, status);
+  Result<std::vector<NodeRecord>> nodes = manager_.nodes();
+  if (!nodes.is_ok()) return finish(context, {ApiCode::kInternal, nodes.status().message()});
+  for (const NodeRecord& node : *nodes) node_to_proto(node, response->add_nodes());
+  return finish(context, {});
+}
+
+}  // namespace tc::daemon

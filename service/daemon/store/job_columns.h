@@ -1,0 +1,55 @@
+// A job as both store engines keep it: one row of plain columns, its typed fields (labels, spec,
+// progress, report) as JSON text. Written once by to_columns and read once by from_columns, so
+// SQLite and PostgreSQL cannot disagree on what a row means.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "pipeline/core/status.h"
+#include "service/daemon/model/job_record.h"
+
+namespace tc::daemon {
+
+// The columns in the order every SELECT names them.
+inline constexpr const char* kJobColumnList =
+    "seq, id, request_id, state, priority, labels, spec, create_ms, start_ms, end_ms, attempt, "
+    "device, progress, report, error_code, error_message, error_retryable, webhook_url, node, "
+    "backend, device_path";
+
+struct JobColumns {
+  int64_t seq = 0;
+  std::string id;
+  std::string request_id;  // empty: none, stored as NULL (the column is UNIQUE)
+  int64_t state = 0;
+  int64_t priority = 0;
+  std::string labels;  // JSON object
+  std::string spec;    // tc::job_spec_to_json
+  int64_t create_ms = 0;
+  int64_t start_ms = 0;
+  int64_t end_ms = 0;
+  int64_t attempt = 0;
+  std::string device;
+  std::string progress;  // JSON
+  std::string report;    // JSON; empty when none
+  std::string error_code;
+  std::string error_message;
+  int64_t error_retryable = 0;
+  std::string webhook_url;  // empty: none
+  std::string node;
+  // The spec's backend and device, for claiming (lease_sql.h): written, never read back.
+  std::string backend;
+  std::string device_path;
+};
+
+JobColumns to_columns(const JobRecord& job);
+
+// The UPDATE of every column but seq, for both engines: $1 = id, $2 to $20 the other columns in
+// kJobColumnList order. With `expected`, only while the row still holds that state ($21) and
+// attempt ($22), and with `lease_expired` only once its lease ran out on the store's clock
+// (`now`, an SQL expression: lease_sql.h).
+std::string update_job_sql(bool expected, bool lease_expired, const char* now);
+// kInternal naming the job and the column that does not read back.
+Result<JobRecord> from_columns(const JobColumns& row);
+
+}  // namespace tc::daemon

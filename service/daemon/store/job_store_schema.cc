@@ -1,0 +1,191 @@
+#include "service/daemon/store/job_store_schema.h"
+
+#include <sqlite3.h>
+
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "pipeline/exec/report.h"
+#include "service/daemon/store/lease_sql.h"
+#include "service/daemon/store/sqlite_statement.h"
+
+namespace tc::daemon {
+namespace {
+
+using nlohmann::json;
+
+Status failed(sqlite3* db, const std::string& what) {
+  return {Code::kInternal, "job store: " + what + ": " + sqlite3_errmsg(db)};
+}
+
+Status exec(sqlite3* db, const std::string& sql, const std::string& what) {
+  char* error = nullptr;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error) == SQLITE_OK) return {};
+  Status status(Code::kInternal,
+                "job store: " + what + ": " + (error ? error : sqlite3_errmsg(db)));
+  sqlite3_free(error);
+  return status;
+}
+
+// Version 1: the table as the first release created it. A database of that release has
+// user_version 0 and this table already: IF NOT EXISTS adopts it.
+Status create_jobs_table(sqlite3* db) {
+  return exec(db, R"sql(
+CREATE TABLE IF NOT EXISTS jobs (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  request_id TEXT UNIQUE,          -- NULL when the client gave none
+  state INTEGER NOT NULL,
+  priority INTEGER NOT NULL,
+  labels TEXT NOT NULL,            -- JSON object
+  spec TEXT NOT NULL,              -- tc::job_spec_to_json
+  create_ms INTEGER NOT NULL,
+  start_ms INTEGER NOT NULL,
+  end_ms INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  device TEXT NOT NULL,
+  progress TEXT NOT NULL,          -- JSON, the last progress seen
+  report TEXT NOT NULL,            -- tc::report_to_json, when SUCCEEDED
+  error_code TEXT NOT NULL,        -- code_key(), "ok" when none
+  error_message TEXT NOT NULL,
+  error_retryable INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs(state, seq);
+)sql",
+              "create the jobs table");
+}
+
+// StageDevice::to_string's text ("cpu", "vaapi /dev/dri/renderD128 (i915)") back into its parts:
+// a version-1 report has nothing else.
+StageDevice legacy_stage_device(std::string_view text) {
+  StageDevice device;
+  size_t space = text.find(' ');
+  Result<BackendKind> backend = parse_backend(text.substr(0, space));
+  if (text == "cpu" || space == std::string_view::npos || !backend.is_ok()) return device;
+  device.backend = *backend;
+  std::string_view rest = text.substr(space + 1);
+  size_t paren = rest.find(" (");
+  device.path = std::string(rest.substr(0, paren));
+  if (paren != std::string_view::npos && rest.back() == ')')
+    device.driver = std::string(rest.substr(paren + 2, rest.size() - paren - 3));
+  return device;
+}
+
+// A version-1 report's stages name their device only as text ("vaapi /dev/dri/renderD128
+// (i915)"); version 2 stores its parts beside it, which is what the typed report reads.
+bool add_stage_device_parts(json& report) {
+  bool changed = false;
+  if (!report.is_object() || !report.contains("stages") || !report["stages"].is_array())
+    return false;
+  for (json& stage : report["stages"]) {
+    if (!stage.is_object() || stage.contains("device_backend") || !stage.contains("device") ||
+        !stage["device"].is_string())
+      continue;
+    StageDevice device = legacy_stage_device(stage["device"].get<std::string>());
+    stage["device_backend"] = name_of(device.backend);
+    stage["device_path"] = device.path;
+    stage["device_driver"] = device.driver;
+    changed = true;
+  }
+  return changed;
+}
+
+// Version 2: stored reports' stage devices as parts. A report that is not JSON is left as it
+// is: reading it then fails naming its job, which is more use than losing it here.
+Status split_stage_devices(sqlite3* db) {
+  std::vector<std::pair<std::string, std::string>> rewritten;  // id, report
+  Statement select(db, "SELECT id, report FROM jobs WHERE report != ''");
+  if (!select.ok()) return failed(db, "read reports");
+  int rc;
+  while ((rc = select.step()) == SQLITE_ROW) {
+    json report = json::parse(select.text_at(1), nullptr, false);
+    if (add_stage_device_parts(report)) rewritten.emplace_back(select.text_at(0), report.dump());
+  }
+  if (rc != SQLITE_DONE) return failed(db, "read reports");
+  Statement update(db, "UPDATE jobs SET report = ? WHERE id = ?");
+  if (!update.ok()) return failed(db, "rewrite reports");
+  for (const auto& [id, report] : rewritten) {
+    update.bind(1, report);
+    update.bind(2, id);
+    if (update.step() != SQLITE_DONE) return failed(db, "rewrite the report of job " + id);
+    update.reset();
+  }
+  return {};
+}
+
+// Version 3: webhooks. A job's URL, and the outbox of its state changes (notification.h):
+// status 0 = to send, 1 = delivered, 2 = given up.
+Status add_notifications(sqlite3* db) {
+  return exec(db, R"sql(
+ALTER TABLE jobs ADD COLUMN webhook_url TEXT NOT NULL DEFAULT '';
+CREATE TABLE notifications (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  delivery_id TEXT NOT NULL UNIQUE,
+  job_id TEXT NOT NULL,
+  url TEXT NOT NULL,
+  event TEXT NOT NULL,
+  body TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  create_ms INTEGER NOT NULL,
+  due_ms INTEGER NOT NULL,
+  status INTEGER NOT NULL,
+  last_error TEXT NOT NULL
+);
+CREATE INDEX notifications_pending ON notifications(status, job_id, id);
+)sql",
+              "add webhooks");
+}
+
+// Version 4: cluster mode (lease_sql.h), with the columns of the jobs already there filled in.
+Status add_leases(sqlite3* db) {
+  TC_RETURN_IF_ERROR(exec(db, kAddLeasesSql, "add leases"));
+  return exec(db,
+              "UPDATE jobs SET backend = COALESCE(json_extract(spec, '$.backend'), 'auto'), "
+              "device_path = COALESCE(json_extract(spec, '$.device'), '')",
+              "fill the backend and device columns");
+}
+
+// Step i takes the database from version i to i + 1. Append; never edit a released step.
+using Step = Status (*)(sqlite3*);
+constexpr Step kSteps[] = {create_jobs_table, split_stage_devices, add_notifications, add_leases};
+
+Result<int> user_version(sqlite3* db) {
+  Statement statement(db, "PRAGMA user_version");
+  if (!statement.ok() || statement.step() != SQLITE_ROW) return failed(db, "read user_version");
+  return static_cast<int>(statement.int_at(0));
+}
+
+Status run_steps(sqlite3* db, int from) {
+  for (int version = from; version < job_store_schema_version(); ++version)
+    TC_RETURN_IF_ERROR(kSteps[version](db));
+  return exec(db, "PRAGMA user_version = " + std::to_string(job_store_schema_version()),
+              "set user_version");
+}
+
+}  // namespace
+
+int job_store_schema_version() {
+  return static_cast<int>(std::size(kSteps));
+}
+
+Status migrate_schema(sqlite3* db, const std::string& path) {
+  // IMMEDIATE: a second daemon on the same directory waits here instead of migrating too.
+  TC_RETURN_IF_ERROR(exec(db, "BEGIN IMMEDIATE", "begin migration"));
+  Result<int> version = user_version(db);
+  Status status = version.status();
+  if (status.is_ok() && *version > job_store_schema_version())
+    status = Status(Code::kInternal, "job store " + path + ": schema version " +
+                                         std::to_string(*version) +
+                                         " is newer than this transcoded knows (" +
+                                         std::to_string(job_store_schema_version()) +
+                                         "): run a newer transcoded, or another state_dir");
+  if (status.is_ok() && *version < job_store_schema_version()) status = run_steps(db, *version);
+  if (!status.is_ok()) {
+    (void)exec(db, "ROLLBACK", "roll back migration");
+    return status;
+  }
+  return exec(db, "COMMIT", "commit migration");
+}
+
+}  // namespace tc::daemon

@@ -1,0 +1,74 @@
+// The cluster job store: PostgreSQL through libpq, shared by every daemon of a cluster. One
+// connection per daemon, serialised by a mutex (a few rows a second), re-established when the
+// server restarts. Same contract as the SQLite engine (tests/daemon/store_contract_test.cc).
+#pragma once
+
+#include <mutex>
+
+#include "service/daemon/store/job_store.h"
+#include "service/daemon/store/pg_connection.h"
+
+namespace tc::daemon {
+
+class PgJobStore final : public JobStore {
+ public:
+  // Connects and brings the schema to this binary's version (pg_schema.h).
+  static Result<std::unique_ptr<PgJobStore>> open(const std::string& url,
+                                                  const std::string& password);
+
+  Result<bool> insert(JobRecord& job) override;
+  Result<std::optional<JobRecord>> get(const std::string& id) override;
+  Result<std::optional<JobRecord>> find_by_request_id(const std::string& request_id) override;
+  Result<bool> write(const JobRecord& job, const std::optional<RowState>& expected,
+                     const Notification* notice) override;
+  Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq,
+                                      int limit) override;
+  Result<int> count_in_state(JobState state) override;
+  Result<int> purge_ended_before(int64_t end_ms) override;
+  Status heartbeat(const NodeRecord& node) override;
+  Result<std::vector<NodeRecord>> nodes() override;
+
+  // The outbox: pg_outbox.cc.
+  Result<bool> insert_notifying(JobRecord& job, const Notification& notice) override;
+  Result<std::vector<Notification>> claim_due_notifications(int64_t now_ms, int64_t hold_ms,
+                                                            int limit) override;
+  Status mark_notification_delivered(int64_t id) override;
+  Status reschedule_notification(int64_t id, int attempts, int64_t due_ms,
+                                 const std::string& error) override;
+  Status abandon_notification(int64_t id, const std::string& error) override;
+  Result<NotificationBacklog> notification_backlog() override;
+
+  // Leases and claims: the end of pg_job_store.cc.
+  bool shared() const override { return true; }
+  Result<std::optional<JobRecord>> claim(const ClaimRequest& claim, const TakeJob& take) override;
+  Result<std::vector<HeldJob>> renew_leases(const std::string& node,
+                                            const std::vector<std::string>& jobs,
+                                            int64_t lease_ms) override;
+  Result<Fence> hold_lease(const std::string& id, int attempt, const std::string& node,
+                           int64_t lease_ms) override;
+  Result<std::vector<JobRecord>> orphans(const std::string& own_node) override;
+  Result<CancelAnswer> request_cancel(const std::string& id) override;
+  // A listener on its own connection (pg_listener.h).
+  std::unique_ptr<StoreEvents> events() override;
+
+ private:
+  PgJobStore(std::unique_ptr<PgConnection> db, std::string url, std::string password)
+      : db_(std::move(db)), url_(std::move(url)), password_(std::move(password)) {}
+  Result<std::optional<JobRecord>> find_one(const char* column, const std::string& value);
+  Result<std::vector<JobRecord>> select(const std::string& where, const PgParams& params,
+                                        const std::string& what);
+  Result<std::vector<JobRecord>> select_sql(const std::string& sql, const PgParams& params,
+                                            const std::string& what);
+  // The bodies of insert and update, mutex_ held.
+  Result<bool> insert_locked(JobRecord& job);
+  Result<bool> update_locked(const JobRecord& job, const std::optional<RowState>& expected);
+  Status enqueue_locked(const Notification& notice);  // pg_outbox.cc
+  Status update_notice(const char* sql, const PgParams& params);
+
+  std::mutex mutex_;
+  std::unique_ptr<PgConnection> db_;
+  const std::string url_;  // for the listener's own connection
+  const std::string password_;
+};
+
+}  // namespace tc::daemon

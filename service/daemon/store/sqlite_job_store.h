@@ -1,0 +1,77 @@
+// The embedded job store: SQLite in WAL mode in the state directory. One connection,
+// serialised by a mutex: the daemon writes a few rows a second.
+#pragma once
+
+#include <functional>
+#include <mutex>
+
+#include "service/daemon/store/job_store.h"
+
+struct sqlite3;
+
+namespace tc::daemon {
+
+class Statement;
+
+class SqliteJobStore final : public JobStore {
+ public:
+  // Creates the directory's database when missing. kInternal names the file on failure.
+  static Result<std::unique_ptr<SqliteJobStore>> open(const std::string& state_dir);
+  ~SqliteJobStore() override;
+  SqliteJobStore(const SqliteJobStore&) = delete;
+  SqliteJobStore& operator=(const SqliteJobStore&) = delete;
+
+  Result<bool> insert(JobRecord& job) override;
+  Result<std::optional<JobRecord>> get(const std::string& id) override;
+  Result<std::optional<JobRecord>> find_by_request_id(const std::string& request_id) override;
+  Result<bool> write(const JobRecord& job, const std::optional<RowState>& expected,
+                     const Notification* notice) override;
+  Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq,
+                                      int limit) override;
+  Result<int> count_in_state(JobState state) override;
+  Result<int> purge_ended_before(int64_t end_ms) override;
+  Status heartbeat(const NodeRecord& node) override;
+  Result<std::vector<NodeRecord>> nodes() override;
+
+  // The outbox: sqlite_outbox.cc.
+  Result<bool> insert_notifying(JobRecord& job, const Notification& notice) override;
+  Result<std::vector<Notification>> claim_due_notifications(int64_t now_ms, int64_t hold_ms,
+                                                            int limit) override;
+  Status mark_notification_delivered(int64_t id) override;
+  Status reschedule_notification(int64_t id, int attempts, int64_t due_ms,
+                                 const std::string& error) override;
+  Status abandon_notification(int64_t id, const std::string& error) override;
+  Result<NotificationBacklog> notification_backlog() override;
+
+  // Leases: sqlite_leases.cc. One daemon owns an SQLite store, so claims need no locking beyond
+  // its transaction, and nothing happens that this daemon does not see itself.
+  bool shared() const override { return false; }
+  Result<std::optional<JobRecord>> claim(const ClaimRequest& claim, const TakeJob& take) override;
+  Result<std::vector<HeldJob>> renew_leases(const std::string& node,
+                                            const std::vector<std::string>& jobs,
+                                            int64_t lease_ms) override;
+  Result<Fence> hold_lease(const std::string& id, int attempt, const std::string& node,
+                           int64_t lease_ms) override;
+  Result<std::vector<JobRecord>> orphans(const std::string& own_node) override;
+  Result<CancelAnswer> request_cancel(const std::string& id) override;
+  std::unique_ptr<StoreEvents> events() override { return nullptr; }
+
+ private:
+  explicit SqliteJobStore(sqlite3* db) : db_(db) {}
+  Status exec(const char* sql);
+  Result<std::optional<JobRecord>> find_one(const char* column, const std::string& value);
+  // The bodies of insert and update, mutex_ held.
+  Result<bool> insert_locked(JobRecord& job);
+  Result<bool> update_locked(const JobRecord& job, const std::optional<RowState>& expected);
+  // The outbox's statements, mutex_ held (sqlite_outbox.cc).
+  Status in_transaction(const std::function<Status()>& body);
+  Status enqueue_locked(const Notification& notice);
+  Status step_notice(Statement& update, int64_t id);
+
+  std::mutex mutex_;
+  sqlite3* db_;
+  std::mutex node_mutex_;
+  std::optional<NodeRecord> node_;  // the one node: this daemon, kept in memory
+};
+
+}  // namespace tc::daemon

@@ -1,0 +1,55 @@
+// The delivery of webhooks: a poll thread claims due notices from the store's outbox (with
+// several daemons on one database, each notice goes to one) and hands them to a WebhookPool,
+// whose threads POST them (at most a few at once per receiver, so a slow receiver delays only
+// its own notices), mark them delivered on 2xx, and otherwise reschedule them by WebhookBackoff
+// or give up (logged). Never an RPC thread. What was not delivered when the daemon stopped is
+// still in the outbox and goes out after the next start.
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <string>
+
+#include "service/daemon/common/periodic_thread.h"
+#include "service/daemon/store/job_store.h"
+#include "service/daemon/webhook/webhook_backoff.h"
+#include "service/daemon/webhook/webhook_pool.h"
+#include "service/daemon/webhook/webhook_sender.h"
+
+namespace tc::daemon {
+
+struct DeliveryOptions {
+  WebhookTarget target;  // the HMAC keys and webhook_allow
+  WebhookBackoff backoff;
+  WebhookTimeouts timeouts;
+  PoolOptions pool;
+  double poll_interval_s = 0.5;  // how often the outbox is looked at
+  int batch = 16;                // notices claimed at once
+};
+
+class WebhookDelivery {
+ public:
+  // `store` must outlive this.
+  WebhookDelivery(JobStore& store, DeliveryOptions options);
+  WebhookDelivery(const WebhookDelivery&) = delete;
+  WebhookDelivery& operator=(const WebhookDelivery&) = delete;
+
+  // Hands what is due now to the pool, once; returns how many notices were claimed.
+  int deliver_due();
+  // The outbox's undelivered notices as of the last poll (metrics).
+  NotificationBacklog backlog() const;
+
+ private:
+  void deliver_all_due();
+  void deliver(const Notification& notice);
+  void count_backlog();
+
+  JobStore& store_;
+  DeliveryOptions options_;
+  std::atomic<int64_t> backlog_count_{0};
+  std::atomic<int64_t> backlog_oldest_ms_{0};
+  std::optional<WebhookPool> pool_;
+  std::optional<PeriodicThread> polls_;  // last: stops before the rest goes
+};
+
+}  // namespace tc::daemon

@@ -1,0 +1,146 @@
+#include "service/daemon/worker/worker_protocol.h"
+
+#include <nlohmann/json.hpp>
+
+namespace tc::daemon {
+namespace {
+
+using nlohmann::json;
+
+Status bad_line(std::string_view line, const std::string& why) {
+  return {Code::kInternal,
+          "worker wrote a bad line (" + why + "): " + std::string(line.substr(0, 200))};
+}
+
+// The worker's error, into `error`; what is wrong with the line otherwise.
+Status error_from(const json& e, Status& error) {
+  if (!e.is_object() || !e.contains("code") || !e["code"].is_string())
+    return {Code::kInternal, "error.code: missing"};
+  std::string key = e["code"].get<std::string>();
+  std::optional<Code> code = parse_code_key(key);
+  if (!code || *code == Code::kOk) return {Code::kInternal, "error.code: '" + key + "' unknown"};
+  auto message = e.find("message");
+  auto retryable = e.find("retryable");
+  error =
+      Status(*code, message != e.end() && message->is_string() ? message->get<std::string>() : "",
+             retryable != e.end() && retryable->is_boolean() && retryable->get<bool>());
+  return Status::ok();
+}
+
+json error_json(const Status& error) {
+  return {{"code", code_key(error.code())},
+          {"message", error.message()},
+          {"retryable", error.retryable()}};
+}
+
+}  // namespace
+
+std::string worker_line(const Progress& progress) {
+  return json{{"progress", progress}}.dump();
+}
+
+std::string worker_line(const JobReport& report) {
+  return json{{"result", report}}.dump();
+}
+
+std::string worker_line(const Status& error) {
+  return json{{"error", error_json(error)}}.dump();
+}
+
+std::string publish_request_line() {
+  return json{{"publish", json::object()}}.dump();
+}
+
+std::string ready_line() {
+  return json{{"ready", json::object()}}.dump();
+}
+
+std::string job_line(const WorkerJob& job) {
+  return json{
+      {"job", {{"attempt", job.attempt}, {"id", job.id}, {"spec", job_spec_json_value(job.spec)}}}}
+      .dump();
+}
+
+Result<WorkerJob> parse_job_line(std::string_view line) {
+  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  auto bad = [&](const std::string& why) {
+    return Status(Code::kInvalidArgument,
+                  "the job line does not read (" + why + "): " + std::string(line.substr(0, 200)));
+  };
+  if (!j.is_object() || j.size() != 1 || !j.contains("job") || !j["job"].is_object())
+    return bad("not {\"job\": {...}}");
+  const json& job = j["job"];
+  auto attempt = job.find("attempt");
+  if (attempt == job.end() || !attempt->is_number_integer() || attempt->get<int>() < 0)
+    return bad("attempt: not a count");
+  auto id = job.find("id");
+  if (id != job.end() && !id->is_string()) return bad("id: not text");
+  auto spec = job.find("spec");
+  if (spec == job.end()) return bad("spec: missing");
+  TC_ASSIGN_OR_RETURN(JobSpec parsed, job_spec_from_json_value(*spec));
+  return WorkerJob{std::move(parsed), attempt->get<int>(),
+                   id == job.end() ? std::string() : id->get<std::string>()};
+}
+
+Result<WorkerMessage> parse_worker_line(std::string_view line) {
+  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || j.size() != 1) return bad_line(line, "not a one-key JSON object");
+  WorkerMessage message;
+  Status read;
+  if (j.contains("ready")) {
+    message.kind = WorkerMessage::Kind::kReady;
+    if (!j["ready"].is_object() || !j["ready"].empty())
+      read = {Code::kInternal, "ready: not an empty object"};
+  } else if (j.contains("progress")) {
+    message.kind = WorkerMessage::Kind::kProgress;
+    read = from_json(j["progress"], message.progress);
+  } else if (j.contains("publish")) {
+    message.kind = WorkerMessage::Kind::kPublish;
+    if (!j["publish"].is_object() || !j["publish"].empty())
+      read = {Code::kInternal, "publish: not an empty object"};
+  } else if (j.contains("result")) {
+    message.kind = WorkerMessage::Kind::kResult;
+    read = from_json(j["result"], message.report);
+  } else if (j.contains("error")) {
+    message.kind = WorkerMessage::Kind::kError;
+    read = error_from(j["error"], message.error);
+  } else {
+    return bad_line(line, "unknown key");
+  }
+  if (!read.is_ok()) return bad_line(line, read.message());
+  return message;
+}
+
+std::string publish_answer_line(const Status& answer) {
+  json publish = {{"allowed", answer.is_ok()}};
+  if (!answer.is_ok()) publish["error"] = error_json(answer);
+  return json{{"publish", publish}}.dump();
+}
+
+Status parse_publish_answer(std::string_view line) {
+  auto bad_answer = [&](const std::string& why) {
+    return Status(Code::kInternal, "the daemon's answer to publishing does not read (" + why +
+                                       "): " + std::string(line.substr(0, 200)));
+  };
+  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || j.size() != 1 || !j.contains("publish") || !j["publish"].is_object())
+    return bad_answer("not {\"publish\": {...}}");
+  const json& publish = j["publish"];
+  auto allowed = publish.find("allowed");
+  if (allowed == publish.end() || !allowed->is_boolean()) return bad_answer("allowed: missing");
+  if (allowed->get<bool>()) return Status::ok();
+  Status refusal;
+  if (Status read = error_from(publish.value("error", json()), refusal); !read.is_ok())
+    return bad_answer(read.message());
+  return refusal;
+}
+
+Status read_publish_answer(std::istream& in) {
+  std::string answer;
+  if (!std::getline(in, answer))
+    return {Code::kInternal, "no answer from the daemon to publishing the outputs (it stopped)",
+            true};
+  return parse_publish_answer(answer);
+}
+
+}  // namespace tc::daemon
