@@ -1,5 +1,5 @@
-// The daemon's device discovery in a child process (service/daemon/discovery_child.h): what the
-// child found comes back whole, and a discovery that hangs, crashes or exits without an answer
+// The daemon's device discovery in a child process (service/daemon/worker/discovery_child.h): what
+// the child found comes back whole, and a discovery that hangs, crashes or exits without an answer
 // costs the daemon a bounded wait and an error naming what happened, never the daemon itself.
 #include "service/daemon/worker/discovery_child.h"
 

@@ -1,4 +1,4 @@
-// The load model (service/daemon/load_model.h) and the scheduler's admission by it: a device
+// The load model (service/daemon/model/load_model.h) and the scheduler's admission by it: a device
 // takes another job while its running jobs' measured load leaves room for one more job's
 // estimate, and the slots stay a cap. The clock is the test's.
 #include <gtest/gtest.h>
