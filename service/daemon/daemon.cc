@@ -269,7 +269,7 @@ void log_store(const DaemonConfig& config) {
 int serve(const DaemonConfig& config) {
   // First, while the daemon has one thread: discovery forks.
   HwInventory inventory = node_inventory(config);
-  Result<std::unique_ptr<JobStore>> store =
+  Result<JobStore> store =
       open_job_store({config.store, config.store_password_file, config.state_dir});
   if (!store.is_ok()) return store_error(store.status(), !config.store.empty());
   log_store(config);
@@ -281,10 +281,9 @@ int serve(const DaemonConfig& config) {
   log_devices(scheduler.devices(), inventory, config.warm_workers);
   log_landlock(config);
   log_root();
-  JobStore& outbox = **store;
   ManagerOptions options = manager_options(config);
   options.devices_json = inventory_to_json(inventory).dump();
-  JobManager manager(std::move(options), std::move(*store), std::move(scheduler));
+  JobManager manager(std::move(options), *store, std::move(scheduler));
   if (Status started = manager.start(); !started.is_ok()) {
     spdlog::error("{}", started.message());
     return kExitInternal;
@@ -297,7 +296,8 @@ int serve(const DaemonConfig& config) {
   std::unique_ptr<WebhookDelivery> webhooks;
   if (!config.webhook_secret.empty())
     webhooks = std::make_unique<WebhookDelivery>(
-        outbox, DeliveryOptions{{config.webhook_keys, *parse_webhook_allow(config.webhook_allow)}});
+        store->outbox(),
+        DeliveryOptions{{config.webhook_keys, *parse_webhook_allow(config.webhook_allow)}});
   std::unique_ptr<MetricsEndpoint> metrics;
   if (!config.metrics_listen.empty()) {
     Result<std::unique_ptr<MetricsEndpoint>> started =

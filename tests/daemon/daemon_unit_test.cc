@@ -215,54 +215,54 @@ TEST(Config, TheDocumentedExampleLoads) {
 TEST(JobStore, KeepsJobsAcrossReopenAndPages) {
   TempDir dir;
   {
-    auto store = JobStore::open(dir.path());
+    auto store = open_job_store({.state_dir = dir.path()});
     ASSERT_TRUE(store.is_ok()) << store.status().message();
     for (int i = 0; i < 5; ++i) {
       JobRecord job;
       job.id = "j" + std::to_string(i);
       job.labels = {{"k", "v"}};
       job.create_ms = 1000 + i;
-      ASSERT_TRUE((*store)->insert(job).is_ok());
+      ASSERT_TRUE(store->jobs().insert(job).is_ok());
     }
-    Result<std::optional<JobRecord>> j2 = (*store)->get("j2");
+    Result<std::optional<JobRecord>> j2 = store->jobs().get("j2");
     ASSERT_TRUE(j2.is_ok() && j2->has_value());
     JobRecord job = **j2;
     job.state = JobState::kFailed;
     job.error = Status(Code::kInput, "bad input", true);
     job.end_ms = 5;
-    ASSERT_TRUE((*store)->update(job).is_ok());
+    ASSERT_TRUE(store->jobs().write(job, std::nullopt, nullptr).is_ok());
   }
-  auto store = JobStore::open(dir.path());
+  auto store = open_job_store({.state_dir = dir.path()});
   ASSERT_TRUE(store.is_ok());
-  auto j2 = (*store)->get("j2");
+  auto j2 = store->jobs().get("j2");
   ASSERT_TRUE(j2.is_ok() && j2->has_value());
   EXPECT_EQ((**j2).state, JobState::kFailed);
   EXPECT_EQ((**j2).error.code(), Code::kInput);
   EXPECT_TRUE((**j2).error.retryable());
   EXPECT_EQ((**j2).labels.at("k"), "v");
-  auto page = (*store)->list(std::nullopt, 0, 2);
+  auto page = store->jobs().list(std::nullopt, 0, 2);
   ASSERT_TRUE(page.is_ok());
   ASSERT_EQ(page->size(), 2u);
   EXPECT_EQ((*page)[0].id, "j4");
-  auto next = (*store)->list(std::nullopt, (*page)[1].seq, 10);
+  auto next = store->jobs().list(std::nullopt, (*page)[1].seq, 10);
   ASSERT_EQ(next->size(), 3u);
   EXPECT_EQ((*next)[0].id, "j2");
-  EXPECT_EQ(*(*store)->count_in_state(JobState::kQueued), 4);
-  EXPECT_EQ(*(*store)->purge_ended_before(10), 1);
-  EXPECT_FALSE((*store)->get("j2")->has_value());
+  EXPECT_EQ(*store->jobs().count_in_state(JobState::kQueued), 4);
+  EXPECT_EQ(*store->jobs().purge_ended_before(10), 1);
+  EXPECT_FALSE(store->jobs().get("j2")->has_value());
 }
 
 TEST(JobStore, RequestIdReturnsTheFirstJob) {
   TempDir dir;
-  auto store = JobStore::open(dir.path());
+  auto store = open_job_store({.state_dir = dir.path()});
   JobRecord first;
   first.id = "a";
   first.request_id = "req-1";
-  ASSERT_TRUE(*(*store)->insert(first));
+  ASSERT_TRUE(*store->jobs().insert(first));
   JobRecord again;
   again.id = "b";
   again.request_id = "req-1";
-  Result<bool> inserted = (*store)->insert(again);
+  Result<bool> inserted = store->jobs().insert(again);
   ASSERT_TRUE(inserted.is_ok());
   EXPECT_FALSE(*inserted);
   EXPECT_EQ(again.id, "a");
@@ -278,9 +278,9 @@ TEST(JobStore, MigratesAReleaseOneDatabaseAndReadsItsJobTyped) {
     ASSERT_EQ(db.user_version(), 0);
   }
   for (int open = 0; open < 2; ++open) {  // the second open finds nothing left to migrate
-    auto store = JobStore::open(dir.path());
+    auto store = open_job_store({.state_dir = dir.path()});
     ASSERT_TRUE(store.is_ok()) << store.status().message();
-    Result<std::optional<JobRecord>> found = (*store)->get("old");
+    Result<std::optional<JobRecord>> found = store->jobs().get("old");
     ASSERT_TRUE(found.is_ok()) << found.status().message();
     ASSERT_TRUE(found->has_value());
     const JobRecord& job = **found;
@@ -316,7 +316,7 @@ TEST(JobStore, RefusesADatabaseNewerThanItKnows) {
     db.exec(kReleaseOneTable);
     db.exec("PRAGMA user_version = " + std::to_string(future));
   }
-  auto store = JobStore::open(dir.path());
+  auto store = open_job_store({.state_dir = dir.path()});
   ASSERT_FALSE(store.is_ok());
   const std::string& message = store.status().message();
   EXPECT_NE(message.find(path), std::string::npos) << message;
@@ -328,20 +328,20 @@ TEST(JobStore, RefusesADatabaseNewerThanItKnows) {
 
 TEST(JobStore, ARowThatDoesNotReadIsAnErrorNamingTheJob) {
   TempDir dir;
-  ASSERT_TRUE(JobStore::open(dir.path()).is_ok());  // the current schema
+  ASSERT_TRUE(open_job_store({.state_dir = dir.path()}).is_ok());  // the current schema
   RawDb(dir.path() + "/jobs.sqlite3")
       .exec(
           "INSERT INTO jobs (id, state, priority, labels, spec, create_ms, start_ms, end_ms, "
           "attempt, device, progress, report, error_code, error_message, error_retryable) VALUES "
           "('broken', 1, 0, '{}', '{\"outputs\": 5}', 0, 0, 0, 0, '', '{}', '', 'ok', '', 0)");
-  auto store = JobStore::open(dir.path());
+  auto store = open_job_store({.state_dir = dir.path()});
   ASSERT_TRUE(store.is_ok());
-  Result<std::optional<JobRecord>> found = (*store)->get("broken");
+  Result<std::optional<JobRecord>> found = store->jobs().get("broken");
   ASSERT_FALSE(found.is_ok());
   EXPECT_NE(found.status().message().find("job broken"), std::string::npos)
       << found.status().message();
   EXPECT_NE(found.status().message().find("spec"), std::string::npos) << found.status().message();
-  EXPECT_FALSE((*store)->list(JobState::kQueued, 0, 10).is_ok());
+  EXPECT_FALSE(store->jobs().list(JobState::kQueued, 0, 10).is_ok());
 }
 
 TEST(Scheduler, SlotsBoundPlacementUntilReleased) {
@@ -582,7 +582,7 @@ TEST(JobManager, RecoveryRequeuesOrFailsInterruptedJobsAndRemovesPartials) {
   spec.outputs.push_back(OutputSpec{});
   spec.outputs[0].path = out;
   {
-    auto store = JobStore::open(dir.path());
+    auto store = open_job_store({.state_dir = dir.path()});
     ASSERT_TRUE(store.is_ok());
     for (auto [id, attempt] : {std::pair{"again", 1}, std::pair{"spent", 3}}) {
       JobRecord job;
@@ -590,7 +590,7 @@ TEST(JobManager, RecoveryRequeuesOrFailsInterruptedJobsAndRemovesPartials) {
       job.state = JobState::kRunning;
       job.attempt = attempt;
       job.spec = spec;
-      ASSERT_TRUE((*store)->insert(job).is_ok());
+      ASSERT_TRUE(store->jobs().insert(job).is_ok());
     }
     // Issue 36: jobs that ended failed or cancelled while their folder was read-only to the
     // worker, their temp files left behind: the next start removes them too.
@@ -603,10 +603,10 @@ TEST(JobManager, RecoveryRequeuesOrFailsInterruptedJobsAndRemovesPartials) {
       job.spec = spec;
       job.spec.outputs[0].path = dir.path() + "/" + id + ".mp4";
       std::ofstream(partial_path(job.spec.outputs[0].path, 2)) << "left by the worker";
-      ASSERT_TRUE((*store)->insert(job).is_ok());
+      ASSERT_TRUE(store->jobs().insert(job).is_ok());
     }
   }
-  auto store = JobStore::open(dir.path());
+  auto store = open_job_store({.state_dir = dir.path()});
   ASSERT_TRUE(store.is_ok());
   ManagerOptions options;
   options.max_attempts = 3;

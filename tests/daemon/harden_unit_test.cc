@@ -117,14 +117,14 @@ TEST(RequestBounds, PathsAreBoundedBeforeTheyAreResolved) {
 TEST(JobStoreCheck, ADamagedDatabaseIsRefusedNamingTheFileAndTheWayOut) {
   tc::testing::TempDir dir;
   std::string path = dir.path() + "/jobs.sqlite3";
-  ASSERT_TRUE(JobStore::open(dir.path()).is_ok());
+  ASSERT_TRUE(open_job_store({.state_dir = dir.path()}).is_ok());
   {
     std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
     file.seekp(4096);  // page 2 on: the jobs table; page 1 (header, schema) stays readable
     std::string garbage(8192, '\xa5');
     file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
   }
-  auto store = JobStore::open(dir.path());
+  auto store = open_job_store({.state_dir = dir.path()});
   ASSERT_FALSE(store.is_ok());
   EXPECT_EQ(store.status().code(), Code::kInput);
   EXPECT_NE(store.status().message().find(path + " is damaged"), std::string::npos)

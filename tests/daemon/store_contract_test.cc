@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -27,7 +28,7 @@ class SqliteEngine {
  public:
   static constexpr const char* kName = "sqlite";
   bool prepare(std::string&) { return true; }
-  Result<std::unique_ptr<JobStore>> open() { return JobStore::open(dir_.path()); }
+  Result<JobStore> open() { return open_job_store({.state_dir = dir_.path()}); }
   int latest_version() const { return job_store_schema_version(); }
   void exec(const std::string& sql) {
     sqlite3* db = nullptr;
@@ -79,7 +80,7 @@ class PostgresEngine {
     EXPECT_FALSE(url_.empty()) << error;
     return !url_.empty();
   }
-  Result<std::unique_ptr<JobStore>> open() { return open_job_store({url_, "", ""}); }
+  Result<JobStore> open() { return open_job_store({url_, "", ""}); }
   int latest_version() const { return pg_schema_version(); }
   void exec(const std::string& sql) {
     PGconn* db = PQconnectdb(url_.c_str());
@@ -127,10 +128,11 @@ class StoreContract : public ::testing::Test {
       return;
     }
   }
-  std::unique_ptr<JobStore> open() {
-    Result<std::unique_ptr<JobStore>> store = engine_.open();
+  std::optional<JobStore> open() {
+    Result<JobStore> store = engine_.open();
     EXPECT_TRUE(store.is_ok()) << store.status().message();
-    return store.is_ok() ? std::move(*store) : nullptr;
+    if (!store.is_ok()) return std::nullopt;
+    return std::move(*store);
   }
 
   Engine engine_;
@@ -146,6 +148,14 @@ class EngineNames {
 
 using Engines = ::testing::Types<SqliteEngine, PostgresEngine>;
 TYPED_TEST_SUITE(StoreContract, Engines, EngineNames);
+
+// Writes every field of an existing job, whatever its row holds now (and `notice` with it).
+Status update(JobQueue& jobs, const JobRecord& job) {
+  return jobs.write(job, std::nullopt, nullptr).status();
+}
+Status update_notifying(JobQueue& jobs, const JobRecord& job, const Notification& notice) {
+  return jobs.write(job, std::nullopt, &notice).status();
+}
 
 JobRecord queued(const std::string& id, int64_t create_ms) {
   JobRecord job;
@@ -178,14 +188,14 @@ JobRecord finished(const std::string& id) {
 }
 
 TYPED_TEST(StoreContract, InsertThenGetReadsBackEveryField) {
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   JobRecord job = finished("a");
-  Result<bool> inserted = store->insert(job);
+  Result<bool> inserted = store->jobs().insert(job);
   ASSERT_TRUE(inserted.is_ok()) << inserted.status().message();
   EXPECT_TRUE(*inserted);
   EXPECT_GT(job.seq, 0);
-  Result<std::optional<JobRecord>> found = store->get("a");
+  Result<std::optional<JobRecord>> found = store->jobs().get("a");
   ASSERT_TRUE(found.is_ok() && found->has_value()) << found.status().message();
   const JobRecord& back = **found;
   EXPECT_EQ(back.seq, job.seq);
@@ -207,41 +217,41 @@ TYPED_TEST(StoreContract, InsertThenGetReadsBackEveryField) {
   EXPECT_TRUE(back.error.retryable());
   EXPECT_FALSE(back.report.has_value());
   EXPECT_EQ(back.webhook_url, "https://hooks.example/transcoded?team=video");
-  Result<std::optional<JobRecord>> missing = store->get("nope");
+  Result<std::optional<JobRecord>> missing = store->jobs().get("nope");
   ASSERT_TRUE(missing.is_ok());
   EXPECT_FALSE(missing->has_value());
 }
 
 TYPED_TEST(StoreContract, ASecondInsertWithTheSameRequestIdReturnsTheFirstJob) {
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   JobRecord first = queued("first", 1);
   first.request_id = "req-1";
-  ASSERT_TRUE(*store->insert(first));
+  ASSERT_TRUE(*store->jobs().insert(first));
   JobRecord again = queued("again", 2);
   again.request_id = "req-1";
-  Result<bool> inserted = store->insert(again);
+  Result<bool> inserted = store->jobs().insert(again);
   ASSERT_TRUE(inserted.is_ok()) << inserted.status().message();
   EXPECT_FALSE(*inserted);
   EXPECT_EQ(again.id, "first");
   EXPECT_EQ(again.seq, first.seq);
-  EXPECT_FALSE(store->get("again")->has_value());
+  EXPECT_FALSE(store->jobs().get("again")->has_value());
   // Jobs without a request_id never collide.
   JobRecord plain1 = queued("plain1", 3), plain2 = queued("plain2", 4);
-  EXPECT_TRUE(*store->insert(plain1));
-  EXPECT_TRUE(*store->insert(plain2));
-  Result<std::optional<JobRecord>> by_request = store->find_by_request_id("req-1");
+  EXPECT_TRUE(*store->jobs().insert(plain1));
+  EXPECT_TRUE(*store->jobs().insert(plain2));
+  Result<std::optional<JobRecord>> by_request = store->jobs().find_by_request_id("req-1");
   ASSERT_TRUE(by_request.is_ok() && by_request->has_value());
   EXPECT_EQ((**by_request).id, "first");
-  EXPECT_FALSE(store->find_by_request_id("req-2")->has_value());
+  EXPECT_FALSE(store->jobs().find_by_request_id("req-2")->has_value());
 }
 
 TYPED_TEST(StoreContract, UpdateWritesEveryFieldAndSurvivesReopening) {
   {
-    std::unique_ptr<JobStore> store = this->open();
+    std::optional<JobStore> store = this->open();
     ASSERT_TRUE(store);
     JobRecord job = queued("j", 5);
-    ASSERT_TRUE(*store->insert(job));
+    ASSERT_TRUE(*store->jobs().insert(job));
     JobRecord changed = finished("j");
     changed.seq = job.seq;
     changed.state = JobState::kSucceeded;
@@ -249,11 +259,11 @@ TYPED_TEST(StoreContract, UpdateWritesEveryFieldAndSurvivesReopening) {
     changed.report.emplace();
     changed.report->input = "/media/j.mp4";
     changed.report->wall_s = 2.5;
-    ASSERT_TRUE(store->update(changed).is_ok());
+    ASSERT_TRUE(update(store->jobs(), changed).is_ok());
   }
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
-  Result<std::optional<JobRecord>> found = store->get("j");
+  Result<std::optional<JobRecord>> found = store->jobs().get("j");
   ASSERT_TRUE(found.is_ok() && found->has_value()) << found.status().message();
   EXPECT_EQ((**found).state, JobState::kSucceeded);
   EXPECT_EQ((**found).labels.at("tier"), "gold");
@@ -265,24 +275,24 @@ TYPED_TEST(StoreContract, UpdateWritesEveryFieldAndSurvivesReopening) {
 }
 
 TYPED_TEST(StoreContract, ListPagesNewestFirstAndFiltersByState) {
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   for (int i = 0; i < 5; ++i) {
     JobRecord job = queued("j" + std::to_string(i), i);
     if (i % 2 == 1) job.state = JobState::kRunning;
-    ASSERT_TRUE(*store->insert(job));
+    ASSERT_TRUE(*store->jobs().insert(job));
   }
-  Result<std::vector<JobRecord>> page = store->list(std::nullopt, 0, 2);
+  Result<std::vector<JobRecord>> page = store->jobs().list(std::nullopt, 0, 2);
   ASSERT_TRUE(page.is_ok()) << page.status().message();
   ASSERT_EQ(page->size(), 2u);
   EXPECT_EQ((*page)[0].id, "j4");
   EXPECT_EQ((*page)[1].id, "j3");
-  Result<std::vector<JobRecord>> next = store->list(std::nullopt, (*page)[1].seq, 10);
+  Result<std::vector<JobRecord>> next = store->jobs().list(std::nullopt, (*page)[1].seq, 10);
   ASSERT_TRUE(next.is_ok());
   ASSERT_EQ(next->size(), 3u);
   EXPECT_EQ((*next)[0].id, "j2");
   EXPECT_EQ((*next)[2].id, "j0");
-  Result<std::vector<JobRecord>> running = store->list(JobState::kRunning, 0, 10);
+  Result<std::vector<JobRecord>> running = store->jobs().list(JobState::kRunning, 0, 10);
   ASSERT_TRUE(running.is_ok());
   ASSERT_EQ(running->size(), 2u);
   EXPECT_EQ((*running)[0].id, "j3");
@@ -290,41 +300,41 @@ TYPED_TEST(StoreContract, ListPagesNewestFirstAndFiltersByState) {
 }
 
 TYPED_TEST(StoreContract, CountsByStateAgreeWithTheList) {
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   for (int i = 0; i < 4; ++i) {
     JobRecord job = queued("q" + std::to_string(i), i);
-    ASSERT_TRUE(*store->insert(job));
+    ASSERT_TRUE(*store->jobs().insert(job));
   }
   JobRecord running = queued("r", 9);
   running.state = JobState::kRunning;
-  ASSERT_TRUE(*store->insert(running));
-  Result<std::vector<JobRecord>> all = store->list(JobState::kQueued, 0, 10);
+  ASSERT_TRUE(*store->jobs().insert(running));
+  Result<std::vector<JobRecord>> all = store->jobs().list(JobState::kQueued, 0, 10);
   ASSERT_TRUE(all.is_ok()) << all.status().message();
   ASSERT_EQ(all->size(), 4u);
   EXPECT_EQ(all->front().id, "q3");
   EXPECT_EQ(all->back().id, "q0");
-  EXPECT_EQ(*store->count_in_state(JobState::kQueued), 4);
-  EXPECT_EQ(*store->count_in_state(JobState::kRunning), 1);
-  EXPECT_EQ(*store->count_in_state(JobState::kSucceeded), 0);
+  EXPECT_EQ(*store->jobs().count_in_state(JobState::kQueued), 4);
+  EXPECT_EQ(*store->jobs().count_in_state(JobState::kRunning), 1);
+  EXPECT_EQ(*store->jobs().count_in_state(JobState::kSucceeded), 0);
 }
 
 TYPED_TEST(StoreContract, PurgeDeletesOnlyFinishedJobsThatEndedBefore) {
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   JobRecord old_done = finished("old"), new_done = finished("new"), waiting = queued("w", 1);
   old_done.end_ms = 100;
   new_done.end_ms = 900;
   new_done.request_id = "";
-  ASSERT_TRUE(*store->insert(old_done));
-  ASSERT_TRUE(*store->insert(new_done));
-  ASSERT_TRUE(*store->insert(waiting));  // end_ms 0, but not finished
-  Result<int> purged = store->purge_ended_before(500);
+  ASSERT_TRUE(*store->jobs().insert(old_done));
+  ASSERT_TRUE(*store->jobs().insert(new_done));
+  ASSERT_TRUE(*store->jobs().insert(waiting));  // end_ms 0, but not finished
+  Result<int> purged = store->jobs().purge_ended_before(500);
   ASSERT_TRUE(purged.is_ok()) << purged.status().message();
   EXPECT_EQ(*purged, 1);
-  EXPECT_FALSE(store->get("old")->has_value());
-  EXPECT_TRUE(store->get("new")->has_value());
-  EXPECT_TRUE(store->get("w")->has_value());
+  EXPECT_FALSE(store->jobs().get("old")->has_value());
+  EXPECT_TRUE(store->jobs().get("new")->has_value());
+  EXPECT_TRUE(store->jobs().get("w")->has_value());
 }
 
 // The notifications outbox (webhooks): a notice per stored change, claimed oldest first, one
@@ -349,16 +359,17 @@ std::vector<std::string> delivery_ids(const Result<std::vector<Notification>>& c
 }
 
 TYPED_TEST(StoreContract, NoticesAreClaimedInOrderOneAtATimePerJob) {
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   JobRecord a = queued("a", 100), b = queued("b", 100);
-  ASSERT_TRUE(*store->insert_notifying(a, notice(a, "a-queued", 100)));
+  ASSERT_TRUE(*store->jobs().insert_notifying(a, notice(a, "a-queued", 100)));
   a.state = JobState::kRunning;
-  ASSERT_TRUE(store->update_notifying(a, notice(a, "a-running", 110)).is_ok());
-  ASSERT_TRUE(*store->insert_notifying(b, notice(b, "b-queued", 120)));
-  EXPECT_EQ(store->get("a")->value().state, JobState::kRunning);  // the change itself is stored
+  ASSERT_TRUE(update_notifying(store->jobs(), a, notice(a, "a-running", 110)).is_ok());
+  ASSERT_TRUE(*store->jobs().insert_notifying(b, notice(b, "b-queued", 120)));
+  EXPECT_EQ(store->jobs().get("a")->value().state,
+            JobState::kRunning);  // the change itself is stored
 
-  Result<std::vector<Notification>> first = store->claim_due_notifications(200, 1000, 10);
+  Result<std::vector<Notification>> first = store->outbox().claim_due_notifications(200, 1000, 10);
   EXPECT_EQ(delivery_ids(first), (std::vector<std::string>{"a-queued", "b-queued"}));
   ASSERT_TRUE(first.is_ok() && first->size() == 2);
   const Notification& claimed = first->front();
@@ -369,81 +380,84 @@ TYPED_TEST(StoreContract, NoticesAreClaimedInOrderOneAtATimePerJob) {
   EXPECT_EQ(claimed.attempts, 0);
   EXPECT_EQ(claimed.create_ms, 100);
   // Held: a second claimer (another node) gets neither, and a-running waits behind a-queued.
-  EXPECT_TRUE(delivery_ids(store->claim_due_notifications(300, 1000, 10)).empty());
-  ASSERT_TRUE(store->mark_notification_delivered(claimed.id).is_ok());
-  EXPECT_EQ(delivery_ids(store->claim_due_notifications(300, 1000, 10)),
+  EXPECT_TRUE(delivery_ids(store->outbox().claim_due_notifications(300, 1000, 10)).empty());
+  ASSERT_TRUE(store->outbox().mark_notification_delivered(claimed.id).is_ok());
+  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(300, 1000, 10)),
             std::vector<std::string>{"a-running"});
   // b's claimer died: after the hold it is due again.
-  EXPECT_EQ(delivery_ids(store->claim_due_notifications(1200, 1000, 10)),
+  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(1200, 1000, 10)),
             std::vector<std::string>{"b-queued"});
 }
 
 // A notice holds the whole job (labels included): it goes when retention purges the job, even
 // one never delivered.
 TYPED_TEST(StoreContract, PurgingAJobPurgesItsNotices) {
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   JobRecord old_done = finished("old"), kept = finished("kept");
   old_done.end_ms = 100;
   kept.end_ms = 900;
   kept.request_id = "";
-  ASSERT_TRUE(*store->insert_notifying(old_done, notice(old_done, "old-succeeded", 100)));
-  ASSERT_TRUE(*store->insert_notifying(kept, notice(kept, "kept-succeeded", 100)));
-  ASSERT_EQ(*store->purge_ended_before(500), 1);
-  EXPECT_EQ(delivery_ids(store->claim_due_notifications(1000, 1000, 10)),
+  ASSERT_TRUE(*store->jobs().insert_notifying(old_done, notice(old_done, "old-succeeded", 100)));
+  ASSERT_TRUE(*store->jobs().insert_notifying(kept, notice(kept, "kept-succeeded", 100)));
+  ASSERT_EQ(*store->jobs().purge_ended_before(500), 1);
+  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(1000, 1000, 10)),
             std::vector<std::string>{"kept-succeeded"});
 }
 
 TYPED_TEST(StoreContract, ARescheduledNoticeIsDueAtItsTimeAndAnAbandonedOneNever) {
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   JobRecord job = queued("r", 100);
-  ASSERT_TRUE(*store->insert_notifying(job, notice(job, "r-queued", 100)));
+  ASSERT_TRUE(*store->jobs().insert_notifying(job, notice(job, "r-queued", 100)));
   job.state = JobState::kCancelled;
-  ASSERT_TRUE(store->update_notifying(job, notice(job, "r-cancelled", 101)).is_ok());
-  Result<std::vector<Notification>> claimed = store->claim_due_notifications(100, 60000, 10);
+  ASSERT_TRUE(update_notifying(store->jobs(), job, notice(job, "r-cancelled", 101)).is_ok());
+  Result<std::vector<Notification>> claimed =
+      store->outbox().claim_due_notifications(100, 60000, 10);
   ASSERT_EQ(delivery_ids(claimed), std::vector<std::string>{"r-queued"});
-  ASSERT_TRUE(store->reschedule_notification(claimed->front().id, 1, 5000, "HTTP 500").is_ok());
-  EXPECT_TRUE(delivery_ids(store->claim_due_notifications(4999, 60000, 10)).empty());
-  Result<std::vector<Notification>> again = store->claim_due_notifications(5000, 60000, 10);
+  ASSERT_TRUE(
+      store->outbox().reschedule_notification(claimed->front().id, 1, 5000, "HTTP 500").is_ok());
+  EXPECT_TRUE(delivery_ids(store->outbox().claim_due_notifications(4999, 60000, 10)).empty());
+  Result<std::vector<Notification>> again =
+      store->outbox().claim_due_notifications(5000, 60000, 10);
   ASSERT_EQ(delivery_ids(again), std::vector<std::string>{"r-queued"});
   EXPECT_EQ(again->front().attempts, 1);
   // Given up: never claimed again, and the job's next change goes out.
-  ASSERT_TRUE(store->abandon_notification(again->front().id, "HTTP 500").is_ok());
-  EXPECT_EQ(delivery_ids(store->claim_due_notifications(99999999, 60000, 10)),
+  ASSERT_TRUE(store->outbox().abandon_notification(again->front().id, "HTTP 500").is_ok());
+  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(99999999, 60000, 10)),
             std::vector<std::string>{"r-cancelled"});
 }
 
 TYPED_TEST(StoreContract, NoNoticeForAnInsertThatFoundItsRequestId) {
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   JobRecord first = queued("first", 1);
   first.request_id = "req-n";
-  ASSERT_TRUE(*store->insert_notifying(first, notice(first, "first-queued", 1)));
+  ASSERT_TRUE(*store->jobs().insert_notifying(first, notice(first, "first-queued", 1)));
   JobRecord again = queued("again", 2);
   again.request_id = "req-n";
-  Result<bool> inserted = store->insert_notifying(again, notice(again, "again-queued", 2));
+  Result<bool> inserted = store->jobs().insert_notifying(again, notice(again, "again-queued", 2));
   ASSERT_TRUE(inserted.is_ok()) << inserted.status().message();
   EXPECT_FALSE(*inserted);
-  EXPECT_EQ(delivery_ids(store->claim_due_notifications(10, 1000, 10)),
+  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(10, 1000, 10)),
             std::vector<std::string>{"first-queued"});
 }
 
 TYPED_TEST(StoreContract, UndeliveredNoticesSurviveReopening) {
   {
-    std::unique_ptr<JobStore> store = this->open();
+    std::optional<JobStore> store = this->open();
     ASSERT_TRUE(store);
     JobRecord job = queued("d", 1);
-    ASSERT_TRUE(*store->insert_notifying(job, notice(job, "d-queued", 1)));
+    ASSERT_TRUE(*store->jobs().insert_notifying(job, notice(job, "d-queued", 1)));
   }
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
-  EXPECT_EQ(delivery_ids(store->claim_due_notifications(10, 1000, 10)),
+  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(10, 1000, 10)),
             std::vector<std::string>{"d-queued"});
 }
 
 TYPED_TEST(StoreContract, AFreshDatabaseIsAtTheNewestSchemaVersion) {
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   store.reset();  // read by another connection: SQLite's store holds its file while open
   EXPECT_EQ(this->engine_.schema_version(), this->engine_.latest_version());
@@ -460,15 +474,15 @@ TYPED_TEST(StoreContract, AnOlderDatabaseIsMigratedAndItsJobsRead) {
       "VALUES ('old', 'req-7', 1, 5, '{\"team\":\"video\"}', "
       "'{\"input\":\"/media/in.mp4\",\"outputs\":[{\"path\":\"/media/o.mkv\",\"codec\":\"h264\"}]}'"
       ", 1000, 0, 0, 0, '', '{}', '', 'ok', '', 0)");
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
-  Result<std::optional<JobRecord>> found = store->get("old");
+  Result<std::optional<JobRecord>> found = store->jobs().get("old");
   ASSERT_TRUE(found.is_ok() && found->has_value()) << found.status().message();
   EXPECT_EQ((**found).labels.at("team"), "video");
   EXPECT_EQ((**found).spec.input, "/media/in.mp4");
   EXPECT_EQ((**found).priority, 5);
   JobRecord next = queued("next", 2000);
-  ASSERT_TRUE(*store->insert(next));
+  ASSERT_TRUE(*store->jobs().insert(next));
   EXPECT_GT(next.seq, (**found).seq);
   store.reset();  // read by another connection: SQLite's store holds its file while open
   EXPECT_EQ(this->engine_.schema_version(), this->engine_.latest_version());
@@ -478,7 +492,7 @@ TYPED_TEST(StoreContract, ADatabaseNewerThanTheBinaryIsRefusedAndLeftAlone) {
   ASSERT_TRUE(this->open());
   int future = this->engine_.latest_version() + 1;
   this->engine_.set_schema_version(future);
-  Result<std::unique_ptr<JobStore>> store = this->engine_.open();
+  Result<JobStore> store = this->engine_.open();
   ASSERT_FALSE(store.is_ok());
   const std::string& message = store.status().message();
   EXPECT_NE(message.find("schema version " + std::to_string(future)), std::string::npos) << message;
@@ -501,11 +515,11 @@ NodeRecord node(const std::string& id, std::vector<std::string> running) {
 }
 
 TYPED_TEST(StoreContract, AHeartbeatIsListedAsANodeAndTheNextReplacesIt) {
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
-  ASSERT_TRUE(store->heartbeat(node("gpu-1", {"j1", "j2"})).is_ok());
-  ASSERT_TRUE(store->heartbeat(node("gpu-1", {"j3"})).is_ok());
-  Result<std::vector<NodeRecord>> nodes = store->nodes();
+  ASSERT_TRUE(store->nodes().heartbeat(node("gpu-1", {"j1", "j2"})).is_ok());
+  ASSERT_TRUE(store->nodes().heartbeat(node("gpu-1", {"j3"})).is_ok());
+  Result<std::vector<NodeRecord>> nodes = store->nodes().list();
   ASSERT_TRUE(nodes.is_ok()) << nodes.status().message();
   ASSERT_EQ(nodes->size(), 1u);
   const NodeRecord& listed = nodes->front();
@@ -542,30 +556,30 @@ ClaimRequest claim_for(const std::string& node, std::vector<std::string> backend
 }
 
 // Claims the queued job `id` (a software one) for `node`; true when it did.
-bool claim_again(JobStore& store, const std::string& id, const std::string& node) {
+bool claim_again(JobQueue& jobs, const std::string& id, const std::string& node) {
   auto take = [&](JobRecord& j, std::optional<Notification>&) {
     return j.id == id && run_here(j, node);
   };
-  Result<std::optional<JobRecord>> claimed = store.claim(claim_for(node, {"software"}), take);
+  Result<std::optional<JobRecord>> claimed = jobs.claim(claim_for(node, {"software"}), take);
   return claimed.is_ok() && claimed->has_value();
 }
 
 // A new software job `id`, claimed by `node`; true when both happened.
-bool claimed_by(JobStore& store, const std::string& id, const std::string& node) {
+bool claimed_by(JobQueue& jobs, const std::string& id, const std::string& node) {
   JobRecord job = queued_on(id, BackendKind::kSoftware, 0);
-  Result<bool> inserted = store.insert(job);
-  return inserted.is_ok() && *inserted && claim_again(store, id, node);
+  Result<bool> inserted = jobs.insert(job);
+  return inserted.is_ok() && *inserted && claim_again(jobs, id, node);
 }
 
 TYPED_TEST(StoreContract, AClaimOffersClaimableJobsBestFirstAndWritesTheOneTaken) {
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   for (JobRecord job :
        {queued_on("old", BackendKind::kSoftware, 0), queued_on("gpu", BackendKind::kVulkan, 9),
         queued_on("urgent", BackendKind::kAuto, 5), queued_on("new", BackendKind::kSoftware, 0)})
-    ASSERT_TRUE(*store->insert(job));
+    ASSERT_TRUE(*store->jobs().insert(job));
   std::vector<std::string> offered;
-  Result<std::optional<JobRecord>> claimed = store->claim(
+  Result<std::optional<JobRecord>> claimed = store->jobs().claim(
       claim_for("node-a", {"auto", "software"}), [&](JobRecord& job, std::optional<Notification>&) {
         offered.push_back(job.id);
         return job.id == "new" && run_here(job, "node-a");  // passes the others over
@@ -575,87 +589,92 @@ TYPED_TEST(StoreContract, AClaimOffersClaimableJobsBestFirstAndWritesTheOneTaken
   EXPECT_EQ((*claimed)->id, "new");
   // Priority, then age; the vulkan job is not this node's to see.
   EXPECT_EQ(offered, (std::vector<std::string>{"urgent", "old", "new"}));
-  JobRecord stored = **store->get("new");
+  JobRecord stored = **store->jobs().get("new");
   EXPECT_EQ(stored.state, JobState::kRunning);
   EXPECT_EQ(stored.attempt, 1);
   EXPECT_EQ(stored.node, "node-a");
-  EXPECT_EQ((*store->get("old"))->state, JobState::kQueued);
+  EXPECT_EQ((*store->jobs().get("old"))->state, JobState::kQueued);
   // Nothing claimable: no claim, and `take` is not asked.
-  claimed = store->claim(claim_for("node-a", {"cuda"}), [](JobRecord&, auto&) { return true; });
+  claimed =
+      store->jobs().claim(claim_for("node-a", {"cuda"}), [](JobRecord&, auto&) { return true; });
   ASSERT_TRUE(claimed.is_ok());
   EXPECT_FALSE(claimed->has_value());
 }
 
 TYPED_TEST(StoreContract, OnlyTheAttemptHoldingTheLeaseMayWriteOrPublish) {
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   JobRecord job = queued_on("leased", BackendKind::kSoftware, 0);
-  ASSERT_TRUE(*store->insert(job));
+  ASSERT_TRUE(*store->jobs().insert(job));
   auto take = [](JobRecord& j, std::optional<Notification>&) { return run_here(j, "node-a"); };
-  JobRecord running = **store->claim(claim_for("node-a", {"software"}), take);
-  EXPECT_EQ(*store->hold_lease("leased", 1, "node-a", 60000), Fence::kPublish);
-  EXPECT_EQ(*store->hold_lease("leased", 1, "node-b", 60000), Fence::kLost);  // not its node
-  EXPECT_EQ(*store->hold_lease("leased", 2, "node-a", 60000), Fence::kLost);  // not its attempt
-  EXPECT_TRUE(store->renew_leases("node-a", {}, 60000)->empty());  // renews only what it asks
-  Result<std::vector<HeldJob>> held = store->renew_leases("node-a", {"leased"}, 60000);
+  JobRecord running = **store->jobs().claim(claim_for("node-a", {"software"}), take);
+  EXPECT_EQ(*store->leases().hold_lease("leased", 1, "node-a", 60000), Fence::kPublish);
+  EXPECT_EQ(*store->leases().hold_lease("leased", 1, "node-b", 60000),
+            Fence::kLost);  // not its node
+  EXPECT_EQ(*store->leases().hold_lease("leased", 2, "node-a", 60000),
+            Fence::kLost);  // not its attempt
+  EXPECT_TRUE(
+      store->leases().renew_leases("node-a", {}, 60000)->empty());  // renews only what it asks
+  Result<std::vector<HeldJob>> held = store->leases().renew_leases("node-a", {"leased"}, 60000);
   ASSERT_TRUE(held.is_ok()) << held.status().message();
   ASSERT_EQ(held->size(), 1u);
   EXPECT_EQ(held->front().attempt, 1);
-  EXPECT_TRUE(store->orphans("")->empty());         // its lease is fresh
-  EXPECT_EQ(store->orphans("node-a")->size(), 1u);  // but it is node-a's, restarting
+  EXPECT_TRUE(store->leases().orphans("")->empty());         // its lease is fresh
+  EXPECT_EQ(store->leases().orphans("node-a")->size(), 1u);  // but it is node-a's, restarting
   // A take-over while the lease is fresh is refused; the owner's own write goes through.
   JobRecord requeued = running;
   requeued.state = JobState::kQueued;
-  EXPECT_FALSE(*store->write(requeued, RowState{JobState::kRunning, 1, true}, nullptr));
+  EXPECT_FALSE(*store->jobs().write(requeued, RowState{JobState::kRunning, 1, true}, nullptr));
   running.progress.frames_encoded = 10;
-  EXPECT_TRUE(*store->write(running, RowState{JobState::kRunning, 1, false}, nullptr));
+  EXPECT_TRUE(*store->jobs().write(running, RowState{JobState::kRunning, 1, false}, nullptr));
   // A write expecting another attempt (a stale node's) changes nothing.
   JobRecord stale = running;
   stale.state = JobState::kSucceeded;
-  EXPECT_FALSE(*store->write(stale, RowState{JobState::kRunning, 0, false}, nullptr));
-  EXPECT_EQ((*store->get("leased"))->state, JobState::kRunning);
-  EXPECT_EQ((*store->get("leased"))->progress.frames_encoded, 10);
+  EXPECT_FALSE(*store->jobs().write(stale, RowState{JobState::kRunning, 0, false}, nullptr));
+  EXPECT_EQ((*store->jobs().get("leased"))->state, JobState::kRunning);
+  EXPECT_EQ((*store->jobs().get("leased"))->progress.frames_encoded, 10);
 }
 
 TYPED_TEST(StoreContract, AnExpiredLeaseIsAnOrphanAnotherNodeTakesOver) {
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   JobRecord job = queued_on("cut-off", BackendKind::kSoftware, 0);
-  ASSERT_TRUE(*store->insert(job));
+  ASSERT_TRUE(*store->jobs().insert(job));
   auto take = [](JobRecord& j, std::optional<Notification>&) { return run_here(j, "node-a"); };
   // A lease that ran out as soon as it was taken: node-a went silent.
-  ASSERT_TRUE(store->claim(claim_for("node-a", {"software"}, -1000), take)->has_value());
-  Result<std::vector<JobRecord>> orphans = store->orphans("");
+  ASSERT_TRUE(store->jobs().claim(claim_for("node-a", {"software"}, -1000), take)->has_value());
+  Result<std::vector<JobRecord>> orphans = store->leases().orphans("");
   ASSERT_TRUE(orphans.is_ok()) << orphans.status().message();
   ASSERT_EQ(orphans->size(), 1u);
   JobRecord requeued = orphans->front();
   requeued.state = JobState::kQueued;
   requeued.node.clear();
-  EXPECT_TRUE(*store->write(requeued, RowState{JobState::kRunning, 1, true}, nullptr));
-  EXPECT_EQ(*store->hold_lease("cut-off", 1, "node-a", 60000), Fence::kLost);  // must not publish
+  EXPECT_TRUE(*store->jobs().write(requeued, RowState{JobState::kRunning, 1, true}, nullptr));
+  EXPECT_EQ(*store->leases().hold_lease("cut-off", 1, "node-a", 60000),
+            Fence::kLost);  // must not publish
   auto take_b = [](JobRecord& j, std::optional<Notification>&) { return run_here(j, "node-b"); };
-  JobRecord again = **store->claim(claim_for("node-b", {"software"}), take_b);
+  JobRecord again = **store->jobs().claim(claim_for("node-b", {"software"}), take_b);
   EXPECT_EQ(again.attempt, 2);
-  EXPECT_EQ(*store->hold_lease("cut-off", 2, "node-b", 60000), Fence::kPublish);
+  EXPECT_EQ(*store->leases().hold_lease("cut-off", 2, "node-b", 60000), Fence::kPublish);
   // node-a, back, holds nothing
-  EXPECT_TRUE(store->renew_leases("node-a", {"cut-off"}, 60000)->empty());
+  EXPECT_TRUE(store->leases().renew_leases("node-a", {"cut-off"}, 60000)->empty());
 }
 
 TYPED_TEST(StoreContract, ACancelIsAskedOfARunningJobsNodeOnly) {
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   for (const char* id : {"waiting", "busy"}) {
     JobRecord job = queued_on(id, BackendKind::kSoftware, 0);
-    ASSERT_TRUE(*store->insert(job));
+    ASSERT_TRUE(*store->jobs().insert(job));
   }
   auto take = [](JobRecord& j, std::optional<Notification>&) {
     return j.id == "busy" && run_here(j, "node-a");
   };
-  ASSERT_TRUE(store->claim(claim_for("node-a", {"software"}), take)->has_value());
+  ASSERT_TRUE(store->jobs().claim(claim_for("node-a", {"software"}), take)->has_value());
   // queued: cancelled in place instead
-  EXPECT_EQ(*store->request_cancel("waiting"), CancelAnswer::kNotRunning);
-  EXPECT_EQ(*store->request_cancel("busy"), CancelAnswer::kAccepted);
-  Result<std::vector<HeldJob>> held = store->renew_leases("node-a", {"busy"}, 60000);
+  EXPECT_EQ(*store->jobs().request_cancel("waiting"), CancelAnswer::kNotRunning);
+  EXPECT_EQ(*store->jobs().request_cancel("busy"), CancelAnswer::kAccepted);
+  Result<std::vector<HeldJob>> held = store->leases().renew_leases("node-a", {"busy"}, 60000);
   ASSERT_EQ(held->size(), 1u);
   EXPECT_TRUE(held->front().cancel_requested);
 }
@@ -663,20 +682,21 @@ TYPED_TEST(StoreContract, ACancelIsAskedOfARunningJobsNodeOnly) {
 // Issue 36: a cancel answered OK, then the job published anyway. The cancel and the publish
 // gate are ordered by one row: whichever comes first wins, and the other is told so.
 TYPED_TEST(StoreContract, ACancelAndThePublishGateAreOrderedByTheRow) {
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   for (const char* id : {"cancelled-first", "published-first"})
-    ASSERT_TRUE(claimed_by(*store, id, "node-a")) << id;
+    ASSERT_TRUE(claimed_by(store->jobs(), id, "node-a")) << id;
   // The cancel first: the gate refuses, and says it is a cancel (not a take-over).
-  EXPECT_EQ(*store->request_cancel("cancelled-first"), CancelAnswer::kAccepted);
-  EXPECT_EQ(*store->hold_lease("cancelled-first", 1, "node-a", 60000), Fence::kCancelled);
-  EXPECT_EQ(*store->request_cancel("cancelled-first"), CancelAnswer::kAccepted);  // again: same
+  EXPECT_EQ(*store->jobs().request_cancel("cancelled-first"), CancelAnswer::kAccepted);
+  EXPECT_EQ(*store->leases().hold_lease("cancelled-first", 1, "node-a", 60000), Fence::kCancelled);
+  EXPECT_EQ(*store->jobs().request_cancel("cancelled-first"),
+            CancelAnswer::kAccepted);  // again: same
   // The gate first: the cancel is refused, the gate's answer stands when asked again.
-  EXPECT_EQ(*store->hold_lease("published-first", 1, "node-a", 60000), Fence::kPublish);
-  EXPECT_EQ(*store->request_cancel("published-first"), CancelAnswer::kPublishing);
-  EXPECT_EQ(*store->hold_lease("published-first", 1, "node-a", 60000), Fence::kPublish);
+  EXPECT_EQ(*store->leases().hold_lease("published-first", 1, "node-a", 60000), Fence::kPublish);
+  EXPECT_EQ(*store->jobs().request_cancel("published-first"), CancelAnswer::kPublishing);
+  EXPECT_EQ(*store->leases().hold_lease("published-first", 1, "node-a", 60000), Fence::kPublish);
   Result<std::vector<HeldJob>> held =
-      store->renew_leases("node-a", {"cancelled-first", "published-first"}, 60000);
+      store->leases().renew_leases("node-a", {"cancelled-first", "published-first"}, 60000);
   ASSERT_TRUE(held.is_ok()) << held.status().message();
   ASSERT_EQ(held->size(), 2u);
   for (const HeldJob& job : *held)
@@ -687,28 +707,28 @@ TYPED_TEST(StoreContract, ACancelAndThePublishGateAreOrderedByTheRow) {
 // to be stopped, and never publishes. A previous attempt's "publishing" does not refuse the
 // next attempt's cancels.
 TYPED_TEST(StoreContract, AnAcceptedCancelOutlivesARequeueAndPublishingDoesNot) {
-  std::unique_ptr<JobStore> store = this->open();
+  std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   auto requeue_and_claim = [&](const std::string& id, int attempt) {
-    JobRecord job = **store->get(id);
+    JobRecord job = **store->jobs().get(id);
     job.state = JobState::kQueued;
     job.node.clear();
-    EXPECT_TRUE(*store->write(job, RowState{JobState::kRunning, attempt, false}, nullptr));
-    EXPECT_TRUE(claim_again(*store, id, "node-b")) << id;
+    EXPECT_TRUE(*store->jobs().write(job, RowState{JobState::kRunning, attempt, false}, nullptr));
+    EXPECT_TRUE(claim_again(store->jobs(), id, "node-b")) << id;
   };
   for (const char* id : {"asked", "was-publishing"})
-    ASSERT_TRUE(claimed_by(*store, id, "node-a")) << id;
-  ASSERT_EQ(*store->request_cancel("asked"), CancelAnswer::kAccepted);
-  ASSERT_EQ(*store->hold_lease("was-publishing", 1, "node-a", 60000), Fence::kPublish);
+    ASSERT_TRUE(claimed_by(store->jobs(), id, "node-a")) << id;
+  ASSERT_EQ(*store->jobs().request_cancel("asked"), CancelAnswer::kAccepted);
+  ASSERT_EQ(*store->leases().hold_lease("was-publishing", 1, "node-a", 60000), Fence::kPublish);
   requeue_and_claim("asked", 1);
   requeue_and_claim("was-publishing", 1);
   Result<std::vector<HeldJob>> held =
-      store->renew_leases("node-b", {"asked", "was-publishing"}, 60000);
+      store->leases().renew_leases("node-b", {"asked", "was-publishing"}, 60000);
   ASSERT_TRUE(held.is_ok()) << held.status().message();
   ASSERT_EQ(held->size(), 2u);
   for (const HeldJob& job : *held) EXPECT_EQ(job.cancel_requested, job.id == "asked") << job.id;
-  EXPECT_EQ(*store->hold_lease("asked", 2, "node-b", 60000), Fence::kCancelled);
-  EXPECT_EQ(*store->request_cancel("was-publishing"), CancelAnswer::kAccepted);
+  EXPECT_EQ(*store->leases().hold_lease("asked", 2, "node-b", 60000), Fence::kCancelled);
+  EXPECT_EQ(*store->jobs().request_cancel("was-publishing"), CancelAnswer::kAccepted);
 }
 
 // ---- PostgreSQL alone: what only a shared server has.
@@ -719,10 +739,11 @@ class PostgresStore : public ::testing::Test {
     std::string why_not;
     if (!engine_.prepare(why_not) && !HasFailure()) GTEST_SKIP() << why_not;
   }
-  std::unique_ptr<JobStore> open() {
-    Result<std::unique_ptr<JobStore>> store = engine_.open();
+  std::optional<JobStore> open() {
+    Result<JobStore> store = engine_.open();
     EXPECT_TRUE(store.is_ok()) << store.status().message();
-    return store.is_ok() ? std::move(*store) : nullptr;
+    if (!store.is_ok()) return std::nullopt;
+    return std::move(*store);
   }
   PostgresEngine engine_;
 };
@@ -739,38 +760,38 @@ TEST_F(PostgresStore, DaemonsStartingTogetherMigrateOnce) {
 }
 
 TEST_F(PostgresStore, TwoDaemonsInsertingOneRequestIdAtOnceMakeOneJob) {
-  std::unique_ptr<JobStore> a = open(), b = open();
+  std::optional<JobStore> a = open(), b = open();
   ASSERT_TRUE(a && b);
   JobRecord from_a = queued("from-a", 1), from_b = queued("from-b", 1);
   from_a.request_id = from_b.request_id = "same";
-  std::thread other([&] { ASSERT_TRUE(b->insert(from_b).is_ok()); });
-  ASSERT_TRUE(a->insert(from_a).is_ok());
+  std::thread other([&] { ASSERT_TRUE(b->jobs().insert(from_b).is_ok()); });
+  ASSERT_TRUE(a->jobs().insert(from_a).is_ok());
   other.join();
   EXPECT_EQ(from_a.id, from_b.id);
   EXPECT_EQ(engine_.scalar("SELECT COUNT(*) FROM jobs"), 1);
 }
 
 TEST_F(PostgresStore, TheStoreReconnectsAfterItsConnectionIsKilled) {
-  std::unique_ptr<JobStore> store = open();
+  std::optional<JobStore> store = open();
   ASSERT_TRUE(store);
   JobRecord job = queued("before", 1);
-  ASSERT_TRUE(*store->insert(job));
+  ASSERT_TRUE(*store->jobs().insert(job));
   // A server restart, as the client sees it: its backend gone.
   engine_.exec(
       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
       "AND pid <> pg_backend_pid()");
-  Result<std::optional<JobRecord>> found = store->get("before");
+  Result<std::optional<JobRecord>> found = store->jobs().get("before");
   ASSERT_TRUE(found.is_ok()) << found.status().message();
   EXPECT_TRUE(found->has_value());
 }
 
 TEST_F(PostgresStore, EveryDaemonSeesEveryNode) {
-  std::unique_ptr<JobStore> a = open(), b = open();
+  std::optional<JobStore> a = open(), b = open();
   ASSERT_TRUE(a && b);
-  ASSERT_TRUE(a->heartbeat(node("node-a", {})).is_ok());
-  ASSERT_TRUE(b->heartbeat(node("node-b", {"j9"})).is_ok());
-  for (JobStore* store : {a.get(), b.get()}) {
-    Result<std::vector<NodeRecord>> nodes = store->nodes();
+  ASSERT_TRUE(a->nodes().heartbeat(node("node-a", {})).is_ok());
+  ASSERT_TRUE(b->nodes().heartbeat(node("node-b", {"j9"})).is_ok());
+  for (JobStore* store : {&*a, &*b}) {
+    Result<std::vector<NodeRecord>> nodes = store->nodes().list();
     ASSERT_TRUE(nodes.is_ok()) << nodes.status().message();
     ASSERT_EQ(nodes->size(), 2u);
     EXPECT_EQ((*nodes)[0].id, "node-a");
@@ -782,21 +803,22 @@ TEST_F(PostgresStore, EveryDaemonSeesEveryNode) {
 // SKIP LOCKED: daemons claiming at once each take different jobs, and every job is taken once.
 TEST_F(PostgresStore, NodesClaimingAtOnceTakeEachJobOnce) {
   constexpr int kJobs = 40, kNodes = 4;
-  std::unique_ptr<JobStore> setup = open();
+  std::optional<JobStore> setup = open();
   ASSERT_TRUE(setup);
   for (int i = 0; i < kJobs; ++i) {
     JobRecord job = queued("j" + std::to_string(i), 1000 + i);
-    ASSERT_TRUE(*setup->insert(job));
+    ASSERT_TRUE(*setup->jobs().insert(job));
   }
   std::vector<std::vector<std::string>> taken(kNodes);
   std::vector<std::thread> nodes;
   for (int n = 0; n < kNodes; ++n)
     nodes.emplace_back([&, n] {
-      std::unique_ptr<JobStore> store = open();
+      std::optional<JobStore> store = open();
       std::string name = "node-" + std::to_string(n);
       auto take = [&](JobRecord& j, std::optional<Notification>&) { return run_here(j, name); };
       while (true) {
-        Result<std::optional<JobRecord>> claimed = store->claim(claim_for(name, {"auto"}), take);
+        Result<std::optional<JobRecord>> claimed =
+            store->jobs().claim(claim_for(name, {"auto"}), take);
         ASSERT_TRUE(claimed.is_ok()) << claimed.status().message();
         if (!*claimed) return;
         taken[n].push_back((*claimed)->id);
@@ -816,19 +838,19 @@ TEST_F(PostgresStore, NodesClaimingAtOnceTakeEachJobOnce) {
 
 // LISTEN/NOTIFY: what one daemon does to a job, another hears.
 TEST_F(PostgresStore, AnotherNodeHearsAJobQueuedChangedAndCancelled) {
-  std::unique_ptr<JobStore> a = open(), b = open();
+  std::optional<JobStore> a = open(), b = open();
   ASSERT_TRUE(a && b);
-  std::unique_ptr<StoreEvents> events = a->events();
+  std::unique_ptr<StoreEvents> events = a->leases().events();
   ASSERT_TRUE(events);
   // The first wait connects: anything before it may have been missed.
   std::vector<StoreEvent> first = events->wait(5);
   ASSERT_EQ(first.size(), 1u);
   EXPECT_EQ(first[0].kind, StoreEvent::Kind::kMissed);
   JobRecord job = queued("heard", 1000);
-  ASSERT_TRUE(*b->insert(job));
+  ASSERT_TRUE(*b->jobs().insert(job));
   auto take = [](JobRecord& j, std::optional<Notification>&) { return run_here(j, "node-b"); };
-  ASSERT_TRUE(b->claim(claim_for("node-b", {"auto"}), take)->has_value());
-  ASSERT_EQ(*a->request_cancel("heard"), CancelAnswer::kAccepted);
+  ASSERT_TRUE(b->jobs().claim(claim_for("node-b", {"auto"}), take)->has_value());
+  ASSERT_EQ(*a->jobs().request_cancel("heard"), CancelAnswer::kAccepted);
   std::vector<StoreEvent> heard;
   for (int i = 0; i < 20 && heard.size() < 4; ++i)
     for (StoreEvent& e : events->wait(0.5)) heard.push_back(e);
@@ -846,7 +868,7 @@ TEST_F(PostgresStore, AnotherNodeHearsAJobQueuedChangedAndCancelled) {
 TEST(StoreLocation, APasswordNeverAppearsInErrorsOrShownUrls) {
   const std::string secret = "s3cr3t-Pa55";
   std::string url = "postgresql://transcoded:" + secret + "@/jobs?host=/nonexistent-tc-dir";
-  Result<std::unique_ptr<JobStore>> store = open_job_store({url, "", ""});
+  Result<JobStore> store = open_job_store({url, "", ""});
   ASSERT_FALSE(store.is_ok());
   EXPECT_EQ(store.status().message().find(secret), std::string::npos) << store.status().message();
   EXPECT_NE(store.status().message().find("cannot connect"), std::string::npos)
@@ -859,7 +881,7 @@ TEST(StoreLocation, APasswordNeverAppearsInErrorsOrShownUrls) {
 }
 
 TEST(StoreLocation, AnotherSchemeIsRefusedNamingTheSetting) {
-  Result<std::unique_ptr<JobStore>> store = open_job_store({"mysql://db/jobs", "", "/tmp"});
+  Result<JobStore> store = open_job_store({"mysql://db/jobs", "", "/tmp"});
   ASSERT_FALSE(store.is_ok());
   EXPECT_EQ(store.status().code(), Code::kInvalidArgument);
   EXPECT_EQ(store.status().message().rfind("store: ", 0), 0u) << store.status().message();
@@ -868,7 +890,7 @@ TEST(StoreLocation, AnotherSchemeIsRefusedNamingTheSetting) {
 TEST(StoreLocation, AnEmptyPasswordFileIsRefusedNamingIt) {
   tc::testing::TempDir dir;
   std::string empty = dir.file("password", "\n");
-  Result<std::unique_ptr<JobStore>> store =
+  Result<JobStore> store =
       open_job_store({"postgresql:///jobs?host=/nonexistent-tc-dir", empty, ""});
   ASSERT_FALSE(store.is_ok());
   EXPECT_EQ(store.status().code(), Code::kInvalidArgument);

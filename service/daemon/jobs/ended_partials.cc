@@ -11,7 +11,7 @@ Status JobManager::remove_ended_partials() {
   for (JobState state : {JobState::kFailed, JobState::kCancelled}) {
     int64_t before = 0;  // newest first, a page at a time
     while (true) {
-      TC_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, store_->list(state, before, 500));
+      TC_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs, store_.jobs().list(state, before, 500));
       if (jobs.empty()) break;
       for (const JobRecord& job : jobs)
         if (job.attempt > 0) remove_partial_outputs(job.spec, job.attempt, options_.policy.roots);

@@ -22,7 +22,7 @@ void log_store_error(const Status& status) {
 // their partial outputs are garbage: run them again, unless they have had their attempts. At
 // start-up `own_node` is this node, whose previous process is gone whatever its leases say.
 Status JobManager::take_orphans(const std::string& own_node) {
-  TC_ASSIGN_OR_RETURN(std::vector<JobRecord> orphans, store_->orphans(own_node));
+  TC_ASSIGN_OR_RETURN(std::vector<JobRecord> orphans, store_.leases().orphans(own_node));
   for (JobRecord& job : orphans) {
     bool expired = own_node.empty() || job.node != own_node;
     TC_RETURN_IF_ERROR(requeue_orphan(std::move(job), expired));
@@ -66,8 +66,8 @@ Status JobManager::may_publish(Running& running) {
                                     std::chrono::duration<double>(options_.lease_s));
   const JobRecord& job = running.job;
   while (true) {
-    Result<Fence> fence =
-        store_->hold_lease(job.id, job.attempt, options_.node_id, lease_ms(options_.lease_s));
+    Result<Fence> fence = store_.leases().hold_lease(
+        job.id, job.attempt, options_.node_id, lease_ms(options_.lease_s));
     if (fence.is_ok() && *fence == Fence::kPublish) return {};
     if (fence.is_ok() && *fence == Fence::kCancelled) {
       running.stop.store(kStopCancel);  // however the worker ends now, the job is CANCELLED
@@ -82,7 +82,7 @@ Status JobManager::may_publish(Running& running) {
 }
 
 Status JobManager::beat(const NodeRecord& node) {
-  TC_RETURN_IF_ERROR(store_->heartbeat(node));
+  TC_RETURN_IF_ERROR(store_.nodes().heartbeat(node));
   renew_leases();
   TC_RETURN_IF_ERROR(take_orphans(""));
   std::lock_guard lock(mutex_);
@@ -94,7 +94,7 @@ Status JobManager::beat(const NodeRecord& node) {
 // Which backends the live nodes offer. A node silent for a few leases (a minute at least) is
 // gone: its backends are no longer waited for.
 Status JobManager::learn_offers() {
-  TC_ASSIGN_OR_RETURN(std::vector<NodeRecord> nodes, store_->nodes());
+  TC_ASSIGN_OR_RETURN(std::vector<NodeRecord> nodes, store_.nodes().list());
   int64_t live_since = now_ms() - 3 * lease_ms(std::max(options_.lease_s, 20.0));
   offered_anywhere_ = scheduler_.offered();
   for (const NodeRecord& other : nodes)
@@ -119,7 +119,7 @@ void JobManager::renew_leases() {
   std::vector<std::string> ids;
   for (const auto& [id, attempt] : running) ids.push_back(id);
   Result<std::vector<HeldJob>> held =
-      store_->renew_leases(options_.node_id, ids, lease_ms(options_.lease_s));
+      store_.leases().renew_leases(options_.node_id, ids, lease_ms(options_.lease_s));
   if (!held.is_ok()) return log_store_error(held.status());
   std::map<std::string, HeldJob> by_id;
   for (HeldJob& job : *held) by_id[job.id] = job;
@@ -167,7 +167,7 @@ void JobManager::on_store_event(const StoreEvent& event) {
 
 // A job watched here and run elsewhere: its row as the owner last wrote it, to the watchers.
 void JobManager::refresh_remote_watch(const std::string& id) {
-  Result<std::optional<JobRecord>> found = store_->get(id);
+  Result<std::optional<JobRecord>> found = store_.jobs().get(id);
   if (!found.is_ok() || !*found) return;
   const JobRecord& job = **found;
   auto it = remote_watched_.find(id);

@@ -125,7 +125,7 @@ std::optional<metrics::EngineUsage> usage_to_learn(const WorkerOutcome& outcome,
   return std::nullopt;
 }
 
-JobManager::JobManager(ManagerOptions options, std::unique_ptr<JobStore> store, Scheduler scheduler)
+JobManager::JobManager(ManagerOptions options, JobStore store, Scheduler scheduler)
     : options_(std::move(options)), store_(std::move(store)), scheduler_(std::move(scheduler)) {}
 
 JobManager::~JobManager() {
@@ -149,7 +149,7 @@ Status JobManager::start() {
     std::lock_guard lock(mutex_);
     TC_RETURN_IF_ERROR(learn_offers());
   }
-  events_ = store_->events();
+  events_ = store_.leases().events();
   pool_ = std::make_unique<WorkerPool>(worker_launch(), scheduler_.devices(), options_.warm);
   dispatcher_ = std::thread([this] { dispatch_loop(); });
   if (events_) listener_ = std::thread([this] { listen_loop(); });
@@ -167,7 +167,8 @@ ApiStatus JobManager::create(NewJob request, JobRecord& job) {
             "webhook_url: this daemon has no webhook_secret_file, so it cannot sign webhooks"};
   std::lock_guard lock(mutex_);
   if (!request.request_id.empty()) {
-    Result<std::optional<JobRecord>> existing = store_->find_by_request_id(request.request_id);
+    Result<std::optional<JobRecord>> existing =
+        store_.jobs().find_by_request_id(request.request_id);
     if (!existing.is_ok()) return store_failure(existing.status());
     if (*existing) {
       job = std::move(**existing);
@@ -175,7 +176,7 @@ ApiStatus JobManager::create(NewJob request, JobRecord& job) {
       return {};
     }
   }
-  Result<int> queued = store_->count_in_state(JobState::kQueued);
+  Result<int> queued = store_.jobs().count_in_state(JobState::kQueued);
   if (!queued.is_ok()) return store_failure(queued.status());
   if (*queued >= options_.max_queue)
     return {ApiCode::kResourceExhausted,
@@ -190,8 +191,8 @@ ApiStatus JobManager::create(NewJob request, JobRecord& job) {
   job.webhook_url = std::move(request.webhook_url);
   Result<bool> inserted =
       job.webhook_url.empty()
-          ? store_->insert(job)
-          : store_->insert_notifying(job, notice_of(job, options_.job_json(job)));
+          ? store_.jobs().insert(job)
+          : store_.jobs().insert_notifying(job, notice_of(job, options_.job_json(job)));
   if (!inserted.is_ok()) return store_failure(inserted.status());
   spdlog::info("job {}: queued ({})", job.id, quote_value(job.spec.input));
   wake_dispatcher();
@@ -200,7 +201,7 @@ ApiStatus JobManager::create(NewJob request, JobRecord& job) {
 
 ApiStatus JobManager::get(const std::string& id, JobRecord& job) {
   std::lock_guard lock(mutex_);
-  Result<std::optional<JobRecord>> found = store_->get(id);
+  Result<std::optional<JobRecord>> found = store_.jobs().get(id);
   if (!found.is_ok()) return store_failure(found.status());
   if (!*found) return not_found(id);
   job = std::move(**found);
@@ -222,7 +223,7 @@ ApiStatus JobManager::list(std::optional<JobState> state, int page_size,
                                              "server gave"};
   }
   std::lock_guard lock(mutex_);
-  Result<std::vector<JobRecord>> jobs = store_->list(state, before, size + 1);
+  Result<std::vector<JobRecord>> jobs = store_.jobs().list(state, before, size + 1);
   if (!jobs.is_ok()) return store_failure(jobs.status());
   page.jobs = std::move(*jobs);
   page.next_page_token.clear();
@@ -241,7 +242,7 @@ ApiStatus JobManager::cancel(const std::string& id, JobRecord& job) {
   std::lock_guard lock(mutex_);
   // Twice at most: a queued job claimed meanwhile is cancelled as a running one.
   for (int look = 0; look < 2; ++look) {
-    Result<std::optional<JobRecord>> found = store_->get(id);
+    Result<std::optional<JobRecord>> found = store_.jobs().get(id);
     if (!found.is_ok()) return store_failure(found.status());
     if (!*found) return not_found(id);
     job = std::move(**found);
@@ -251,7 +252,7 @@ ApiStatus JobManager::cancel(const std::string& id, JobRecord& job) {
     if (job.state == JobState::kRunning) {
       // Accepted in the job's row, where the publish gate looks: an accepted cancel ends the
       // job CANCELLED with nothing published, a refused one leaves it to succeed.
-      Result<CancelAnswer> asked = store_->request_cancel(id);
+      Result<CancelAnswer> asked = store_.jobs().request_cancel(id);
       if (!asked.is_ok()) return store_failure(asked.status());
       if (*asked == CancelAnswer::kPublishing)
         return {ApiCode::kFailedPrecondition,
@@ -297,7 +298,7 @@ void JobManager::stop_running(const std::string& id, int reason, const char* why
 
 ApiStatus JobManager::watch(const std::string& id, std::shared_ptr<JobWatcher> watcher) {
   std::lock_guard lock(mutex_);
-  Result<std::optional<JobRecord>> found = store_->get(id);
+  Result<std::optional<JobRecord>> found = store_.jobs().get(id);
   if (!found.is_ok()) return store_failure(found.status());
   if (!*found) return not_found(id);
   JobRecord& job = **found;
@@ -371,7 +372,7 @@ void JobManager::dispatch_loop() {
 bool JobManager::claim_one() {
   // A node that joined since the last beat may offer a backend this one would otherwise run
   // in software (and fail): a look at the nodes first, at most once a second.
-  if (store_->shared() && Clock::now() - offers_learned_ > std::chrono::seconds(1))
+  if (store_.shared() && Clock::now() - offers_learned_ > std::chrono::seconds(1))
     (void)learn_offers();
   std::vector<std::string> backends = scheduler_.claimable(offered_anywhere_);
   if (backends.empty()) return false;
@@ -379,7 +380,7 @@ bool JobManager::claim_one() {
   std::string placed;
   ClaimRequest request{options_.node_id, std::move(backends), lease_ms(options_.lease_s)};
   Result<std::optional<JobRecord>> claimed =
-      store_->claim(request, [&](JobRecord& job, std::optional<Notification>& notice) {
+      store_.jobs().claim(request, [&](JobRecord& job, std::optional<Notification>& notice) {
         placed = job.id;
         return take_job(job, notice, device);
       });
@@ -603,9 +604,10 @@ void JobManager::store_final(Running& running, const JobRecord& job) {
 }
 
 Result<bool> JobManager::save(const JobRecord& job, const std::optional<RowState>& expected) {
-  if (job.webhook_url.empty() || !options_.job_json) return store_->write(job, expected, nullptr);
+  if (job.webhook_url.empty() || !options_.job_json)
+    return store_.jobs().write(job, expected, nullptr);
   Notification notice = notice_of(job, options_.job_json(job));
-  return store_->write(job, expected, &notice);
+  return store_.jobs().write(job, expected, &notice);
 }
 
 void JobManager::count_finished(const JobRecord& job) {
@@ -633,7 +635,7 @@ NodeSnapshot JobManager::node_snapshot() {
   std::lock_guard lock(mutex_);
   for (JobState state : {JobState::kQueued, JobState::kRunning, JobState::kSucceeded,
                          JobState::kFailed, JobState::kCancelled}) {
-    Result<int> count = store_->count_in_state(state);
+    Result<int> count = store_.jobs().count_in_state(state);
     snapshot.jobs_by_state[std::string(state_name(state))] = count.is_ok() ? *count : 0;
   }
   snapshot.queue_depth = snapshot.jobs_by_state["queued"];
@@ -687,10 +689,10 @@ void JobManager::on_progress(const std::string& id, const Progress& progress) {
 // With a shared store, watchers on other nodes read progress from it: written about once a
 // second. A write the row refuses means the job was taken over: this attempt stops.
 void JobManager::store_progress(Running& running) {
-  if (!store_->shared() || running.done) return;
+  if (!store_.shared() || running.done) return;
   if (Clock::now() - running.last_stored < std::chrono::milliseconds(950)) return;
   running.last_stored = Clock::now();
-  Result<bool> written = store_->write(running.job, running.row, nullptr);
+  Result<bool> written = store_.jobs().write(running.job, running.row, nullptr);
   if (written.is_ok() && !*written)
     stop_running(running.job.id, kStopLost, "taken over by another node: stopping");
 }
@@ -708,7 +710,7 @@ void JobManager::reap_finished_threads() {
 
 void JobManager::purge_expired() {
   int64_t cutoff = now_ms() - static_cast<int64_t>(options_.retention_hours * 3600e3);
-  Result<int> purged = store_->purge_ended_before(cutoff);
+  Result<int> purged = store_.jobs().purge_ended_before(cutoff);
   if (!purged.is_ok())
     log_store_error(purged.status());
   else if (*purged > 0)

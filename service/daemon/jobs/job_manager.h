@@ -82,7 +82,7 @@ struct JobPage {
 
 class JobManager {
  public:
-  JobManager(ManagerOptions options, std::unique_ptr<JobStore> store, Scheduler scheduler);
+  JobManager(ManagerOptions options, JobStore store, Scheduler scheduler);
   ~JobManager();
   JobManager(const JobManager&) = delete;
   JobManager& operator=(const JobManager&) = delete;
@@ -110,7 +110,7 @@ class JobManager {
   // longer holds, cancelling those cancelled through another node), takes over jobs whose lease
   // ran out, and learns which backends the live nodes offer. An error: the store is unreachable.
   Status beat(const NodeRecord& node);
-  Result<std::vector<NodeRecord>> nodes() { return store_->nodes(); }
+  Result<std::vector<NodeRecord>> nodes() { return store_.nodes().list(); }
 
   // Refuses new jobs from now on; running jobs may finish for `grace_s`, then are stopped
   // and left QUEUED for the next start. Returns when every job thread has ended.
@@ -142,7 +142,7 @@ class JobManager {
   WorkerLaunch worker_launch() const;  // every worker's, the device it opens aside
   // A warm worker of the job's device when one is ready, else one started now; given the job.
   Result<std::unique_ptr<WorkerProcess>> start_worker(JobSpec spec, Running& running);
-  // The fence (job_store.h hold_lease): may this attempt publish its outputs?
+  // The fence (lease_table.h hold_lease): may this attempt publish its outputs?
   Status may_publish(Running& running);
   JobRecord finished_record(const Running& running, const WorkerOutcome& outcome,
                             const metrics::EngineUsage& engines);
@@ -170,7 +170,7 @@ class JobManager {
   Result<bool> cancel_queued(JobRecord& job);  // mutex_ held
 
   ManagerOptions options_;
-  std::unique_ptr<JobStore> store_;
+  JobStore store_;
 
   std::mutex mutex_;
   std::condition_variable wake_;

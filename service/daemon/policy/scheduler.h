@@ -1,6 +1,6 @@
 // Where a job runs on this node: a job goes to the least-loaded device that can run it and has
 // room: fewer running jobs than its slots (a cap), and headroom for one more job by its measured
-// load (load_model.h). Which job runs next is the store's claim (job_store.h: priority, then
+// load (load_model.h). Which job runs next is the store's claim (job_queue.h: priority, then
 // age). Plain data, no threads: JobManager calls it under its own lock.
 #pragma once
 

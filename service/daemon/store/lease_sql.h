@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "service/daemon/store/job_store.h"
+#include "service/daemon/store/job_queue.h"
+#include "service/daemon/store/lease_table.h"
 
 namespace tc::daemon {
 

@@ -104,6 +104,18 @@ Result<bool> PgJobStore::insert(JobRecord& job) {
   return insert_locked(job);
 }
 
+Result<bool> PgJobStore::insert_notifying(JobRecord& job, const Notification& notice) {
+  std::lock_guard lock(mutex_);
+  bool inserted = false;
+  TC_RETURN_IF_ERROR(db_->transaction(
+      [&]() -> Status {
+        TC_ASSIGN_OR_RETURN(inserted, insert_locked(job));
+        return inserted ? enqueue_locked(notice) : Status();
+      },
+      "insert job " + job.id));
+  return inserted;
+}
+
 Result<bool> PgJobStore::insert_locked(JobRecord& job) {
   // ON CONFLICT: two daemons given the same request_id at once insert one job between them.
   TC_ASSIGN_OR_RETURN(
@@ -208,7 +220,7 @@ Status PgJobStore::heartbeat(const NodeRecord& node) {
       .status();
 }
 
-Result<std::vector<NodeRecord>> PgJobStore::nodes() {
+Result<std::vector<NodeRecord>> PgJobStore::list() {
   std::lock_guard lock(mutex_);
   TC_ASSIGN_OR_RETURN(
       PgRows rows,
@@ -226,7 +238,8 @@ Result<std::vector<NodeRecord>> PgJobStore::nodes() {
 
 }  // namespace tc::daemon
 
-// Leases (job_store.h, lease_sql.h): several daemons claim from one table at once.
+// Claims, cancels and leases (job_queue.h, lease_table.h, lease_sql.h): several daemons claim
+// from one table at once.
 namespace tc::daemon {
 namespace {
 constexpr int kClaimBatch = 16;  // candidates looked at per claim

@@ -1,22 +1,30 @@
-// The cluster job store: PostgreSQL through libpq, shared by every daemon of a cluster. One
-// connection per daemon, serialised by a mutex (a few rows a second), re-established when the
-// server restarts. Same contract as the SQLite engine (tests/daemon/store_contract_test.cc).
+// The cluster job store: PostgreSQL through libpq, shared by every daemon of a cluster, playing
+// the four roles of job_store.h. One connection per daemon, serialised by a mutex (a few rows a
+// second), re-established when the server restarts. Same contract as the SQLite engine
+// (tests/daemon/store_contract_test.cc).
 #pragma once
 
+#include <memory>
 #include <mutex>
 
-#include "service/daemon/store/job_store.h"
+#include "service/daemon/store/job_queue.h"
+#include "service/daemon/store/lease_table.h"
+#include "service/daemon/store/node_registry.h"
+#include "service/daemon/store/outbox.h"
 #include "service/daemon/store/pg_connection.h"
 
 namespace tc::daemon {
 
-class PgJobStore final : public JobStore {
+class PgJobStore final : public JobQueue, public Outbox, public NodeRegistry, public LeaseTable {
  public:
   // Connects and brings the schema to this binary's version (pg_schema.h).
   static Result<std::unique_ptr<PgJobStore>> open(const std::string& url,
                                                   const std::string& password);
 
+  // JobQueue.
   Result<bool> insert(JobRecord& job) override;
+  Result<bool> insert_notifying(JobRecord& job,
+                                const Notification& notice) override;  // pg_outbox.cc
   Result<std::optional<JobRecord>> get(const std::string& id) override;
   Result<std::optional<JobRecord>> find_by_request_id(const std::string& request_id) override;
   Result<bool> write(const JobRecord& job, const std::optional<RowState>& expected,
@@ -25,11 +33,15 @@ class PgJobStore final : public JobStore {
                                       int limit) override;
   Result<int> count_in_state(JobState state) override;
   Result<int> purge_ended_before(int64_t end_ms) override;
-  Status heartbeat(const NodeRecord& node) override;
-  Result<std::vector<NodeRecord>> nodes() override;
+  // Claims and cancels: the end of pg_job_store.cc.
+  Result<std::optional<JobRecord>> claim(const ClaimRequest& claim, const TakeJob& take) override;
+  Result<CancelAnswer> request_cancel(const std::string& id) override;
 
-  // The outbox: pg_outbox.cc.
-  Result<bool> insert_notifying(JobRecord& job, const Notification& notice) override;
+  // NodeRegistry.
+  Status heartbeat(const NodeRecord& node) override;
+  Result<std::vector<NodeRecord>> list() override;
+
+  // Outbox: pg_outbox.cc.
   Result<std::vector<Notification>> claim_due_notifications(int64_t now_ms, int64_t hold_ms,
                                                             int limit) override;
   Status mark_notification_delivered(int64_t id) override;
@@ -38,16 +50,13 @@ class PgJobStore final : public JobStore {
   Status abandon_notification(int64_t id, const std::string& error) override;
   Result<NotificationBacklog> notification_backlog() override;
 
-  // Leases and claims: the end of pg_job_store.cc.
-  bool shared() const override { return true; }
-  Result<std::optional<JobRecord>> claim(const ClaimRequest& claim, const TakeJob& take) override;
+  // LeaseTable: the end of pg_job_store.cc.
   Result<std::vector<HeldJob>> renew_leases(const std::string& node,
                                             const std::vector<std::string>& jobs,
                                             int64_t lease_ms) override;
   Result<Fence> hold_lease(const std::string& id, int attempt, const std::string& node,
                            int64_t lease_ms) override;
   Result<std::vector<JobRecord>> orphans(const std::string& own_node) override;
-  Result<CancelAnswer> request_cancel(const std::string& id) override;
   // A listener on its own connection (pg_listener.h).
   std::unique_ptr<StoreEvents> events() override;
 

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "service/daemon/store/job_store.h"
+#include "service/daemon/store/lease_table.h"
 #include "service/daemon/store/pg_connection.h"
 
 namespace tc::daemon {

@@ -1,6 +1,6 @@
-// The PostgreSQL engine's notifications outbox (job_store.h): the job's row and its notice in
-// one transaction; claims take rows with FOR UPDATE SKIP LOCKED, so with several daemons on
-// one database each notice goes to one of them.
+// The PostgreSQL engine's notifications outbox (outbox.h): claims take rows with FOR UPDATE SKIP
+// LOCKED, so with several daemons on one database each notice goes to one of them. A job's row
+// and its notice are written in one transaction (enqueue_locked).
 #include <algorithm>
 
 #include "service/daemon/store/outbox_sql.h"
@@ -15,18 +15,6 @@ Status PgJobStore::enqueue_locked(const Notification& notice) {
                std::to_string(notice.create_ms)},
               "enqueue a notice for job " + notice.job_id)
       .status();
-}
-
-Result<bool> PgJobStore::insert_notifying(JobRecord& job, const Notification& notice) {
-  std::lock_guard lock(mutex_);
-  bool inserted = false;
-  TC_RETURN_IF_ERROR(db_->transaction(
-      [&]() -> Status {
-        TC_ASSIGN_OR_RETURN(inserted, insert_locked(job));
-        return inserted ? enqueue_locked(notice) : Status();
-      },
-      "insert job " + job.id));
-  return inserted;
 }
 
 Result<std::vector<Notification>> PgJobStore::claim_due_notifications(int64_t now_ms,

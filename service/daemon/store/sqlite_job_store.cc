@@ -117,11 +117,6 @@ Status check_usable(sqlite3* db, const std::string& path) {
 
 }  // namespace
 
-Result<std::unique_ptr<JobStore>> JobStore::open(const std::string& state_dir) {
-  TC_ASSIGN_OR_RETURN(std::unique_ptr<SqliteJobStore> store, SqliteJobStore::open(state_dir));
-  return std::unique_ptr<JobStore>(std::move(store));
-}
-
 Result<std::unique_ptr<SqliteJobStore>> SqliteJobStore::open(const std::string& state_dir) {
   std::error_code ec;
   std::filesystem::create_directories(state_dir, ec);
@@ -168,6 +163,16 @@ Status SqliteJobStore::exec(const char* sql) {
 Result<bool> SqliteJobStore::insert(JobRecord& job) {
   std::lock_guard lock(mutex_);
   return insert_locked(job);
+}
+
+Result<bool> SqliteJobStore::insert_notifying(JobRecord& job, const Notification& notice) {
+  std::lock_guard lock(mutex_);
+  bool inserted = false;
+  TC_RETURN_IF_ERROR(in_transaction([&]() -> Status {
+    TC_ASSIGN_OR_RETURN(inserted, insert_locked(job));
+    return inserted ? enqueue_locked(notice) : Status();
+  }));
+  return inserted;
 }
 
 Result<bool> SqliteJobStore::insert_locked(JobRecord& job) {
@@ -292,7 +297,7 @@ Status SqliteJobStore::heartbeat(const NodeRecord& node) {
   return {};
 }
 
-Result<std::vector<NodeRecord>> SqliteJobStore::nodes() {
+Result<std::vector<NodeRecord>> SqliteJobStore::list() {
   std::lock_guard lock(node_mutex_);
   if (!node_) return std::vector<NodeRecord>();
   return std::vector<NodeRecord>{*node_};
@@ -300,8 +305,8 @@ Result<std::vector<NodeRecord>> SqliteJobStore::nodes() {
 
 }  // namespace tc::daemon
 
-// Leases (job_store.h, lease_sql.h). With one daemon on the file they matter only across its
-// restarts, but the manager runs one code path on both engines.
+// Claims, cancels and leases (job_queue.h, lease_table.h, lease_sql.h). With one daemon on the file
+// they matter only across its restarts, but the manager runs one code path on both engines.
 namespace tc::daemon {
 namespace {
 constexpr int kClaimBatch = 16;  // candidates looked at per claim

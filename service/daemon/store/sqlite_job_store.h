@@ -1,11 +1,16 @@
-// The embedded job store: SQLite in WAL mode in the state directory. One connection,
-// serialised by a mutex: the daemon writes a few rows a second.
+// The embedded job store: SQLite in WAL mode in the state directory, playing the four roles of
+// job_store.h. One connection, serialised by a mutex: the daemon writes a few rows a second.
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <optional>
 
-#include "service/daemon/store/job_store.h"
+#include "service/daemon/store/job_queue.h"
+#include "service/daemon/store/lease_table.h"
+#include "service/daemon/store/node_registry.h"
+#include "service/daemon/store/outbox.h"
 
 struct sqlite3;
 
@@ -13,7 +18,10 @@ namespace tc::daemon {
 
 class Statement;
 
-class SqliteJobStore final : public JobStore {
+class SqliteJobStore final : public JobQueue,
+                             public Outbox,
+                             public NodeRegistry,
+                             public LeaseTable {
  public:
   // Creates the directory's database when missing. kInternal names the file on failure.
   static Result<std::unique_ptr<SqliteJobStore>> open(const std::string& state_dir);
@@ -21,7 +29,9 @@ class SqliteJobStore final : public JobStore {
   SqliteJobStore(const SqliteJobStore&) = delete;
   SqliteJobStore& operator=(const SqliteJobStore&) = delete;
 
+  // JobQueue.
   Result<bool> insert(JobRecord& job) override;
+  Result<bool> insert_notifying(JobRecord& job, const Notification& notice) override;
   Result<std::optional<JobRecord>> get(const std::string& id) override;
   Result<std::optional<JobRecord>> find_by_request_id(const std::string& request_id) override;
   Result<bool> write(const JobRecord& job, const std::optional<RowState>& expected,
@@ -30,11 +40,15 @@ class SqliteJobStore final : public JobStore {
                                       int limit) override;
   Result<int> count_in_state(JobState state) override;
   Result<int> purge_ended_before(int64_t end_ms) override;
-  Status heartbeat(const NodeRecord& node) override;
-  Result<std::vector<NodeRecord>> nodes() override;
+  // One daemon owns an SQLite store, so claims need no locking beyond its transaction.
+  Result<std::optional<JobRecord>> claim(const ClaimRequest& claim, const TakeJob& take) override;
+  Result<CancelAnswer> request_cancel(const std::string& id) override;
 
-  // The outbox: sqlite_outbox.cc.
-  Result<bool> insert_notifying(JobRecord& job, const Notification& notice) override;
+  // NodeRegistry: the one node, this daemon, kept in memory.
+  Status heartbeat(const NodeRecord& node) override;
+  Result<std::vector<NodeRecord>> list() override;
+
+  // Outbox: sqlite_outbox.cc.
   Result<std::vector<Notification>> claim_due_notifications(int64_t now_ms, int64_t hold_ms,
                                                             int limit) override;
   Status mark_notification_delivered(int64_t id) override;
@@ -43,17 +57,14 @@ class SqliteJobStore final : public JobStore {
   Status abandon_notification(int64_t id, const std::string& error) override;
   Result<NotificationBacklog> notification_backlog() override;
 
-  // Leases: sqlite_leases.cc. One daemon owns an SQLite store, so claims need no locking beyond
-  // its transaction, and nothing happens that this daemon does not see itself.
-  bool shared() const override { return false; }
-  Result<std::optional<JobRecord>> claim(const ClaimRequest& claim, const TakeJob& take) override;
+  // LeaseTable: the end of sqlite_job_store.cc. Nothing happens that this daemon does not see
+  // itself: no events.
   Result<std::vector<HeldJob>> renew_leases(const std::string& node,
                                             const std::vector<std::string>& jobs,
                                             int64_t lease_ms) override;
   Result<Fence> hold_lease(const std::string& id, int attempt, const std::string& node,
                            int64_t lease_ms) override;
   Result<std::vector<JobRecord>> orphans(const std::string& own_node) override;
-  Result<CancelAnswer> request_cancel(const std::string& id) override;
   std::unique_ptr<StoreEvents> events() override { return nullptr; }
 
  private:

@@ -1,5 +1,5 @@
-// The SQLite engine's notifications outbox (job_store.h): the job's row and its notice in one
-// IMMEDIATE transaction on the store's one connection.
+// The SQLite engine's notifications outbox (outbox.h), and the transaction that writes a job's
+// row and its notice together: IMMEDIATE, on the store's one connection.
 #include <sqlite3.h>
 
 #include "service/daemon/store/outbox_sql.h"
@@ -36,16 +36,6 @@ Status SqliteJobStore::enqueue_locked(const Notification& notice) {
   s.bind(6, notice.create_ms);
   if (s.step() != SQLITE_DONE) return outbox_error(db_, "enqueue for job " + notice.job_id);
   return {};
-}
-
-Result<bool> SqliteJobStore::insert_notifying(JobRecord& job, const Notification& notice) {
-  std::lock_guard lock(mutex_);
-  bool inserted = false;
-  TC_RETURN_IF_ERROR(in_transaction([&]() -> Status {
-    TC_ASSIGN_OR_RETURN(inserted, insert_locked(job));
-    return inserted ? enqueue_locked(notice) : Status();
-  }));
-  return inserted;
 }
 
 Result<std::vector<Notification>> SqliteJobStore::claim_due_notifications(int64_t now_ms,

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "service/daemon/model/job_record.h"
+
 namespace tc::daemon {
 namespace {
 
@@ -11,8 +13,8 @@ void log_outbox_error(const Status& status) {
 
 }  // namespace
 
-WebhookDelivery::WebhookDelivery(JobStore& store, DeliveryOptions options)
-    : store_(store), options_(std::move(options)) {
+WebhookDelivery::WebhookDelivery(Outbox& outbox, DeliveryOptions options)
+    : outbox_(outbox), options_(std::move(options)) {
   pool_.emplace(options_.pool, [this](const Notification& notice) { deliver(notice); });
   polls_.emplace(options_.poll_interval_s, [this] { deliver_all_due(); });
 }
@@ -31,7 +33,7 @@ int WebhookDelivery::deliver_due() {
   // takes it once), which holds it anew.
   int64_t hold_ms = 2 * (options_.timeouts.connect_ms + options_.timeouts.total_ms);
   Result<std::vector<Notification>> due =
-      store_.claim_due_notifications(now_ms(), hold_ms, options_.batch);
+      outbox_.claim_due_notifications(now_ms(), hold_ms, options_.batch);
   if (!due.is_ok()) {
     log_outbox_error(due.status());
     return 0;
@@ -43,7 +45,7 @@ int WebhookDelivery::deliver_due() {
 }
 
 void WebhookDelivery::count_backlog() {
-  Result<NotificationBacklog> backlog = store_.notification_backlog();
+  Result<NotificationBacklog> backlog = outbox_.notification_backlog();
   if (!backlog.is_ok()) {
     log_outbox_error(backlog.status());
     return;
@@ -61,7 +63,7 @@ void WebhookDelivery::deliver(const Notification& notice) {
   if (sent.is_ok()) {
     spdlog::debug("job {}: webhook {} delivered ({})", notice.job_id, notice.event,
                   notice.delivery_id);
-    log_outbox_error(store_.mark_notification_delivered(notice.id));
+    log_outbox_error(outbox_.mark_notification_delivered(notice.id));
     return;
   }
   int attempts = notice.attempts + 1;
@@ -72,12 +74,12 @@ void WebhookDelivery::deliver(const Notification& notice) {
   if (!due) {
     spdlog::error("job {}: webhook {} ({}) given up after {} attempts: {}", notice.job_id,
                   notice.event, notice.delivery_id, attempts, sent.message());
-    log_outbox_error(store_.abandon_notification(notice.id, sent.message()));
+    log_outbox_error(outbox_.abandon_notification(notice.id, sent.message()));
     return;
   }
   spdlog::warn("job {}: webhook {} attempt {} failed, next in {} ms: {}", notice.job_id,
                notice.event, attempts, *due - now_ms(), sent.message());
-  log_outbox_error(store_.reschedule_notification(notice.id, attempts, *due, sent.message()));
+  log_outbox_error(outbox_.reschedule_notification(notice.id, attempts, *due, sent.message()));
 }
 
 }  // namespace tc::daemon

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "service/daemon/common/periodic_thread.h"
-#include "service/daemon/store/job_store.h"
+#include "service/daemon/store/outbox.h"
 #include "service/daemon/webhook/webhook_backoff.h"
 #include "service/daemon/webhook/webhook_pool.h"
 #include "service/daemon/webhook/webhook_sender.h"
@@ -29,8 +29,8 @@ struct DeliveryOptions {
 
 class WebhookDelivery {
  public:
-  // `store` must outlive this.
-  WebhookDelivery(JobStore& store, DeliveryOptions options);
+  // `outbox` must outlive this.
+  WebhookDelivery(Outbox& outbox, DeliveryOptions options);
   WebhookDelivery(const WebhookDelivery&) = delete;
   WebhookDelivery& operator=(const WebhookDelivery&) = delete;
 
@@ -44,7 +44,7 @@ class WebhookDelivery {
   void deliver(const Notification& notice);
   void count_backlog();
 
-  JobStore& store_;
+  Outbox& outbox_;
   DeliveryOptions options_;
   std::atomic<int64_t> backlog_count_{0};
   std::atomic<int64_t> backlog_oldest_ms_{0};

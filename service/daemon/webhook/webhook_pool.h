@@ -2,7 +2,7 @@
 // receiver (scheme, host and port), so a receiver that answers slowly or not at all holds at
 // most that many threads and every other receiver's notices keep going. A job's notices stay in
 // order because the store hands out a job's next notice only once the one before is settled
-// (job_store.h); the pool itself never holds two notices of one job.
+// (outbox.h); the pool itself never holds two notices of one job.
 #pragma once
 
 #include <condition_variable>

@@ -1,0 +1,35 @@
+// The job store's webhook role: the notifications outbox (README, Webhooks), as the delivery
+// thread uses it (webhook_delivery.h). A notice is written with its job's change
+// (JobQueue::insert_notifying, JobQueue::write), in the same transaction, so no change is
+// announced that was not stored and none stored goes unannounced.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pipeline/core/status.h"
+#include "service/daemon/model/notification.h"
+
+namespace tc::daemon {
+
+class Outbox {
+ public:
+  virtual ~Outbox() = default;
+
+  // Up to `limit` notices due at `now_ms`, oldest first, each the oldest undelivered one of its
+  // job (so a job's changes go out in order). Each is held until `now_ms + hold_ms`: no other
+  // claim returns it before then, and after then it is due again (its claimer died).
+  virtual Result<std::vector<Notification>> claim_due_notifications(int64_t now_ms, int64_t hold_ms,
+                                                                    int limit) = 0;
+  virtual Status mark_notification_delivered(int64_t id) = 0;
+  // Tried `attempts` times so far; due again at `due_ms`. `error` is kept for the operator.
+  virtual Status reschedule_notification(int64_t id, int attempts, int64_t due_ms,
+                                         const std::string& error) = 0;
+  // No more tries: kept with `error`, never claimed again.
+  virtual Status abandon_notification(int64_t id, const std::string& error) = 0;
+  // How many notices are undelivered (neither delivered nor given up), and the oldest's age.
+  virtual Result<NotificationBacklog> notification_backlog() = 0;
+};
+
+}  // namespace tc::daemon
