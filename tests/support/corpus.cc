@@ -186,8 +186,41 @@ void mezzanine_10bit(const std::string& path, const std::string& pix_fmt,
       "-f",  "lavfi", "-i",       "sine=f=440:duration=2:sample_rate=48000",
       "-ac", "2",     "-pix_fmt", pix_fmt};
   args.insert(args.end(), video.begin(), video.end());
-  args.insert(args.end(), {"-c:a", "pcm_s24le", "-f", "mov", path});
+  // FFmpeg 5.1's mov muxer rewrites the avcC of H.264 High 4:2:2 10-bit so that its decoder
+  // misreads every slice (most frames lost): that mezzanine goes into Matroska, unchanged.
+  bool avcc_breaks = codec == "h264" && pix_fmt == "yuv422p10le";
+  args.insert(args.end(), {"-c:a", "pcm_s24le", "-f", avcc_breaks ? "matroska" : "mov", path});
   ffmpeg(args);
+}
+
+void hdr10_hevc_4k(const std::string& path) {
+  ffmpeg({"-f",
+          "lavfi",
+          "-i",
+          "testsrc2=size=3840x2160:rate=25:duration=2",
+          "-f",
+          "lavfi",
+          "-i",
+          "sine=f=440:duration=2:sample_rate=48000",
+          "-ac",
+          "2",
+          "-pix_fmt",
+          "yuv420p10le",
+          "-c:v",
+          "libx265",
+          "-preset",
+          "ultrafast",
+          "-tag:v",
+          "hvc1",
+          "-x265-params",
+          "log-level=error:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:"
+          "master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):"
+          "max-cll=1000,400",
+          "-c:a",
+          "aac",
+          "-f",
+          "mp4",
+          path});
 }
 
 namespace {

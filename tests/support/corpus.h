@@ -46,9 +46,14 @@ void screen_recording_vfr(const std::string& path);
 
 // A mezzanine, 1280x720 25 fps 2 s, PCM s24le stereo, in QuickTime .mov: `pix_fmt`
 // "yuv422p10le" (default) or "yuv444p10le"; `codec` "prores" (ProRes 422 HQ / 4444, as editors
-// export; 4444 decodes as yuv444p12le) or "h264" (libx264 High 4:2:2 / High 4:4:4).
+// export; 4444 decodes as yuv444p12le) or "h264" (libx264 High 4:2:2 / High 4:4:4). H.264
+// 4:2:2 10-bit is written in Matroska whatever `path` says: FFmpeg 5.1's mov muxer breaks it.
 void mezzanine_10bit(const std::string& path, const std::string& pix_fmt = "yuv422p10le",
                      const std::string& codec = "prores");
+
+// A 4K HDR10 camera clip: MP4, HEVC Main10 3840x2160 25 fps 2 s (libx265), BT.2020 primaries,
+// PQ transfer, mastering display and content light level (SEI), AAC stereo.
+void hdr10_hevc_4k(const std::string& path);
 
 // A multi-language rip in Matroska:
 //   #0 video h264
