@@ -20,7 +20,8 @@ void fields(Self& p, Visit&& visit) {
   visit("frames_decoded", p.frames_decoded);
   visit("frames_encoded", p.frames_encoded);
   visit("media_time_s", p.media_time_s);
-  visit("media_duration_s", p.input_duration_s);  // the key clients have always read
+  visit("input_duration_s", p.input_duration_s);
+  visit("media_duration_s", p.input_duration_s);  // deprecated: the same, for older readers
   visit("elapsed_s", p.elapsed_s);
   visit("fps", p.fps);
   visit("speed", p.speed);
@@ -77,7 +78,8 @@ void fields(Self& r, Visit&& visit) {
   visit("backend", r.backend);
   visit("backend_reason", r.backend_reason);
   visit("frames_decoded", r.frames_decoded);
-  visit("media_duration_s", r.media_duration_s);
+  visit("media_processed_s", r.media_duration_s);
+  visit("media_duration_s", r.media_duration_s);  // deprecated: the same, for older readers
   visit("setup_s", r.setup_s);
   visit("wall_s", r.wall_s);
   visit("cpu_s", r.cpu_s);

@@ -22,8 +22,8 @@ struct Progress {
   int64_t frames_decoded = 0;
   int64_t frames_encoded = 0;  // video frames, summed over outputs
   double media_time_s = 0;     // how far into the (trimmed) input the job is
-  // The (trimmed) input's expected length from the probe; 0 when unknown. JSON and proto key:
-  // "media_duration_s" (what clients read).
+  // The (trimmed) input's expected length from the probe; 0 when unknown. JSON and proto:
+  // "input_duration_s", and the deprecated "media_duration_s" with the same value.
   double input_duration_s = 0;
   double elapsed_s = 0;
   double fps = 0;    // decoded frames per wall second
@@ -99,13 +99,15 @@ struct JobReport {
   // What became of every input stream in every output, and why (the plan's).
   std::vector<StreamOutcome> streams;
   int64_t frames_decoded = 0;
-  double media_duration_s = 0;  // media time actually transcoded (the longest output)
-  double setup_s = 0;           // probe + device discovery + plan, before wall_s starts
-  double wall_s = 0;            // the pipeline itself: open to last output renamed
-  double cpu_s = 0;             // user + system CPU time of this process
-  double fps = 0;               // frames decoded per wall second
-  double speed = 0;             // media seconds per wall second
-  double first_frame_s = 0;     // wall time to the first encoded video packet
+  // Media time actually transcoded (the longest output). JSON and proto: "media_processed_s",
+  // and the deprecated "media_duration_s" with the same value.
+  double media_duration_s = 0;
+  double setup_s = 0;        // probe + device discovery + plan, before wall_s starts
+  double wall_s = 0;         // the pipeline itself: open to last output renamed
+  double cpu_s = 0;          // user + system CPU time of this process
+  double fps = 0;            // frames decoded per wall second
+  double speed = 0;          // media seconds per wall second
+  double first_frame_s = 0;  // wall time to the first encoded video packet
   // The job's average engine use: the daemon's sampler adds it; `transcode run` has none.
   std::optional<metrics::EngineUsage> engines;
   std::optional<PackageReport> package;  // a package job's renditions

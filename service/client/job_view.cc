@@ -68,8 +68,8 @@ std::string time_text(const google::protobuf::Timestamp& t) {
 std::string percent(const pb::Job& job) {
   const pb::Progress& p = job.progress();
   if (job.state() == pb::JOB_STATE_SUCCEEDED) return "100%";
-  if (p.media_duration_s() <= 0) return "-";
-  int value = static_cast<int>(100 * p.media_time_s() / p.media_duration_s());
+  if (p.input_duration_s() <= 0) return "-";
+  int value = static_cast<int>(100 * p.media_time_s() / p.input_duration_s());
   return std::to_string(std::min(std::max(value, 0), 100)) + "%";
 }
 
@@ -116,7 +116,8 @@ JobReport report_from_proto(const pb::JobResult& r) {
     report.streams.push_back({size_t(s.output()), s.input_stream(), s.kind(), s.codec(),
                               s.language(), s.title(), s.kept(), s.action(), s.reason()});
   report.frames_decoded = r.frames_decoded();
-  report.media_duration_s = r.media_duration_s();
+  report.media_duration_s = r.media_processed_s();
+  report.setup_s = r.setup_s();
   report.wall_s = r.wall_s();
   report.cpu_s = r.cpu_s();
   report.fps = r.fps();
@@ -126,6 +127,8 @@ JobReport report_from_proto(const pb::JobResult& r) {
   if (r.has_thumbnails()) report.thumbnails = thumbnails_from_proto(r.thumbnails());
   for (const pb::SourceChange& c : r.source_changes())
     report.source_changes.push_back({c.time_s(), c.before(), c.after()});
+  for (const pb::ThreadTime& t : r.threads())
+    report.threads.push_back({t.name(), t.busy_s(), t.blocked_s()});
   return report;
 }
 
@@ -134,7 +137,7 @@ Progress progress_from_proto(const pb::Progress& p) {
   progress.frames_decoded = p.frames_decoded();
   progress.frames_encoded = p.frames_encoded();
   progress.media_time_s = p.media_time_s();
-  progress.input_duration_s = p.media_duration_s();
+  progress.input_duration_s = p.input_duration_s();
   progress.elapsed_s = p.elapsed_s();
   progress.fps = p.fps();
   progress.speed = p.speed();

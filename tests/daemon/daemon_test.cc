@@ -16,6 +16,7 @@
 #include "daemon_fixture.h"
 #include "pipeline/core/file.h"
 #include "service/client/error_details.h"
+#include "tests/support/source_version.h"
 #include "transcode/v1/transcoder.grpc.pb.h"
 
 namespace fs = std::filesystem;
@@ -540,7 +541,8 @@ TEST_F(DaemonTest, UnknownOptionHelpAndVersion) {
       << read_file_or_empty(err);
   EXPECT_EQ(read_file_or_empty(out), "");
   EXPECT_EQ(run("--version"), 0);
-  EXPECT_EQ(read_file_or_empty(out).rfind("transcoded " TC_VERSION " (FFmpeg ", 0), 0u)
+  // The version is the repository's VERSION file's (read here, not compiled in).
+  EXPECT_EQ(read_file_or_empty(out).rfind("transcoded " + source_version() + " (FFmpeg ", 0), 0u)
       << read_file_or_empty(out);
   EXPECT_EQ(run("--help"), 0);
   EXPECT_NE(read_file_or_empty(out).find("--max-queue N"), std::string::npos)
@@ -676,6 +678,54 @@ TEST_F(DaemonTest, WatchShowsLiveProgressAndMetricsCountTheJob) {
 
 // --quality through the daemon: the figures reach GetJob and the client, and the node's
 // histograms count the output.
+// Over gRPC, Progress names the input's length input_duration_s and JobResult the media
+// processed media_processed_s (each field's deprecated media_duration_s carried both meanings),
+// and JobResult has the report's setup_s and threads, equal to those in its report_json.
+TEST_F(DaemonTest, ProgressAndResultNameWhatTheirDurationsMeasure) {
+  std::string long_input = media + "/three.mp4";
+  ASSERT_TRUE(make_clip(long_input, 3));
+  ASSERT_TRUE(daemon.start({}, "slow"));
+  std::string id = submit(long_input, media + "/three-out.mp4", {"--size", "160x120"});
+  ASSERT_FALSE(id.empty());
+  grpc::ClientContext watch_context;
+  pb::WatchJobRequest watch;
+  watch.set_id(id);
+  auto reader = stub()->WatchJob(&watch_context, watch);
+  pb::JobEvent event;
+  std::vector<pb::Progress> progress;
+  while (reader->Read(&event))
+    if (event.kind() == pb::JobEvent::KIND_PROGRESS) progress.push_back(event.job().progress());
+  ASSERT_TRUE(reader->Finish().ok());
+  ASSERT_FALSE(progress.empty());
+  for (const pb::Progress& p : progress) {  // the whole input's length, from the first event
+    EXPECT_NEAR(p.input_duration_s(), 3.0, 0.1);
+    EXPECT_LE(p.media_time_s(), p.input_duration_s() + 0.1);
+  }
+
+  grpc::ClientContext get_context;
+  pb::GetJobRequest get;
+  get.set_id(id);
+  pb::Job job;
+  ASSERT_TRUE(stub()->GetJob(&get_context, get, &job).ok());
+  ASSERT_EQ(job.state(), pb::JOB_STATE_SUCCEEDED) << job.error().message();
+  const pb::JobResult& result = job.result();
+  json report = json::parse(result.report_json());
+  EXPECT_NEAR(result.media_processed_s(), 3.0, 0.1);
+  EXPECT_EQ(result.media_processed_s(), report["media_processed_s"].get<double>());
+  EXPECT_GT(result.setup_s(), 0);
+  EXPECT_EQ(result.setup_s(), report["setup_s"].get<double>());
+  ASSERT_EQ(result.threads_size(), static_cast<int>(report["threads"].size()));
+  std::set<std::string> names;
+  for (int i = 0; i < result.threads_size(); ++i) {
+    const json& thread = report["threads"][i];
+    EXPECT_EQ(result.threads(i).name(), thread["name"].get<std::string>());
+    EXPECT_EQ(result.threads(i).busy_s(), thread["busy_s"].get<double>());
+    EXPECT_EQ(result.threads(i).blocked_s(), thread["blocked_s"].get<double>());
+    names.insert(result.threads(i).name());
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"decode", "video graph", "out0"}));
+}
+
 TEST_F(DaemonTest, QualityFiguresReachTheResultAndTheHistograms) {
   ASSERT_TRUE(daemon.start({"--metrics-listen", "127.0.0.1:0"}));
   std::string out = media + "/measured.mp4";

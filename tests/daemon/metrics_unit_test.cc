@@ -17,6 +17,7 @@
 #include "service/daemon/metrics/metrics_endpoint.h"
 #include "service/daemon/metrics/process_metrics.h"
 #include "service/daemon/model/node_metrics.h"
+#include "tests/support/source_version.h"
 
 using namespace tc;
 using namespace tc::daemon;
@@ -162,9 +163,10 @@ TEST(NodeMetrics, PrometheusText) {
       has_line(text, "transcoded_job_duration_seconds_bucket{state=\"succeeded\",le=\"+Inf\"} 2"))
       << text;
   EXPECT_NE(text.find("# TYPE transcoded_job_duration_seconds histogram"), std::string::npos);
-  // Which build answers, on every scrape.
-  EXPECT_NE(text.find("\ntranscoded_build_info{version=\"" TC_VERSION "\",ffmpeg=\""),
-            std::string::npos)
+  // Which build answers, on every scrape: the repository's VERSION file's version (read here).
+  EXPECT_NE(
+      text.find("\ntranscoded_build_info{version=\"" + tc::test::source_version() + "\",ffmpeg=\""),
+      std::string::npos)
       << text;
 }
 

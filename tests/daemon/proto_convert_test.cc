@@ -75,6 +75,17 @@ TEST(ProtoConvert, EmptyEnumsTakeDefaultsAndUnknownOnesNameTheField) {
       << bad.status().message();
 }
 
+// The deprecated media_duration_s, read as an older client reads it.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+double deprecated_media_duration(const pb::Progress& p) {
+  return p.media_duration_s();
+}
+double deprecated_media_duration(const pb::JobResult& r) {
+  return r.media_duration_s();
+}
+#pragma GCC diagnostic pop
+
 TEST(ProtoConvert, SucceededJobCarriesItsTypedReport) {
   JobRecord job;
   job.id = "j-1";
@@ -90,15 +101,18 @@ TEST(ProtoConvert, SucceededJobCarriesItsTypedReport) {
   report.outputs[0].quality = QualityScore{480, 39.5, 40.25, std::nullopt};
   report.streams.push_back({0, 3, "subtitle", "subrip", "eng", "English", false, "",
                             "MPEG-TS cannot carry text subtitles"});
-  report.media_duration_s = 20;
+  report.media_duration_s = 19.5;
+  report.setup_s = 0.25;
   report.wall_s = 4;
+  report.threads = {{"decode", 3.5, 0.25}, {"out0", 3.75, 0}};
   metrics::EngineUsage engines;
   engines.samples = 8;
   report.engines = engines;
   job.report = report;
   pb::Job out;
   job_to_proto(job, &out);
-  EXPECT_EQ(out.progress().media_duration_s(), 20);
+  EXPECT_EQ(out.progress().input_duration_s(), 20);
+  EXPECT_EQ(deprecated_media_duration(out.progress()), 20);  // still filled, the same
   const pb::JobResult& result = out.result();
   EXPECT_EQ(result.stages(0).device(), "vaapi /dev/dri/renderD129 (xe)");
   // Programs read the parts, never the text.
@@ -110,7 +124,13 @@ TEST(ProtoConvert, SucceededJobCarriesItsTypedReport) {
   EXPECT_EQ(result.outputs(0).quality().psnr_avg_db(), 40.25);
   EXPECT_EQ(result.outputs(0).quality().psnr_y_db(), 39.5);
   EXPECT_FALSE(result.outputs(0).quality().has_ssim());  // not asked: unset, not 0
-  EXPECT_EQ(result.media_duration_s(), 20);
+  EXPECT_EQ(result.media_processed_s(), 19.5);
+  EXPECT_EQ(deprecated_media_duration(result), 19.5);  // still filled, the same
+  EXPECT_EQ(result.setup_s(), 0.25);                   // as report_json has it
+  ASSERT_EQ(result.threads_size(), 2);
+  EXPECT_EQ(result.threads(1).name(), "out0");
+  EXPECT_EQ(result.threads(1).busy_s(), 3.75);
+  EXPECT_EQ(result.threads(0).blocked_s(), 0.25);
   EXPECT_EQ(result.engines().samples(), 8);
   ASSERT_EQ(result.streams_size(), 1);
   EXPECT_EQ(result.streams(0).input_stream(), 3);

@@ -71,7 +71,8 @@ TEST(ReportJson, ProgressRoundTripKeepsEveryField) {
   Progress back;
   ASSERT_TRUE(from_json(json(p), back).is_ok());
   EXPECT_EQ(back, p);
-  // The expected length keeps the key clients (and the proto) have always read.
+  // The input's length under the name that says so, and under the deprecated key clients read.
+  EXPECT_EQ(json(p)["input_duration_s"], 60.25);
   EXPECT_EQ(json(p)["media_duration_s"], 60.25);
 }
 
@@ -91,6 +92,9 @@ TEST(ReportJson, JobReportRoundTripKeepsEveryField) {
   EXPECT_EQ(json(r)["streams"][0]["outcome"], "kept: encode aac (mp4 cannot hold pcm_s16le)");
   EXPECT_EQ(back.frames_decoded, r.frames_decoded);
   EXPECT_EQ(back.media_duration_s, r.media_duration_s);
+  // The media processed under the name that says so, and under the deprecated key.
+  EXPECT_EQ(json(r)["media_processed_s"], 60.04);
+  EXPECT_EQ(json(r)["media_duration_s"], 60.04);
   EXPECT_EQ(back.setup_s, r.setup_s);
   EXPECT_EQ(back.wall_s, r.wall_s);
   EXPECT_EQ(back.cpu_s, r.cpu_s);

@@ -39,11 +39,24 @@ pb::ErrorCode error_code_to_proto(Code code) {
   return pb::ERROR_CODE_INTERNAL;
 }
 
+// The deprecated media_duration_s of Progress and JobResult (job.proto) stays filled, with the
+// value of the field that replaced it, for clients that still read it. Only these two touch it.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+void set_deprecated_media_duration(double input_duration_s, pb::Progress* out) {
+  out->set_media_duration_s(input_duration_s);
+}
+void set_deprecated_media_duration(double media_processed_s, pb::JobResult* out) {
+  out->set_media_duration_s(media_processed_s);
+}
+#pragma GCC diagnostic pop
+
 void progress_to_proto(const Progress& p, pb::Progress* out) {
   out->set_frames_decoded(p.frames_decoded);
   out->set_frames_encoded(p.frames_encoded);
   out->set_media_time_s(p.media_time_s);
-  out->set_media_duration_s(p.input_duration_s);
+  out->set_input_duration_s(p.input_duration_s);
+  set_deprecated_media_duration(p.input_duration_s, out);
   out->set_elapsed_s(p.elapsed_s);
   out->set_fps(p.fps);
   out->set_speed(p.speed);
@@ -150,7 +163,9 @@ void result_to_proto(const JobReport& report, pb::JobResult* out) {
     stream->set_reason(s.reason);
   }
   out->set_frames_decoded(report.frames_decoded);
-  out->set_media_duration_s(report.media_duration_s);
+  out->set_media_processed_s(report.media_duration_s);
+  set_deprecated_media_duration(report.media_duration_s, out);
+  out->set_setup_s(report.setup_s);
   out->set_wall_s(report.wall_s);
   out->set_cpu_s(report.cpu_s);
   out->set_fps(report.fps);
@@ -164,6 +179,12 @@ void result_to_proto(const JobReport& report, pb::JobResult* out) {
     change->set_time_s(c.time_s);
     change->set_before(c.from);
     change->set_after(c.to);
+  }
+  for (const ThreadReport& t : report.threads) {
+    pb::ThreadTime* thread = out->add_threads();
+    thread->set_name(t.name);
+    thread->set_busy_s(t.busy_s);
+    thread->set_blocked_s(t.blocked_s);
   }
   // The API's one JSON copy of the report: written here, from the typed report.
   out->set_report_json(nlohmann::json(report).dump());
