@@ -13,6 +13,7 @@ extern "C" {
 #include "pipeline/exec/hdr_metadata.h"
 #include "pipeline/exec/stages.h"
 #include "pipeline/exec/webvtt_text.h"
+#include "pipeline/hw/backends.h"
 #include "pipeline/package/package_writer.h"
 #include "pipeline/plan/video_format.h"
 
@@ -176,11 +177,13 @@ Result<av::CodecContextPtr> open_video_encoder_with(const VideoEncoderSetup& set
   return encoder;
 }
 
-// The plan's encoder options, with the HDR parameters of encoders that take them so where it
-// keeps HDR.
+// The plan's encoder options, with the frames' HDR parameters for a software encoder that takes
+// them so, where the output keeps HDR and the container declared none.
 Options encoder_options(const VideoEncodePlan& plan, const HdrMetadata& hdr) {
   Options options = plan.options;
-  if (plan.format.hdr_metadata) add_hdr_params(plan.encoder, hdr, options);
+  if (!plan.format.hdr_metadata || plan.hw_frames || plan.hdr_params_declared) return options;
+  const SwEncoderDesc& encoder = software_encoder(plan.codec);
+  add_hdr_params(encoder.hdr_params, encoder.params_option, hdr, options);
   return options;
 }
 

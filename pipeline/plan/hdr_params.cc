@@ -58,22 +58,19 @@ std::string svtav1_hdr_params(const HdrMetadata& metadata) {
   return params;
 }
 
-void add_hdr_params(std::string_view encoder, const HdrMetadata& metadata,
+bool add_hdr_params(HdrParamsSyntax syntax, std::string_view option, const HdrMetadata& metadata,
                     std::vector<std::pair<std::string, std::string>>& options) {
-  bool x265 = encoder == "libx265";
-  if (!x265 && encoder != "libsvtav1") return;
-  std::string params = x265 ? x265_hdr_params(metadata) : svtav1_hdr_params(metadata);
-  if (params.empty()) return;
-  std::string key = x265 ? "x265-params" : "svtav1-params";
+  if (syntax == HdrParamsSyntax::kNone) return false;
+  std::string params =
+      syntax == HdrParamsSyntax::kX265 ? x265_hdr_params(metadata) : svtav1_hdr_params(metadata);
+  if (params.empty()) return false;
   for (auto& [name, value] : options) {
-    if (name != key) continue;
-    bool carried = value.find("master-display=") != std::string::npos ||
-                   value.find("max-cll=") != std::string::npos ||
-                   value.find("content-light=") != std::string::npos;
-    if (!carried) value += (value.empty() ? "" : ":") + params;
-    return;
+    if (name != option) continue;
+    value += (value.empty() ? "" : ":") + params;
+    return true;
   }
-  options.emplace_back(key, params);
+  options.emplace_back(option, params);
+  return true;
 }
 
 }  // namespace tc

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "pipeline/hw/backends.h"
+
 namespace tc {
 
 // The source's HDR10 static metadata: AVMasteringDisplayMetadata and AVContentLightMetadata.
@@ -27,11 +29,13 @@ std::string x265_hdr_params(const HdrMetadata& metadata);
 std::string svtav1_hdr_params(const HdrMetadata& metadata);
 
 // Encoders that write HDR10 metadata into the bitstream only from a parameters option (FFmpeg
-// 5.1: libx265's x265-params, libsvtav1's svtav1-params) get it there. An option that already
-// carries it (the plan's, from the container: plan/hdr_plan.h) is left as it is. Others: VP9
-// has no place for it in the bitstream, hardware encoders read the frames' side data, and every
-// output stream gets it (add_hdr_side_data).
-void add_hdr_params(std::string_view encoder, const HdrMetadata& metadata,
+// 5.1: libx265's x265-params, libsvtav1's svtav1-params: SwEncoderDesc::hdr_params and
+// params_option) get it there, appended to the option where it is set. Whether HDR10 is there
+// already is the caller's fact (VideoEncodePlan::hdr_params_declared), never read back from
+// the text. kNone: nothing (VP9 has no place for it in the bitstream, hardware encoders read
+// the frames' side data, and every output stream gets it: add_hdr_side_data). Returns whether
+// it added any.
+bool add_hdr_params(HdrParamsSyntax syntax, std::string_view option, const HdrMetadata& metadata,
                     std::vector<std::pair<std::string, std::string>>& options);
 
 }  // namespace tc

@@ -10,7 +10,7 @@ namespace tc {
 
 // libx265 and libsvtav1 in FFmpeg 5.1 write the mastering display and content light metadata
 // only from their parameters: adds the source's declared values to "x265-params" /
-// "svtav1-params" where the output keeps HDR.
+// "svtav1-params" where the output keeps HDR, and says so (hdr_params_declared).
 void add_declared_hdr_params(const VideoInfo& source, VideoEncodePlan& video);
 
 }  // namespace tc

@@ -135,6 +135,9 @@ struct VideoEncodePlan {
   std::string one_encoder_why;
   // x264 kept off its AVX-512 code (plan/x264_avx512.h): its mbtree misreads this width.
   bool without_avx512 = false;
+  // The container's HDR10 values are in its parameters option (plan/hdr_plan.h): the run adds
+  // none from the frames.
+  bool hdr_params_declared = false;
 };
 
 // One audio track of an output.
