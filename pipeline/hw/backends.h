@@ -36,7 +36,7 @@ struct OptionValue {
 
 // What an encoder is given in a package, where a keyframe is forced (pict_type I) at every
 // segment boundary: that each forced one is an IDR starting a closed GOP, and that no
-// scene-cut keyframe comes between them (package/package_plan.h).
+// scene-cut keyframe comes between them (plan/package_plan.h).
 struct KeyframeOptions {
   std::array<OptionValue, 2> options = {};  // in order; empty names are none
   bool keyint_min = false;                  // keyint_min = the segment's GOP, in frames

@@ -6,7 +6,7 @@
 
 #include "pipeline/package/language_tag.h"
 #include "pipeline/package/manifests.h"
-#include "pipeline/package/segment_container.h"
+#include "pipeline/plan/segment_container.h"
 #include "pipeline/spec/package_spec.h"
 
 namespace tc::package {

@@ -20,7 +20,7 @@ extern "C" {
 #include "pipeline/core/fd.h"
 #include "pipeline/core/status.h"
 #include "pipeline/package/package_dir.h"
-#include "pipeline/package/segment_container.h"
+#include "pipeline/plan/segment_container.h"
 
 namespace tc::package {
 

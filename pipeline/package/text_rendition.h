@@ -16,6 +16,7 @@ extern "C" {
 
 #include "pipeline/core/status.h"
 #include "pipeline/package/segmenter.h"
+#include "pipeline/plan/text_plan.h"  // kWebVttDocument
 
 namespace tc::package {
 
@@ -44,8 +45,6 @@ struct TextMeasure {
   double duration_s = 0;       // the video's, that the cues are played with
   int disposition = 0;         // the source track's AV_DISPOSITION_* (forced, default, ...)
 };
-
-inline constexpr const char* kWebVttDocument = "subs.vtt";  // in a text rendition's directory
 
 class TextRendition {
  public:

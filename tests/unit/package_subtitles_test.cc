@@ -5,9 +5,9 @@
 #include <cstring>
 
 #include "pipeline/package/manifests.h"
-#include "pipeline/package/segment_container.h"
-#include "pipeline/package/text_plan.h"
 #include "pipeline/package/text_rendition.h"
+#include "pipeline/plan/segment_container.h"
+#include "pipeline/plan/text_plan.h"
 #include "tests/unit/fixtures.h"
 
 namespace tc {

@@ -1,13 +1,13 @@
-#include "pipeline/package/package_plan.h"
+#include "pipeline/plan/package_plan.h"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
 #include "pipeline/hw/backends.h"
-#include "pipeline/package/segment_container.h"
-#include "pipeline/package/text_plan.h"
+#include "pipeline/plan/segment_container.h"
 #include "pipeline/plan/stages.h"
+#include "pipeline/plan/text_plan.h"
 
 namespace tc {
 namespace {

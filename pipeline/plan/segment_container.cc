@@ -1,4 +1,4 @@
-#include "pipeline/package/segment_container.h"
+#include "pipeline/plan/segment_container.h"
 
 extern "C" {
 #include <libavutil/opt.h>

@@ -10,6 +10,11 @@
 
 namespace tc {
 
+namespace package {
+// The whole-file WebVTT document in a text rendition's directory (DASH's; the ffmpeg command's).
+inline constexpr const char* kWebVttDocument = "subs.vtt";
+}  // namespace package
+
 // Replaces what plan_streams planned for the package's outputs' subtitles (an MP4 file's) and
 // their outcomes. The spec is normalized (normalize_package): the first output's --subtitles
 // decides.

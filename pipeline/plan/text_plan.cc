@@ -1,8 +1,6 @@
-#include "pipeline/package/text_plan.h"
+#include "pipeline/plan/text_plan.h"
 
 #include <algorithm>
-
-#include "pipeline/package/text_rendition.h"
 
 namespace tc {
 namespace {
