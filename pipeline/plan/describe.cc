@@ -116,13 +116,9 @@ std::string color_name(const ColorTags& color) {
 // Where libx265 / libsvtav1 take the HDR10 values as parameters and the container declared none,
 // the command line above lacks them: the run takes the first frame's (in-band SEI).
 std::string hdr_params_note(const VideoEncodePlan& video) {
-  if (video.hw_frames || software_encoder(video.codec).hdr_params == HdrParamsSyntax::kNone)
+  if (video.hw_frames || video.hdr_params_declared ||
+      software_encoder(video.codec).hdr_params == HdrParamsSyntax::kNone)
     return "";
-  for (const auto& [key, value] : video.options)
-    if (value.find("master-display=") != std::string::npos ||
-        value.find("max-cll=") != std::string::npos ||
-        value.find("content-light=") != std::string::npos)
-      return "";
   return " (the container declares no values: " + video.encoder +
          " gets the first frame's at run time, which the ffmpeg command cannot)";
 }
