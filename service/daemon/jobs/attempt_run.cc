@@ -1,0 +1,280 @@
+#include "service/daemon/jobs/attempt_run.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <thread>
+
+#include "pipeline/core/user_text.h"
+#include "service/daemon/jobs/job_writes.h"
+#include "service/daemon/jobs/partial_outputs.h"
+#include "service/daemon/model/job_transitions.h"
+#include "service/daemon/worker/worker_process.h"
+
+namespace tc::daemon {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double monotonic_s() {
+  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
+// The spec the worker gets: the stored one, pinned to the device the scheduler chose.
+JobSpec spec_for_device(JobSpec spec, const SchedDevice& device) {
+  if (device.backend != BackendKind::kSoftware && spec.device.empty()) spec.device = device.path;
+  return spec;
+}
+
+}  // namespace
+
+struct AttemptRunner::Pace {
+  Clock::time_point last_published{};
+  Clock::time_point last_stored{};  // progress, in a shared store
+};
+
+JobReport attach_engine_usage(JobReport report, metrics::EngineUsage usage) {
+  if (report.wall_s > 0 && report.cpu_s > 0) usage.cpu_cores = report.cpu_s / report.wall_s;
+  report.engines = std::move(usage);
+  return report;
+}
+
+std::optional<metrics::EngineUsage> usage_to_learn(const WorkerOutcome& outcome,
+                                                   const metrics::EngineUsage& sampled) {
+  if (outcome.status.is_ok()) return attach_engine_usage(outcome.report, sampled).engines;
+  if (sampled.samples > 0) return sampled;
+  return std::nullopt;
+}
+
+void AttemptRunner::start_pool() {
+  pool_ = std::make_unique<WorkerPool>(worker_launch(), parts_.dispatcher.devices(),
+                                       parts_.options.warm);
+}
+
+void AttemptRunner::stop_pool() {
+  pool_.reset();
+}
+
+std::vector<WorkerPool::Counts> AttemptRunner::pool_counts() {
+  return pool_ ? pool_->counts() : std::vector<WorkerPool::Counts>{};
+}
+
+void AttemptRunner::start(JobRecord job, int device_index) {
+  const SchedDevice& device = parts_.dispatcher.devices()[device_index];
+  auto attempt = std::make_unique<Attempt>();
+  attempt->id = job.id;
+  attempt->number = job.attempt;
+  attempt->row = {job.state, job.attempt, false};
+  attempt->device = device_index;
+  attempt->backend = device.backend;
+  attempt->device_path = device.path;
+  attempt->device_name = device.name;
+  job.engines.unavailable_reason = "not available: not sampled yet";
+  attempt->set_record(job);
+  spdlog::info("job {}: running on {} (attempt {})", job.id, device.name, job.attempt);
+  Attempt& added = parts_.running.add(std::move(attempt));
+  parts_.hub.runs_here(job.id);
+  parts_.hub.publish(EventKind::kState, job);
+  added.thread =
+      std::thread([this, spec = spec_for_device(job.spec, device), &added] { run(spec, added); });
+}
+
+WorkerLaunch AttemptRunner::worker_launch() const {
+  const ManagerOptions& options = parts_.options;
+  WorkerLaunch launch;
+  launch.executable = options.worker_executable;
+  launch.memory_mb = options.worker_memory_mb;
+  launch.max_pixels = options.policy.max_pixels;
+  launch.media_roots = options.policy.roots;
+  launch.protocols = options.policy.protocols;
+  launch.landlock = options.worker_landlock;
+  launch.gop_parallel = options.gop_parallel;
+  launch.gpu_cache = options.gpu_cache;
+  launch.devices_json = options.devices_json;
+  return launch;
+}
+
+Result<std::unique_ptr<WorkerProcess>> AttemptRunner::start_worker(JobSpec spec, Attempt& attempt,
+                                                                   bool& warm) {
+  std::unique_ptr<WorkerProcess> worker = pool_->take(static_cast<size_t>(attempt.device));
+  warm = worker != nullptr;
+  if (!warm) {
+    TC_ASSIGN_OR_RETURN(worker, pool_->start_worker(worker_launch()));
+  }
+  (void)worker->send_job({std::move(spec), attempt.number, attempt.id});
+  parts_.counters.count_start(attempt.device_name, warm);
+  return worker;
+}
+
+void AttemptRunner::run(JobSpec spec, Attempt& attempt) {
+  WorkerOutcome outcome;
+  metrics::EngineUsage engines;
+  bool warm = false;
+  Result<std::unique_ptr<WorkerProcess>> worker = start_worker(std::move(spec), attempt, warm);
+  if (!worker.is_ok())
+    outcome.status = worker.status();
+  else
+    outcome = supervise_worker(**worker, attempt, warm, engines);
+  if (attempt.stop.load() == kStopLost) {
+    // Another node runs it now: nothing of this attempt is written, its partials go.
+    JobRecord job = attempt.record();
+    remove_partial_outputs(job.spec, job.attempt, parts_.options.policy.roots);
+  } else {
+    store_final(attempt, finished_record(attempt, outcome, engines));
+  }
+  // The pool's worker goes back only when it succeeded and waits for more; a cold one never
+  // does: its life is tied to this thread (PR_SET_PDEATHSIG).
+  if (warm && worker.is_ok()) {
+    bool again = outcome.ready_again && attempt.stop.load() == kStopNone;
+    pid_t pid = (*worker)->pid();  // before the worker may move
+    pool_->job_ended(static_cast<size_t>(attempt.device), pid,
+                     again ? std::move(*worker) : nullptr);
+  }
+  // The slot first: once the attempt has ended, its device has room again.
+  parts_.dispatcher.release(attempt.device, attempt.id, usage_to_learn(outcome, engines));
+  parts_.running.ended(attempt);
+}
+
+// Supervises the worker to its end, sampling it; `engines`: the sampler's average.
+WorkerOutcome AttemptRunner::supervise_worker(WorkerProcess& worker, Attempt& attempt, bool warm,
+                                              metrics::EngineUsage& engines) {
+  std::unique_ptr<metrics::JobSampler> sampler = make_sampler(attempt, worker.pid(), warm);
+  auto interval = std::chrono::duration<double>(parts_.options.sample_interval_s);
+  auto next_sample = Clock::now() + interval;
+  auto tick = [&] {
+    if (Clock::now() < next_sample) return;
+    next_sample += std::chrono::duration_cast<Clock::duration>(interval);
+    if (next_sample < Clock::now()) next_sample = Clock::now() + interval;
+    sampler->sample(monotonic_s());
+    on_sample(attempt, *sampler);
+  };
+  Pace pace;
+  WorkerOutcome outcome = supervise(
+      worker, parts_.options.supervise, attempt.stop,
+      [&](const Progress& p) { on_progress(attempt, p, pace); }, tick,
+      [&] { return may_publish(attempt); });
+  engines = sampler->average();
+  return outcome;
+}
+
+// fdinfo for every job (an "auto" job on the software device may still open a GPU); NVML too
+// for cuda jobs, whose NVIDIA driver has no DRM usage stats.
+std::unique_ptr<metrics::JobSampler> AttemptRunner::make_sampler(const Attempt& attempt, int pid,
+                                                                 bool warm) const {
+  metrics::SamplerOptions options;
+  options.proc_root = parts_.options.proc_root;
+  options.worker_predates_job = warm;
+  if (attempt.backend == BackendKind::kSoftware) options.no_gpu_note = " (a software job)";
+  if (attempt.backend == BackendKind::kCuda) {
+    options.nvml = true;
+    options.nvml_device = static_cast<unsigned>(std::atoi(attempt.device_path.c_str()));
+    options.nvml_library = metrics::Nvml::shared(options.nvml_reason);
+  }
+  return std::make_unique<metrics::JobSampler>(std::move(options), pid, monotonic_s());
+}
+
+void AttemptRunner::on_sample(Attempt& attempt, const metrics::JobSampler& sampler) {
+  metrics::EngineUsage live = sampler.live();
+  attempt.set_engines(live);
+  parts_.dispatcher.sample(attempt.id, live);
+  parts_.counters.count_busy(attempt.device_name, live);
+}
+
+void AttemptRunner::on_progress(Attempt& attempt, const Progress& progress, Pace& pace) {
+  attempt.set_progress(progress);
+  // Workers report every half second; watchers get about one update a second.
+  if (Clock::now() - pace.last_published < std::chrono::milliseconds(950)) return;
+  pace.last_published = Clock::now();
+  JobRecord job = attempt.record();
+  parts_.hub.publish(EventKind::kProgress, job);
+  store_progress(attempt, job, pace);
+}
+
+// With a shared store, watchers on other nodes read progress from it: written about once a
+// second. A write the row refuses means the job was taken over: this attempt stops.
+void AttemptRunner::store_progress(Attempt& attempt, const JobRecord& job, Pace& pace) {
+  if (!parts_.shared || attempt.done) return;
+  if (Clock::now() - pace.last_stored < std::chrono::milliseconds(950)) return;
+  pace.last_stored = Clock::now();
+  Result<bool> written = parts_.jobs.write(job, attempt.row, nullptr);
+  if (written.is_ok() && !*written)
+    parts_.running.stop(attempt.id, kStopLost, "taken over by another node: stopping");
+}
+
+// Retried while the store is unreachable, for as long as the lease could still be ours. A
+// cancel accepted before the gate wins: the job is stopped as cancelled, nothing is published.
+Status AttemptRunner::may_publish(Attempt& attempt) {
+  const ManagerOptions& options = parts_.options;
+  auto give_up = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(options.lease_s));
+  while (true) {
+    Result<Fence> fence = parts_.leases.hold_lease(attempt.id, attempt.number, options.node_id,
+                                                   lease_ms(options.lease_s));
+    if (fence.is_ok() && *fence == Fence::kPublish) return {};
+    if (fence.is_ok() && *fence == Fence::kCancelled) {
+      attempt.stop.store(kStopCancel);  // however the worker ends now, the job is CANCELLED
+      return {Code::kCancelled, "cancelled by request: its outputs are not published"};
+    }
+    if (fence.is_ok() || Clock::now() >= give_up)
+      return {Code::kInternal, "attempt " + std::to_string(attempt.number) +
+                                   " no longer holds the job (another node took it over): its "
+                                   "outputs are not published"};
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
+// The job's record once its worker ended. Its partial outputs are removed on failure.
+JobRecord AttemptRunner::finished_record(const Attempt& attempt, const WorkerOutcome& outcome,
+                                         const metrics::EngineUsage& engines) {
+  int stop = attempt.stop.load();
+  JobRecord job = attempt.record();
+  if (!outcome.status.is_ok())
+    remove_partial_outputs(job.spec, job.attempt, parts_.options.policy.roots);
+  if (stop == kStopShutdown && !outcome.status.is_ok()) {
+    // Not the job's fault: the next start runs it again without using up an attempt.
+    requeue(job, AttemptUse::kGivenBack);
+    spdlog::info("job {}: stopped by shutdown, left queued", job.id);
+  } else if (outcome.status.is_ok()) {
+    finish(job, JobState::kSucceeded, {}, attach_engine_usage(outcome.report, engines), now_ms());
+    spdlog::info("job {}: succeeded", job.id);
+  } else if (stop == kStopCancel) {
+    finish(job, JobState::kCancelled, Status(Code::kCancelled, "cancelled by request"),
+           std::nullopt, now_ms());
+    spdlog::info("job {}: cancelled", job.id);
+  } else {
+    finish(job, JobState::kFailed, outcome.status, std::nullopt, now_ms());
+    spdlog::warn("job {}: failed: {}", job.id, escape_text(outcome.status.to_string()));
+  }
+  return job;
+}
+
+// Written however long the store is away: a state change is never lost. Not written when
+// another node took the job over (its attempt's row moved on): that node's outcome stands.
+void AttemptRunner::store_final(Attempt& attempt, const JobRecord& job) {
+  bool warned = false;
+  while (true) {
+    Result<bool> written = save_job(parts_.jobs, parts_.options.job_json, job, attempt.row);
+    if (written.is_ok() && !*written)
+      return spdlog::warn(
+          "job {}: attempt {} was taken over by another node: its end ({}) is not recorded", job.id,
+          job.attempt, state_name(job.state));
+    if (written.is_ok()) {
+      attempt.set_record(job);
+      if (is_terminal(job.state)) parts_.counters.count_finished(job);
+      parts_.hub.publish(EventKind::kState, job);
+      return;
+    }
+    // A daemon shutting down cannot wait for the store: the lease runs out, another node
+    // (or this one, restarted) runs the job again.
+    if (!parts_.dispatcher.accepting())
+      return spdlog::error("job {}: its end is lost ({}): it will run again", job.id,
+                           written.status().message());
+    if (!warned)
+      spdlog::warn("job {}: its end is not stored yet ({}): trying until the store is back", job.id,
+                   written.status().message());
+    warned = true;
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+}  // namespace tc::daemon

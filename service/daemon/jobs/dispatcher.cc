@@ -1,0 +1,176 @@
+#include "service/daemon/jobs/dispatcher.h"
+
+#include <spdlog/spdlog.h>
+
+#include "service/daemon/model/job_transitions.h"
+
+namespace tc::daemon {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+}  // namespace
+
+QueuedJob queued_job(const JobRecord& job) {
+  QueuedJob queued{job.id, job.priority, job.seq};
+  queued.backend = job.spec.backend;
+  queued.device_path = job.spec.device;
+  return queued;
+}
+
+Dispatcher::Dispatcher(const ManagerOptions& options, JobQueue& jobs, NodeRegistry& nodes,
+                       bool shared, Scheduler scheduler, RunningJobs& running)
+    : options_(options),
+      jobs_(jobs),
+      nodes_(nodes),
+      shared_(shared),
+      running_(running),
+      devices_(scheduler.devices()),
+      scheduler_(std::move(scheduler)) {}
+
+Dispatcher::~Dispatcher() {
+  stop();
+}
+
+void Dispatcher::start(StartJob start_job) {
+  start_job_ = std::move(start_job);
+  thread_ = std::thread([this] { loop(); });
+}
+
+void Dispatcher::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    wake_.notify_all();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void Dispatcher::wake() {
+  std::lock_guard lock(mutex_);
+  changed_ = true;
+  wake_.notify_all();
+}
+
+void Dispatcher::release(int device, const std::string& job,
+                         const std::optional<metrics::EngineUsage>& used) {
+  std::lock_guard lock(mutex_);
+  scheduler_.release(device, job, used);
+  changed_ = true;
+  wake_.notify_all();
+}
+
+void Dispatcher::sample(const std::string& job, const metrics::EngineUsage& live) {
+  std::lock_guard lock(mutex_);
+  // The load fell below the device's capacity: a held job may start now, not at the next poll.
+  if (!scheduler_.sample(job, live)) return;
+  changed_ = true;
+  wake_.notify_all();
+}
+
+std::vector<SchedDevice> Dispatcher::devices_now() const {
+  std::lock_guard lock(mutex_);
+  return scheduler_.devices_now();
+}
+
+Status Dispatcher::learn_offers() {
+  TC_ASSIGN_OR_RETURN(std::vector<NodeRecord> nodes, nodes_.list());
+  int64_t live_since = now_ms() - 3 * lease_ms(std::max(options_.lease_s, 20.0));
+  std::lock_guard lock(mutex_);
+  offered_anywhere_ = scheduler_.offered();
+  for (const NodeRecord& other : nodes)
+    if (other.heartbeat_ms >= live_since && other.id != options_.node_id)
+      offered_anywhere_.insert(other.backends.begin(), other.backends.end());
+  offers_learned_ = Clock::now();
+  return {};
+}
+
+void Dispatcher::loop() {
+  auto next_purge = Clock::now();
+  auto poll = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(options_.claim_poll_s));
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    changed_ = false;
+    lock.unlock();
+    running_.reap();
+    while (accepting_ && claim_one()) {
+    }
+    if (Clock::now() >= next_purge) {
+      purge_expired();
+      next_purge = Clock::now() + std::chrono::minutes(1);
+    }
+    lock.lock();
+    // changed_ catches a wake-up that came while the lock was released. The poll is the
+    // safety net for a wake-up from another node that never came.
+    wake_.wait_until(lock, std::min(next_purge, Clock::now() + poll),
+                     [this] { return changed_ || stopping_; });
+  }
+}
+
+bool Dispatcher::claim_one() {
+  // A node that joined since the last beat may offer a backend this one would otherwise run
+  // in software (and fail): a look at the nodes first, at most once a second.
+  std::vector<std::string> backends;
+  {
+    std::unique_lock lock(mutex_);
+    if (shared_ && Clock::now() - offers_learned_ > std::chrono::seconds(1)) {
+      lock.unlock();
+      (void)learn_offers();
+      lock.lock();
+    }
+    backends = scheduler_.claimable(offered_anywhere_);
+  }
+  if (backends.empty()) return false;
+  int device = -1;
+  std::string placed;
+  ClaimRequest request{options_.node_id, std::move(backends), lease_ms(options_.lease_s)};
+  Result<std::optional<JobRecord>> claimed =
+      jobs_.claim(request, [&](JobRecord& job, std::optional<Notification>& notice) {
+        placed = job.id;
+        return take(job, notice, device);
+      });
+  note_claim(claimed.status());
+  if (!claimed.is_ok() || !*claimed) {
+    if (device >= 0) {  // placed, but the write did not happen
+      std::lock_guard lock(mutex_);
+      scheduler_.release(device, placed);
+    }
+    return false;
+  }
+  start_job_(std::move(**claimed), device);
+  return true;
+}
+
+// Said once per outage, not at every poll: the beat reports the store's health.
+void Dispatcher::note_claim(const Status& status) {
+  std::lock_guard lock(mutex_);
+  if (status.is_ok() != claim_failing_) return;
+  claim_failing_ = !status.is_ok();
+  if (claim_failing_) spdlog::warn("cannot claim jobs: {}", status.message());
+}
+
+// The claim's choice: a job goes to the device the scheduler places it on, in its running form.
+bool Dispatcher::take(JobRecord& job, std::optional<Notification>& notice, int& device) {
+  {
+    std::lock_guard lock(mutex_);
+    std::optional<int> placed = scheduler_.place(queued_job(job));
+    if (!placed) return false;
+    device = *placed;
+  }
+  start_attempt(job, devices_[device].name, options_.node_id, now_ms());
+  if (!job.webhook_url.empty() && options_.job_json)
+    notice = notice_of(job, options_.job_json(job));
+  return true;
+}
+
+void Dispatcher::purge_expired() {
+  int64_t cutoff = now_ms() - static_cast<int64_t>(options_.retention_hours * 3600e3);
+  Result<int> purged = jobs_.purge_ended_before(cutoff);
+  if (!purged.is_ok())
+    spdlog::error("{}", purged.status().message());
+  else if (*purged > 0)
+    spdlog::info("removed {} finished jobs past retention", *purged);
+}
+
+}  // namespace tc::daemon

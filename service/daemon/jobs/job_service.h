@@ -1,0 +1,67 @@
+// The jobs as clients see them (the RPCs): admission (policy, queue bound, idempotency), reads
+// with a running job's live progress, cancel, and watch subscriptions. Holds no lock of its own;
+// every store call is made outside the other parts' locks.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "service/daemon/jobs/dispatcher.h"
+#include "service/daemon/jobs/manager_options.h"
+#include "service/daemon/jobs/running_jobs.h"
+#include "service/daemon/jobs/watch_hub.h"
+#include "service/daemon/model/api_status.h"
+#include "service/daemon/store/job_queue.h"
+
+namespace tc::daemon {
+
+struct NewJob {
+  JobSpec spec;
+  int priority = 0;
+  std::map<std::string, std::string> labels;
+  std::string request_id;
+  std::string webhook_url;  // checked by check_webhook_url
+};
+
+struct JobPage {
+  std::vector<JobRecord> jobs;
+  std::string next_page_token;
+  // Keeps the first `count` jobs (count >= 1); the next page starts after the last one kept.
+  void cut(size_t count);
+};
+
+struct ServiceParts {
+  const ManagerOptions& options;
+  JobQueue& jobs;
+  RunningJobs& running;
+  WatchHub& hub;
+  Dispatcher& dispatcher;
+};
+
+class JobService {
+ public:
+  explicit JobService(ServiceParts parts) : parts_(parts) {}
+
+  ApiStatus create(NewJob request, JobRecord& job);
+  ApiStatus get(const std::string& id, JobRecord& job);
+  ApiStatus list(std::optional<JobState> state, int page_size, const std::string& page_token,
+                 JobPage& page);
+  ApiStatus cancel(const std::string& id, JobRecord& job);
+  // Registers `watcher` and sends it the job as it is now (kSnapshot) before any later event.
+  ApiStatus watch(const std::string& id, std::shared_ptr<JobWatcher> watcher);
+  void unwatch(const std::string& id, const JobWatcher* watcher);
+
+ private:
+  ApiStatus admit(NewJob& request, JobRecord& job);  // past the checks: stored
+  // One look at a job being cancelled; none when it changed state meanwhile (look again).
+  std::optional<ApiStatus> cancel_once(const std::string& id, JobRecord& job);
+  std::optional<ApiStatus> cancel_running(const std::string& id, JobRecord& job);
+  Result<bool> cancel_queued(JobRecord& job);
+
+  ServiceParts parts_;
+};
+
+}  // namespace tc::daemon

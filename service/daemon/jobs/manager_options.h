@@ -1,0 +1,36 @@
+// The job manager's settings, from the daemon's configuration (daemon.cc manager_options).
+#pragma once
+
+#include <string>
+
+#include "service/daemon/policy/request_policy.h"
+#include "service/daemon/webhook/webhook_notice.h"
+#include "service/daemon/worker/worker_pool.h"
+#include "service/daemon/worker/worker_supervisor.h"
+
+namespace tc::daemon {
+
+struct ManagerOptions {
+  std::string worker_executable;
+  std::string node_id = "node";  // this daemon in the store (--node-id)
+  int max_queue = 100;           // queued jobs, in the whole store
+  double lease_s = 30;           // a running job's lease; renewed every lease_s / 3
+  double claim_poll_s = 2;       // the claim loop's safety net besides wake-ups
+  RequestPolicy policy;
+  SuperviseOptions supervise;
+  long long worker_memory_mb = 0;
+  bool worker_landlock = false;
+  int gop_parallel = 0;      // libx264 encoders per output: 0 = auto (DaemonConfig)
+  std::string gpu_cache;     // the workers' GPU kernel cache (worker_main.h, --gpu-cache)
+  std::string devices_json;  // the node's inventory, discovered once, handed to every worker
+  WarmOptions warm;          // workers started ahead of jobs (worker_pool.h)
+  int max_attempts = 3;
+  double retention_hours = 168;
+  std::string proc_root = "/proc";  // workers' fdinfo and stat are read under it
+  double sample_interval_s = 0.5;
+  // Webhooks (README, Webhooks): set when a secret is configured; jobs with a webhook_url are
+  // refused without it. Each state change of such a job is stored with its notice.
+  JobJson job_json;
+};
+
+}  // namespace tc::daemon

@@ -1,0 +1,37 @@
+// A job's state changes, one function each, on the record itself. Each sets every field that
+// belongs to an attempt, so that no path leaves a field of an earlier attempt behind (a
+// re-queued job shows no device, node or start time; a started one no old progress, error or
+// report). The fields fixed at admission (id, request_id, seq, priority, labels, spec,
+// create_ms, webhook_url) are never touched here.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "pipeline/core/status.h"
+#include "service/daemon/model/job_record.h"
+
+namespace tc::daemon {
+
+// QUEUED -> RUNNING: attempt + 1, on `device` (the scheduler's name for it) of `node`, started
+// at `now`; nothing of an earlier attempt stays.
+void start_attempt(JobRecord& job, const std::string& device, const std::string& node, int64_t now);
+
+// Whether an attempt cut short uses up one of the job's max_attempts.
+enum class AttemptUse {
+  kSpent,      // it ran and was cut off (its node died): the next start is attempt + 1
+  kGivenBack,  // stopped by this daemon's shutdown, not the job's fault: the next start reuses it
+};
+
+// RUNNING -> QUEUED: the attempt ended without an outcome; its device, node, start and end
+// times, progress, live engines, error and report all go, as for a job never started.
+void requeue(JobRecord& job, AttemptUse use);
+
+// -> SUCCEEDED, FAILED or CANCELLED, ended at `now`. `error` says why a failed or cancelled job
+// ended (ok for a succeeded one); `report` is a succeeded job's. The attempt's device, node,
+// start time and last progress stay: they say where and how far it ran. Live engines go: they
+// describe a running worker only.
+void finish(JobRecord& job, JobState state, Status error, std::optional<JobReport> report,
+            int64_t now);
+
+}  // namespace tc::daemon
