@@ -590,6 +590,10 @@ TEST(JobManager, RecoveryRequeuesOrFailsInterruptedJobsAndRemovesPartials) {
       job.state = JobState::kRunning;
       job.attempt = attempt;
       job.spec = spec;
+      // Where and when the cut-off attempt ran, on a node that is gone.
+      job.device = "vaapi /dev/dri/renderD128";
+      job.node = "node-gone";
+      job.start_ms = 1234;
       ASSERT_TRUE(store->jobs().insert(job).is_ok());
     }
     // Issue 36: jobs that ended failed or cancelled while their folder was read-only to the
@@ -620,6 +624,10 @@ TEST(JobManager, RecoveryRequeuesOrFailsInterruptedJobsAndRemovesPartials) {
   ASSERT_TRUE(manager.get("spent", spent).is_ok());
   EXPECT_EQ(again.state, JobState::kQueued);
   EXPECT_EQ(again.attempt, 1);  // the next start makes it 2
+  // Re-queued as a job never started (issue 39): nothing of the dead attempt stays.
+  EXPECT_EQ(again.device, "");
+  EXPECT_EQ(again.node, "");
+  EXPECT_EQ(again.start_ms, 0);
   EXPECT_EQ(spent.state, JobState::kFailed);
   EXPECT_NE(spent.error.message().find("max_attempts"), std::string::npos);
   EXPECT_FALSE(fs::exists(partial_path(out, 1)));
