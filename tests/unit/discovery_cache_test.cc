@@ -90,6 +90,13 @@ TEST_F(FakeHost, TheKeyChangesWithTheDriversAndNothingElse) {
   DiscoveryOptions with_cuda;
   with_cuda.cuda = true;
   EXPECT_NE(key(with_cuda), key()) << "another question";
+  // Nothing else: files beside the drivers that are no driver leave the key as it was.
+  std::string drivers_now = key();
+  fs::create_directories(root_ / "etc");
+  std::ofstream(root_ / "etc/hostname") << "another-name";
+  std::ofstream(root_ / "usr/lib/x86_64-linux-gnu/libunrelated.so.1") << "a library";
+  std::ofstream(root_ / "proc/driver/nvidia/params") << "EnableMSI: 1";
+  EXPECT_EQ(key(), drivers_now) << "a file that is no driver";
 }
 
 // A real device is needed for an entry to be kept: Mesa's lavapipe (the vulkan tests' device).

@@ -190,6 +190,7 @@ TEST(HdrPlan, EveryPlannedOutputKeepsTheInvariant) {
   MediaInfo bt2020_sdr = media(AV_CODEC_ID_HEVC, 1920, 1080, 10);
   bt2020_sdr.video->color = {AVCOL_PRI_BT2020, AVCOL_TRC_BT709, AVCOL_SPC_BT2020_NCL,
                              AVCOL_RANGE_MPEG};
+  int planned = 0;
   for (const MediaInfo& source : {hdr10(), hlg(), bt2020_sdr})
     for (BackendKind backend :
          {BackendKind::kSoftware, BackendKind::kVaapi, BackendKind::kCuda, BackendKind::kVulkan})
@@ -197,11 +198,22 @@ TEST(HdrPlan, EveryPlannedOutputKeepsTheInvariant) {
         Result<Plan> plan = make_plan(job({output("a.mkv", 1280, 720, codec)}, backend), source,
                                       inventory({intel_gpu(), h200(), lavapipe()}));
         if (!plan.is_ok()) continue;  // an encoder this build lacks
+        ++planned;
         const VideoFormatPlan& format = plan->outputs[0].video.format;
-        EXPECT_TRUE(check_format(format, "a.mkv").is_ok())
-            << name_of(backend) << " " << name_of(codec);
-        EXPECT_EQ(format.bit_depth == 8, format.to_sdr) << name_of(backend) << name_of(codec);
+        std::string where = std::string(name_of(backend)) + " " + std::string(name_of(codec));
+        EXPECT_TRUE(check_format(format, "a.mkv").is_ok()) << where;
+        EXPECT_EQ(format.bit_depth == 8, format.to_sdr) << where;
+        // The invariant written out here, not only by the code's own check_format: 8 bits carry
+        // neither PQ nor HLG, nor BT.2020 primaries or matrix.
+        if (format.bit_depth == 8) {
+          EXPECT_NE(format.color.transfer, AVCOL_TRC_SMPTE2084) << where;
+          EXPECT_NE(format.color.transfer, AVCOL_TRC_ARIB_STD_B67) << where;
+          EXPECT_NE(format.color.primaries, AVCOL_PRI_BT2020) << where;
+          EXPECT_NE(format.color.matrix, AVCOL_SPC_BT2020_NCL) << where;
+        }
       }
+  // Every combination plans (3 sources x 4 backends x 3 codecs): none is skipped unchecked.
+  EXPECT_EQ(planned, 36);
 }
 
 TEST(HdrPlan, KeepingHdrAutoIsPerOutput) {

@@ -245,7 +245,7 @@ TEST(VaapiPlan, LowPowerWhenOnlyVdencExists) {
       make_plan(job({output("a.mp4")}, BackendKind::kVaapi), media(), inventory({arc}));
   ASSERT_TRUE(plan.is_ok());
   EXPECT_EQ(option(plan->outputs[0].video, "low_power"), "1");
-  EXPECT_NE(stage(*plan, "encode out0")->what.find("low_power"), std::string::npos);
+  EXPECT_NE(stage(*plan, "encode out0")->component.find("low_power"), std::string::npos);
 }
 
 TEST(VaapiPlan, SoftwareDecodeAndUploadWhenTheGpuCannotDecode) {
@@ -263,7 +263,7 @@ TEST(VaapiPlan, SoftwareDecodeAndUploadWhenTheGpuCannotDecode) {
       << plan->video_graph.text;
   ASSERT_NE(stage(*plan, "upload"), nullptr);
   EXPECT_EQ(stage(*plan, "decode")->device.backend, BackendKind::kSoftware);
-  EXPECT_NE(stage(*plan, "decode")->what.find("cannot decode hevc"), std::string::npos);
+  EXPECT_NE(stage(*plan, "decode")->component.find("cannot decode hevc"), std::string::npos);
   EXPECT_EQ(plan->outputs[0].video.encoder, "h264_vaapi");
 }
 
@@ -369,6 +369,12 @@ TEST(VaapiPlan, FfmpegCommandUsesTheHwaccelAndTheSameGraph) {
             std::string::npos);
   EXPECT_NE(command.find("[0:v:0]split=3"), std::string::npos);
   EXPECT_EQ(count(command, "-c:v h264_vaapi"), 3);
+  // The same graph: the plan's, whole, reading the input's first video stream.
+  std::string graph = plan->video_graph.text;
+  ASSERT_EQ(graph.rfind("[in]", 0), 0u) << graph;
+  EXPECT_NE(command.find("-filter_complex '[0:v:0]" + graph.substr(4) + "'"), std::string::npos)
+      << command << "\n"
+      << graph;
 }
 
 TEST(VulkanPlan, UploadsScalesAndDownloads) {
@@ -426,7 +432,7 @@ TEST(CudaPlan, NoNvencMeansDownloadAndSoftwareEncode) {
     EXPECT_EQ(output.video.encoder, "libx264");
     EXPECT_EQ(output.video.pix_fmt, AV_PIX_FMT_NV12);  // x264 takes nv12: no extra conversion
   }
-  EXPECT_EQ(stage(*plan, "download out1")->what,
+  EXPECT_EQ(stage(*plan, "download out1")->component,
             "av_hwframe_transfer_data, on the output's thread");
   // The ffmpeg CLI's command downloads in its graph, and maps what comes down.
   std::string command = ffmpeg_command(*plan, job(ladder(), BackendKind::kCuda));
