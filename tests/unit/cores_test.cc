@@ -22,10 +22,9 @@ using testing::stage;
 
 Plan planned(const JobSpec& spec, const HwInventory& devices, unsigned cores,
              bool branch_threads = true) {
-  Result<Plan> plan = make_plan(spec, media(), devices);
-  EXPECT_TRUE(plan.is_ok()) << plan.status().to_string();
-  plan_for_cores(*plan, {0, cores}, branch_threads);
-  return *plan;
+  Plan plan = testing::value_or_stop(make_plan(spec, media(), devices));
+  plan_for_cores(plan, {0, cores}, branch_threads);
+  return plan;
 }
 
 JobSpec ladder(BackendKind backend = BackendKind::kAuto) {

@@ -2,11 +2,14 @@
 #pragma once
 
 #include <memory>
+#include <stdexcept>
+#include <utility>
 
 extern "C" {
 #include <libavcodec/avcodec.h>
 }
 
+#include "pipeline/core/status.h"
 #include "pipeline/hw/devices.h"
 #include "pipeline/plan/plan.h"
 #include "pipeline/plan/stages.h"
@@ -14,6 +17,16 @@ extern "C" {
 #include "pipeline/spec/job_spec.h"
 
 namespace tc::testing {
+
+// The value of `result`, or the test stops here. A helper that returns a value cannot use ASSERT_*
+// (they return void), and going on with a stand-in value or reading an error's value crashes the
+// whole test binary; gtest reports this exception, with the status, as the test's failure and
+// runs the next test.
+template <typename T>
+T value_or_stop(Result<T> result) {
+  if (!result.is_ok()) throw std::runtime_error("not ok: " + result.status().to_string());
+  return std::move(result).value();
+}
 
 inline MediaInfo media(AVCodecID codec = AV_CODEC_ID_H264, int width = 1920, int height = 1080,
                        int bit_depth = 8) {

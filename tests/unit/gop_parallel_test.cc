@@ -31,10 +31,9 @@ using testing::stage;
 
 Plan ladder_plan(unsigned cores, int encoders = 0) {
   JobSpec spec = job({output("a.mp4"), output("b.mp4", 1280, 720), output("c.mp4", 640, 360)});
-  Result<Plan> plan = make_plan(spec, media(), inventory({}));
-  EXPECT_TRUE(plan.is_ok()) << plan.status().to_string();
-  plan_gop_parallel(*plan, {encoders, cores});
-  return *plan;
+  Plan plan = testing::value_or_stop(make_plan(spec, media(), inventory({})));
+  plan_gop_parallel(plan, {encoders, cores});
+  return plan;
 }
 
 std::vector<int> encoders_of(const Plan& plan) {

@@ -30,9 +30,7 @@ using testing::job;
 using testing::output;
 
 HwDevice assumed(const std::string& spec) {
-  Result<HwDevice> device = assume_intel_device(spec);
-  EXPECT_TRUE(device.is_ok()) << device.status().to_string();
-  return device.is_ok() ? *device : HwDevice{};
+  return testing::value_or_stop(assume_intel_device(spec));
 }
 
 MediaInfo source(AVCodecID codec, int codec_profile, AVPixelFormat format) {

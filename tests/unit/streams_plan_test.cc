@@ -48,9 +48,7 @@ MediaInfo rich_media() {
 }
 
 Plan plan_for(const OutputSpec& spec, const MediaInfo& media = rich_media()) {
-  Result<Plan> plan = make_plan(job({spec}), media, inventory({}));
-  EXPECT_TRUE(plan.is_ok()) << plan.status().to_string();
-  return plan.is_ok() ? *plan : Plan{};
+  return testing::value_or_stop(make_plan(job({spec}), media, inventory({})));
 }
 
 // The outcome text of input stream `index` in output 0.

@@ -18,9 +18,7 @@ using testing::output;
 using testing::stage;
 
 Plan planned(std::vector<OutputSpec> outputs, const HwInventory& devices = {}) {
-  Result<Plan> plan = make_plan(job(std::move(outputs)), media(), devices);
-  EXPECT_TRUE(plan.is_ok()) << plan.status().to_string();
-  return *plan;
+  return testing::value_or_stop(make_plan(job(std::move(outputs)), media(), devices));
 }
 
 bool misreads_at(int width, int height, const std::string& preset = "") {
