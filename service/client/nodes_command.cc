@@ -25,6 +25,11 @@ std::string ago(const google::protobuf::Timestamp& when) {
 }
 
 void print_node(const pb::Node& node) {
+  if (node.gone()) {
+    std::printf("%s: gone (heartbeat %s ago)\n", node.id().c_str(),
+                ago(node.heartbeat_time()).c_str());
+    return;
+  }
   std::string running;
   for (const std::string& id : node.running_jobs()) running += " " + id;
   std::printf("%s: heartbeat %s ago, up %s, %d free slots, running:%s\n", node.id().c_str(),

@@ -132,6 +132,8 @@ const std::vector<Setting>& settings() {
                      "this daemon's name in the cluster; unset = host name"),
       double_setting("lease", &C::lease_s,
                      "seconds a node holds a running job without renewing it (cluster)"),
+      double_setting("node_forget", &C::node_forget_s,
+                     "seconds after its last heartbeat a gone node is no longer listed (cluster)"),
       double_setting("claim_poll", &C::claim_poll_s,
                      "seconds between looks at the queue besides wake-ups (cluster)"),
       list_setting("backend", &C::backends,
@@ -378,6 +380,8 @@ Status validate_config(const DaemonConfig& c) {
   TC_RETURN_IF_ERROR(require(c.lease_s >= 1 && c.lease_s <= 3600, "lease", "must be 1..3600 s"));
   TC_RETURN_IF_ERROR(
       require(c.claim_poll_s >= 0.05 && c.claim_poll_s <= 60, "claim_poll", "must be 0.05..60 s"));
+  TC_RETURN_IF_ERROR(
+      require(c.node_forget_s >= c.lease_s, "node_forget", "must be at least lease"));
   for (const std::string& b : c.backends)
     TC_RETURN_IF_ERROR(
         require(b == "software" || b == "vaapi" || b == "qsv" || b == "vulkan" || b == "cuda",

@@ -38,8 +38,9 @@ struct DaemonConfig {
   std::string store;                // postgresql://... = the shared cluster store; empty = SQLite
   std::string store_password_file;  // the store's password, when neither URL nor PGPASSFILE has it
   std::string node_id;              // this daemon in the cluster; empty = the host name
-  double lease_s = 30;      // a running job's lease, renewed every lease_s / 3 (at most 5 s)
-  double claim_poll_s = 2;  // the claim loop's poll, besides LISTEN/NOTIFY wake-ups
+  double lease_s = 30;           // a running job's lease, renewed every lease_s / 3 (at most 5 s)
+  double claim_poll_s = 2;       // the claim loop's poll, besides LISTEN/NOTIFY wake-ups
+  double node_forget_s = 86400;  // a gone node's row is dropped this long after its last beat
   std::vector<std::string> backends;  // what this node offers; empty = every backend it has
   // Device discovery at start-up runs in a child given this long (discovery_child.h); past it
   // the node serves without its devices.

@@ -19,6 +19,7 @@
 #include "service/daemon/api/proto_convert.h"
 #include "service/daemon/api/transcoder_service.h"
 #include "service/daemon/cluster/node_heartbeat.h"
+#include "service/daemon/cluster/node_id_check.h"
 #include "service/daemon/config.h"
 #include "service/daemon/jobs/job_manager.h"
 #include "service/daemon/metrics/metrics_endpoint.h"
@@ -176,6 +177,7 @@ ManagerOptions manager_options(const DaemonConfig& config) {
   options.max_queue = config.max_queue;
   options.lease_s = config.lease_s;
   options.claim_poll_s = config.claim_poll_s;
+  options.node_forget_s = config.node_forget_s;
   options.retention_hours = config.retention_hours;
   options.proc_root = config.proc_root;
   options.sample_interval_s = config.sample_interval_s;
@@ -273,6 +275,10 @@ int serve(const DaemonConfig& config) {
       open_job_store({config.store, config.store_password_file, config.state_dir});
   if (!store.is_ok()) return store_error(store.status(), !config.store.empty());
   log_store(config);
+  // Before anything is taken over as this node's: another live daemon may use its id.
+  if (Status free = check_node_id_free(store->nodes(), node_id(config), config.lease_s);
+      !free.is_ok())
+    return store_error(free, true);
   unsigned cores = std::thread::hardware_concurrency();
   std::vector<SchedDevice> devices = devices_from_inventory(inventory, config.slots, cores);
   keep_backends(config.backends, inventory, devices);

@@ -9,6 +9,7 @@ import pwd
 import shutil
 import subprocess
 import tempfile
+import time
 
 
 def _bin_dir():
@@ -90,6 +91,40 @@ class PostgresServer:
         """Runs one statement with psql; its rows as text (unaligned, tuples only)."""
         return self._run("psql", "-h", self.dir, "-U", "postgres", "-d", database, "-At", "-c",
                          statement)
+
+    def add_password_role(self, name, password):
+        """A superuser `name` that must give `password` (scram-sha-256) on the socket; every
+        other role stays trusted. Returns once the server asks it for the password."""
+        self.sql("postgres", f"CREATE ROLE {name} LOGIN SUPERUSER PASSWORD '{password}'")
+        hba = os.path.join(self.data, "pg_hba.conf")
+        with open(hba) as f:
+            rules = f.read()
+        with open(hba, "w") as f:
+            f.write(f"local all {name} scram-sha-256\n" + rules)
+        self._run("pg_ctl", "-D", self.data, "reload")
+        probe = [os.path.join(self.bin, "psql"), "-h", self.dir, "-U", name, "-d", "postgres",
+                 "-w", "-c", "SELECT 1"]
+        for _ in range(100):  # the reload is a signal the server acts on when it may
+            if subprocess.run(probe, capture_output=True, env=dict(os.environ, PGPASSWORD="x"),
+                              ).returncode != 0:
+                return
+            time.sleep(0.1)
+        raise RuntimeError("pg_hba.conf reload not taken")
+
+    def processes(self):
+        """The server's process ids: the postmaster (postmaster.pid) and its children."""
+        with open(os.path.join(self.data, "postmaster.pid")) as f:
+            postmaster = int(f.readline())
+        found = [postmaster]
+        for entry in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if parent == postmaster:
+                found.append(int(entry))
+        return found
 
     def stop(self):
         try:

@@ -315,7 +315,8 @@ void node_to_proto(const NodeRecord& node, pb::Node* out) {
     set_load(d.load, device);
   }
   for (const std::string& backend : node.backends) out->add_backends(backend);
-  out->set_free_slots(node.free_slots());
+  out->set_gone(node.gone);
+  out->set_free_slots(node.gone ? 0 : node.free_slots());
   for (const std::string& id : node.running_jobs) out->add_running_jobs(id);
   set_time(node.started_ms, out->mutable_start_time());
   set_time(node.heartbeat_ms, out->mutable_heartbeat_time());

@@ -54,6 +54,8 @@ Status ClusterMembership::requeue_orphan(JobRecord job, bool lease_expired) {
 
 Status ClusterMembership::beat(const NodeRecord& node) {
   TC_RETURN_IF_ERROR(parts_.store.nodes().heartbeat(node));
+  TC_RETURN_IF_ERROR(parts_.store.nodes().forget_silent(
+      static_cast<int64_t>(parts_.options.node_forget_s * 1000)));
   renew_leases();
   TC_RETURN_IF_ERROR(take_orphans(""));
   TC_RETURN_IF_ERROR(parts_.dispatcher.learn_offers());

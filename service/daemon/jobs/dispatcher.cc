@@ -75,11 +75,13 @@ std::vector<SchedDevice> Dispatcher::devices_now() const {
 
 Status Dispatcher::learn_offers() {
   TC_ASSIGN_OR_RETURN(std::vector<NodeRecord> nodes, nodes_.list());
-  int64_t live_since = now_ms() - 3 * lease_ms(std::max(options_.lease_s, 20.0));
+  // Judged by the store's clock (silent_ms): a node whose own clock runs ahead must not take
+  // the others for gone.
+  int64_t live_within = 3 * lease_ms(std::max(options_.lease_s, 20.0));
   std::lock_guard lock(mutex_);
   offered_anywhere_ = scheduler_.offered();
   for (const NodeRecord& other : nodes)
-    if (other.heartbeat_ms >= live_since && other.id != options_.node_id)
+    if (other.silent_ms <= live_within && other.id != options_.node_id)
       offered_anywhere_.insert(other.backends.begin(), other.backends.end());
   offers_learned_ = Clock::now();
   return {};

@@ -61,7 +61,12 @@ class JobManager {
   NodeSnapshot node_snapshot();
 
   Status beat(const NodeRecord& node) { return cluster_.beat(node); }
-  Result<std::vector<NodeRecord>> nodes() { return store_.nodes().list(); }
+  // Every node sharing the store, those silent longer than a lease marked gone.
+  Result<std::vector<NodeRecord>> nodes() {
+    TC_ASSIGN_OR_RETURN(std::vector<NodeRecord> nodes, store_.nodes().list());
+    for (NodeRecord& node : nodes) node.gone = node.silent_ms > lease_ms(options_.lease_s);
+    return nodes;
+  }
 
   // Refuses new jobs from now on; running jobs may finish for `grace_s`, then are stopped
   // and left QUEUED for the next start. Returns when every job thread has ended.

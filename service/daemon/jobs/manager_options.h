@@ -16,6 +16,7 @@ struct ManagerOptions {
   int max_queue = 100;           // queued jobs, in the whole store
   double lease_s = 30;           // a running job's lease; renewed every lease_s / 3
   double claim_poll_s = 2;       // the claim loop's safety net besides wake-ups
+  double node_forget_s = 86400;  // gone nodes' rows are dropped this long after their last beat
   RequestPolicy policy;
   SuperviseOptions supervise;
   long long worker_memory_mb = 0;

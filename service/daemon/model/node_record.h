@@ -25,6 +25,12 @@ struct NodeRecord {
   std::string id;  // --node-id, default the host name
   int64_t started_ms = 0;
   int64_t heartbeat_ms = 0;  // set by the store when it writes the row
+  // How long since its last heartbeat, by the store's clock (the database's: never a node's own)
+  // as NodeRegistry::list reads it.
+  int64_t silent_ms = 0;
+  // Silent longer than a lease (JobManager::nodes): its jobs are other nodes' to take, it has
+  // no free slot and no "up" time.
+  bool gone = false;
   std::vector<NodeDevice> devices;
   std::vector<std::string> backends;      // the devices' backends, each once
   std::vector<std::string> running_jobs;  // ids

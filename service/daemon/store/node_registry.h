@@ -19,6 +19,8 @@ class NodeRegistry {
   virtual Status heartbeat(const NodeRecord& node) = 0;
   // Every node sharing the store, by id: with SQLite, the one that last beat.
   virtual Result<std::vector<NodeRecord>> list() = 0;
+  // Drops the rows of nodes silent for longer than `silent_ms` (by the store's clock).
+  virtual Status forget_silent(int64_t silent_ms) = 0;
 };
 
 }  // namespace tc::daemon

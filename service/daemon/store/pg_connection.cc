@@ -4,6 +4,7 @@
 
 #include <poll.h>
 
+#include <cerrno>
 #include <charconv>
 #include <regex>
 
@@ -45,6 +46,14 @@ void PgRows::Free::operator()(pg_result* r) const {
 
 PgRows::PgRows(pg_result* result) : result_(result) {}
 
+bool PgRows::has_result() const {
+  return result_ != nullptr;
+}
+
+std::string PgRows::error_message() const {
+  return PQresultErrorMessage(result_.get());
+}
+
 int PgRows::size() const {
   return PQntuples(result_.get());
 }
@@ -80,27 +89,55 @@ bool is_postgres_url(const std::string& url) {
   return url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0;
 }
 
+// The time limits of every connection (pg_connection.h). Given after the URL's own keywords, so
+// they override them: `options` carries the statement and lock timeouts.
+PgConnection::Keywords connection_keywords(const std::string& url, const std::string& password) {
+  PgConnection::Keywords keywords = {
+      {"dbname", url},
+      {"connect_timeout", std::to_string(kPgConnectTimeoutS)},
+      {"keepalives", "1"},
+      {"keepalives_idle", "10"},
+      {"keepalives_interval", "5"},
+      {"keepalives_count", "3"},
+      {"tcp_user_timeout", std::to_string(kPgAnswerDeadlineMs)},
+      {"options", "-c statement_timeout=" + std::to_string(kPgStatementTimeoutMs) +
+                      " -c lock_timeout=" + std::to_string(kPgLockTimeoutMs)}};
+  if (!password.empty()) keywords.emplace_back("password", password);
+  return keywords;
+}
+
 Result<std::unique_ptr<PgConnection>> PgConnection::connect(const std::string& url,
                                                             const std::string& password) {
-  // expand_dbname: "dbname" is the whole URL; a later "password" keyword overrides its own.
-  std::vector<const char*> keys = {"dbname", "connect_timeout"};
-  std::vector<const char*> values = {url.c_str(), "10"};
-  if (!password.empty()) keys.push_back("password"), values.push_back(password.c_str());
-  keys.push_back(nullptr), values.push_back(nullptr);
-  pg_conn* conn = PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/1);
-  // Server notices ("already exists, skipping") are not ours to print on stderr.
-  if (conn != nullptr)
-    PQsetNoticeProcessor(
-        conn, [](void*, const char*) {}, nullptr);
   std::string secret = password.empty() ? url_password(url) : password;
-  std::unique_ptr<PgConnection> connection(new PgConnection(conn, secret));
+  std::unique_ptr<PgConnection> connection(
+      new PgConnection(connection_keywords(url, password), secret));
+  connection->open();
+  pg_conn* conn = connection->conn_;
   if (conn == nullptr) return Status(Code::kInternal, "job store: out of memory");
-  if (PQstatus(conn) != CONNECTION_OK)
-    return Status(Code::kInternal,
-                  "job store " + redact_store_url(url) +
-                      ": cannot connect: " + scrub(one_line(PQerrorMessage(conn)), secret),
-                  true);
-  return connection;
+  if (PQstatus(conn) == CONNECTION_OK) return connection;
+  std::string why = scrub(one_line(PQerrorMessage(conn)), secret);
+  // The server asked for a password and refused it (or none was given): retrying cannot help.
+  if (PQconnectionNeedsPassword(conn) || PQconnectionUsedPassword(conn))
+    return Status(Code::kInvalidArgument, "job store " + redact_store_url(url) +
+                                              ": authentication failed (check the store's "
+                                              "password): " +
+                                              why);
+  return Status(Code::kInternal, "job store " + redact_store_url(url) + ": cannot connect: " + why,
+                true);
+}
+
+void PgConnection::open() {
+  PQfinish(conn_);
+  // expand_dbname: "dbname" is the whole URL; a later keyword overrides the URL's own.
+  std::vector<const char*> keys, values;
+  for (const auto& [key, value] : keywords_)
+    keys.push_back(key.c_str()), values.push_back(value.c_str());
+  keys.push_back(nullptr), values.push_back(nullptr);
+  conn_ = PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/1);
+  // Server notices ("already exists, skipping") are not ours to print on stderr.
+  if (conn_ != nullptr)
+    PQsetNoticeProcessor(
+        conn_, [](void*, const char*) {}, nullptr);
 }
 
 PgConnection::~PgConnection() {
@@ -108,20 +145,26 @@ PgConnection::~PgConnection() {
 }
 
 Status PgConnection::failure(const std::string& what) const {
-  return {Code::kInternal,
-          "job store: " + what + ": " + scrub(one_line(PQerrorMessage(conn_)), password_), true};
+  std::string why = conn_ ? scrub(one_line(PQerrorMessage(conn_)), password_) : "not connected";
+  return {Code::kInternal, "job store: " + what + ": " + why, true};
 }
 
 bool PgConnection::connected() {
-  if (PQstatus(conn_) != CONNECTION_OK && !in_transaction_) PQreset(conn_);
-  return PQstatus(conn_) == CONNECTION_OK;
+  if (PQstatus(conn_) == CONNECTION_OK) return true;
+  if (in_transaction_ || std::chrono::steady_clock::now() < next_reconnect_) return false;
+  open();
+  if (PQstatus(conn_) == CONNECTION_OK) return true;
+  next_reconnect_ = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  return false;
 }
 
 Result<PgRows> PgConnection::query(const std::string& sql, const PgParams& params,
                                    const std::string& what) {
   if (!connected()) return failure(what + " (reconnecting)");
   Result<PgRows> rows = query_once(sql, params, what);
-  if (rows.is_ok() || in_transaction_ || PQstatus(conn_) == CONNECTION_OK) return rows;
+  // Not again after no answer came (conn_ dropped): a hung server would cost a second wait.
+  if (rows.is_ok() || in_transaction_ || conn_ == nullptr || PQstatus(conn_) == CONNECTION_OK)
+    return rows;
   if (!connected()) return rows;
   return query_once(sql, params, what);
 }
@@ -132,17 +175,61 @@ Result<PgRows> PgConnection::query_once(const std::string& sql, const PgParams& 
   values.reserve(params.size());
   for (const std::optional<std::string>& p : params) values.push_back(p ? p->c_str() : nullptr);
   // Without parameters, the simple protocol: it takes several statements (a migration step).
-  pg_result* result = params.empty()
-                          ? PQexec(conn_, sql.c_str())
-                          : PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()),
-                                         nullptr, values.data(), nullptr, nullptr, 0);
-  PgRows rows(result);
-  ExecStatusType status = PQresultStatus(result);
-  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return rows;
-  if (result == nullptr || PQstatus(conn_) != CONNECTION_OK) return failure(what);
+  int sent = params.empty() ? PQsendQuery(conn_, sql.c_str())
+                            : PQsendQueryParams(conn_, sql.c_str(), static_cast<int>(values.size()),
+                                                nullptr, values.data(), nullptr, nullptr, 0);
+  if (sent == 0) return failure(what);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kPgAnswerDeadlineMs);
+  for (int flushed = PQflush(conn_); flushed != 0; flushed = PQflush(conn_)) {
+    if (flushed < 0) return failure(what);
+    if (!wait_socket(POLLOUT | POLLIN, deadline)) return abandon(what);
+    if (PQconsumeInput(conn_) == 0) return failure(what);
+  }
+  // As PQexec: the last statement's result, or the first error (the statements after it did not
+  // run).
+  PgRows rows(nullptr);
+  bool failed = false;
+  for (;;) {
+    while (PQisBusy(conn_) != 0) {
+      if (!wait_socket(POLLIN, deadline)) return abandon(what);
+      if (PQconsumeInput(conn_) == 0) return failure(what);
+    }
+    pg_result* result = PQgetResult(conn_);
+    if (result == nullptr) break;
+    ExecStatusType status = PQresultStatus(result);
+    if (failed) {
+      PQclear(result);
+      continue;
+    }
+    failed = status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK;
+    rows = PgRows(result);
+  }
+  if (!failed && rows.has_result()) return rows;
+  if (!rows.has_result() || PQstatus(conn_) != CONNECTION_OK) return failure(what);
   // The server answered with an error: not a lost connection, so not worth retrying.
-  return Status(Code::kInternal, "job store: " + what + ": " +
-                                     scrub(one_line(PQresultErrorMessage(result)), password_));
+  return Status(Code::kInternal,
+                "job store: " + what + ": " + scrub(one_line(rows.error_message()), password_));
+}
+
+bool PgConnection::wait_socket(short events, std::chrono::steady_clock::time_point deadline) const {
+  pollfd socket{PQsocket(conn_), events, 0};
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || socket.fd < 0) return false;
+    int ready = ::poll(&socket, 1, static_cast<int>(left.count()));
+    if (ready > 0) return true;
+    if (ready < 0 && errno != EINTR) return false;
+  }
+}
+
+Status PgConnection::abandon(const std::string& what) {
+  PQfinish(conn_);
+  conn_ = nullptr;
+  return {Code::kInternal,
+          "job store: " + what + ": no answer within " +
+              std::to_string(kPgAnswerDeadlineMs / 1000) + " s (connection dropped)",
+          true};
 }
 
 Result<std::vector<PgConnection::Notice>> PgConnection::notices(double timeout_s) {

@@ -222,18 +222,27 @@ Status PgJobStore::heartbeat(const NodeRecord& node) {
 
 Result<std::vector<NodeRecord>> PgJobStore::list() {
   std::lock_guard lock(mutex_);
-  TC_ASSIGN_OR_RETURN(
-      PgRows rows,
-      db_->query("SELECT id, started_ms, heartbeat_ms, snapshot FROM nodes ORDER BY id", {},
-                 "list nodes"));
+  TC_ASSIGN_OR_RETURN(PgRows rows,
+                      db_->query(std::string("SELECT id, started_ms, heartbeat_ms, snapshot, ") +
+                                     kPgNow + " - heartbeat_ms FROM nodes ORDER BY id",
+                                 {}, "list nodes"));
   std::vector<NodeRecord> nodes(rows.size());
   for (int i = 0; i < rows.size(); ++i) {
     nodes[i].id = rows.text(i, 0);
     nodes[i].started_ms = rows.integer(i, 1);
     nodes[i].heartbeat_ms = rows.integer(i, 2);
+    nodes[i].silent_ms = rows.integer(i, 4);
     TC_RETURN_IF_ERROR(node_details_from_json(rows.text(i, 3), nodes[i]));
   }
   return nodes;
+}
+
+Status PgJobStore::forget_silent(int64_t silent_ms) {
+  std::lock_guard lock(mutex_);
+  return db_
+      ->query(std::string("DELETE FROM nodes WHERE heartbeat_ms < ") + kPgNow + " - $1",
+              {text_of(silent_ms)}, "forget silent nodes")
+      .status();
 }
 
 }  // namespace tc::daemon

@@ -40,6 +40,7 @@ class PgJobStore final : public JobQueue, public Outbox, public NodeRegistry, pu
   // NodeRegistry.
   Status heartbeat(const NodeRecord& node) override;
   Result<std::vector<NodeRecord>> list() override;
+  Status forget_silent(int64_t silent_ms) override;
 
   // Outbox: pg_outbox.cc.
   Result<std::vector<Notification>> claim_due_notifications(int64_t now_ms, int64_t hold_ms,

@@ -132,6 +132,7 @@ Result<std::unique_ptr<SqliteJobStore>> SqliteJobStore::open(const std::string& 
     return status;
   }
   std::unique_ptr<SqliteJobStore> store(new SqliteJobStore(db));
+  // A statement waits at most 5 s for the file's lock, then fails (docs/cluster.md, Time limits).
   sqlite3_busy_timeout(db, 5000);
   // Before the first access, so that it holds from the start (sqlite.org/wal.html, "Use of WAL
   // without shared-memory"): in EXCLUSIVE locking mode WAL keeps its index in heap memory, and
@@ -300,7 +301,10 @@ Status SqliteJobStore::heartbeat(const NodeRecord& node) {
 Result<std::vector<NodeRecord>> SqliteJobStore::list() {
   std::lock_guard lock(node_mutex_);
   if (!node_) return std::vector<NodeRecord>();
-  return std::vector<NodeRecord>{*node_};
+  // One node on one machine: its own clock is the store's.
+  NodeRecord node = *node_;
+  node.silent_ms = now_ms() - node.heartbeat_ms;
+  return std::vector<NodeRecord>{node};
 }
 
 }  // namespace tc::daemon

@@ -47,6 +47,7 @@ class SqliteJobStore final : public JobQueue,
   // NodeRegistry: the one node, this daemon, kept in memory.
   Status heartbeat(const NodeRecord& node) override;
   Result<std::vector<NodeRecord>> list() override;
+  Status forget_silent(int64_t) override { return {}; }  // its one node is this daemon
 
   // Outbox: sqlite_outbox.cc.
   Result<std::vector<Notification>> claim_due_notifications(int64_t now_ms, int64_t hold_ms,
