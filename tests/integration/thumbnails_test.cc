@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "service/common/exit_codes.h"
+#include "tests/support/device_transfers.h"
 #include "tests/support/media_tools.h"
 
 namespace tc::testing {
@@ -158,9 +159,17 @@ TEST_F(Thumbnails, OnAVulkanDeviceTheSameFrames) {
   if (plan.exit_code == kExitDevice) GTEST_SKIP() << "no Vulkan device here: " << plan.err;
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
   args.back() = "--json";
-  ProcessResult run = transcode(args);
+  args.insert(args.begin(), transcode_binary());
+  TempDir scratch;
+  Transfers transfers;
+  ProcessResult run = run_counting_transfers(args, scratch, &transfers);
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  expect_thumbnails(dir_.path(), 64, 36);
+  std::vector<Cue> cues = expect_thumbnails(dir_.path(), 64, 36);
+  // Counted outside the program: only the chosen tiles come down at the tile's size, and no
+  // frame at the source's size.
+  EXPECT_EQ(transfers.frames["down 64x36"], static_cast<int64_t>(cues.size())) << run.out;
+  EXPECT_EQ(transfers.total("down"),
+            transfers.frames["down 64x36"] + transfers.frames["down 160x90"]);
   nlohmann::json report = nlohmann::json::parse(run.out);
   std::string download_device;
   for (const auto& stage : report["stages"])
