@@ -127,11 +127,6 @@ Result<av::FramePtr> new_ref(const AVFrame& frame) {
 
 }  // namespace
 
-Result<SharedFrame> share_ref(const AVFrame& frame) {
-  TC_ASSIGN_OR_RETURN(av::FramePtr ref, new_ref(frame));
-  return share_frame(std::move(ref));
-}
-
 struct FrameBudget::State {
   explicit State(int frames) : frames(frames) {}
   const int frames;

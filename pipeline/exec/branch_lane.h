@@ -73,8 +73,6 @@ constexpr int kEncoderNice = 5;
 // A frame reference that tasks can copy: the lane's tasks are std::functions.
 using SharedFrame = std::shared_ptr<AVFrame>;
 SharedFrame share_frame(av::FramePtr frame);
-// A new reference to `frame`'s data (no pixel copy), shared.
-Result<SharedFrame> share_ref(const AVFrame& frame);
 
 // A bound on the frames a feeder has handed to lanes that their tasks still hold. A lane's own
 // queue bounds what waits for that lane; this bounds what waits across several, where one lane

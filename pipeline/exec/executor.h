@@ -36,7 +36,7 @@ struct RunOptions {
   int attempt = 0;
   PublishGate publish_gate;  // empty: always publish
   // Each output encodes and muxes on its own thread (exec/branch_lane.h); false runs them all
-  // on the demux thread, one after another, as before (`transcode run --serial`). The
+  // on the demux thread, one after another (`transcode run --serial`). The
   // bitstreams are the same either way.
   bool branch_threads = true;
   // GOP-parallel encoding (plan/gop_parallel.h) for a job that leaves it to its runner

@@ -53,7 +53,7 @@ void fields(Self& o, Visit&& visit) {
 template <Is<Stage> Self, typename Visit>
 void fields(Self& s, Visit&& visit) {
   visit("name", s.name);
-  visit("what", s.what);
+  visit("what", s.component);
   visit("device_backend", s.device.backend);
   visit("device_path", s.device.path);
   visit("device_driver", s.device.driver);

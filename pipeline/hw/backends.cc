@@ -79,7 +79,7 @@ constexpr BackendDesc kVaapi{
     .device_type = AV_HWDEVICE_TYPE_VAAPI,
     .hw_format = AV_PIX_FMT_VAAPI,
     .sw_format = AV_PIX_FMT_NV12,
-    .scale = "scale_vaapi=w=%W:h=%H:format=%F",
+    .scale = {"scale_vaapi", "w=%W:h=%H:format=%F"},
     .upload = "format=%F,hwupload",
     .download = "hwdownload,format=%F",
     .decodes_on_device = true,
@@ -104,14 +104,16 @@ constexpr BackendDesc kVaapi{
     .ten_bit_format = AV_PIX_FMT_P010,
     .scale_converts = true,
     // scale_vaapi's default mode is hq in 5.1 and 7.1 (Intel's AVS polyphase filter).
-    .tonemap = "tonemap_vaapi=format=nv12:p=bt709:t=bt709:m=bt709",
-    .deinterlace = "deinterlace_vaapi=rate=frame:auto=0",
-    .deinterlace_auto = "deinterlace_vaapi=rate=frame:auto=1",
+    .tonemap = {"tonemap_vaapi", "format=nv12:p=bt709:t=bt709:m=bt709"},
+    .deinterlace = {"deinterlace_vaapi", "rate=frame:auto=0"},
+    .deinterlace_auto = {"deinterlace_vaapi", "rate=frame:auto=1"},
     .ten_bit_encoders = {false, true, true, true},
     // pad_vaapi is in FFmpeg 6.1 and later (7.1 in the container), not in Debian 12's 5.1.
-    .pad = "pad_vaapi=w=%W:h=%H:x=(ow-iw)/2:y=(oh-ih)/2",
-    .turns = {"", "transpose_vaapi=dir=clock", "transpose_vaapi=dir=reversal",
-              "transpose_vaapi=dir=cclock"},
+    .pad = {"pad_vaapi", "w=%W:h=%H:x=(ow-iw)/2:y=(oh-ih)/2"},
+    .turns = {{{},
+               {"transpose_vaapi", "dir=clock"},
+               {"transpose_vaapi", "dir=reversal"},
+               {"transpose_vaapi", "dir=cclock"}}},
     // 5.1's vaapi_vpp.c: initial_pool_size 4, ff_filter_init_hw_frames(..., 10): unset = 10.
     .scale_min_extra_frames = kVaapiFilterPoolsFixed ? 10 - 4 : 0,
 };
@@ -128,7 +130,7 @@ constexpr BackendDesc kQsv{
     .device_type = AV_HWDEVICE_TYPE_QSV,
     .hw_format = AV_PIX_FMT_QSV,
     .sw_format = AV_PIX_FMT_NV12,
-    .scale = "scale_qsv=w=%W:h=%H:format=%F",
+    .scale = {"scale_qsv", "w=%W:h=%H:format=%F"},
     .upload = "format=%F,hwupload",
     .download = "hwdownload,format=%F",
     .decodes_on_device = true,
@@ -155,8 +157,8 @@ constexpr BackendDesc kQsv{
     .scale_converts = true,
     .fixed_upload_pool = true,
     // deinterlace_qsv has no per-frame auto mode: auto turns it on for interlaced sources only.
-    .deinterlace = "deinterlace_qsv=mode=advanced",
-    .deinterlace_auto = "deinterlace_qsv=mode=advanced",
+    .deinterlace = {"deinterlace_qsv", "mode=advanced"},
+    .deinterlace_auto = {"deinterlace_qsv", "mode=advanced"},
     .ten_bit_encoders = {false, true, true, true},
     // vf_scale_qsv.c (5.1) init_out_pool: initial_pool_size 4, ff_filter_init_hw_frames(ctx,
     // outlink, 32): unset = 32 frames, set = 4 + extra_hw_frames.
@@ -169,7 +171,7 @@ constexpr BackendDesc kCuda{
     .device_type = AV_HWDEVICE_TYPE_CUDA,
     .hw_format = AV_PIX_FMT_CUDA,
     .sw_format = AV_PIX_FMT_NV12,
-    .scale = "scale_cuda=w=%W:h=%H:format=%F",
+    .scale = {"scale_cuda", "w=%W:h=%H:format=%F"},
     .upload = "format=%F,hwupload",
     .download = "hwdownload,format=%F",
     .decodes_on_device = true,
@@ -198,8 +200,8 @@ constexpr BackendDesc kCuda{
     // them all, and the next scale fails with AVERROR_EXTERNAL. Its own frames are the same
     // bytes.
     .scale_own_frames = "passthrough=0",
-    .deinterlace = "yadif_cuda=mode=send_frame:parity=auto:deint=all",
-    .deinterlace_auto = "yadif_cuda=mode=send_frame:parity=auto:deint=interlaced",
+    .deinterlace = {"yadif_cuda", "mode=send_frame:parity=auto:deint=all"},
+    .deinterlace_auto = {"yadif_cuda", "mode=send_frame:parity=auto:deint=interlaced"},
     .ten_bit_encoders = {false, true, true, false},
 };
 
@@ -210,7 +212,7 @@ constexpr BackendDesc kVulkan{
     .device_type = AV_HWDEVICE_TYPE_VULKAN,
     .hw_format = AV_PIX_FMT_VULKAN,
     .sw_format = AV_PIX_FMT_YUV420P,
-    .scale = "scale_vulkan=w=%W:h=%H",
+    .scale = {"scale_vulkan", "w=%W:h=%H"},
     .upload = "format=%F,hwupload",
     .download = "hwdownload,format=%F",
     .decodes_on_device = false,
@@ -222,7 +224,10 @@ constexpr BackendDesc kVulkan{
     // scale_vulkan is bilinear: a 2-tap filter that aliases past 2:1.
     .scale_max_ratio = 2,
     // transpose_vulkan has no half turn: flip_vulkan (both ways) is one.
-    .turns = {"", "transpose_vulkan=dir=clock", "flip_vulkan", "transpose_vulkan=dir=cclock"},
+    .turns = {{{},
+               {"transpose_vulkan", "dir=clock"},
+               {"flip_vulkan", ""},
+               {"transpose_vulkan", "dir=cclock"}}},
     // One thread: FFmpeg 5.1's hwcontext_vulkan.c submits every transfer and filter to the
     // device's queues (vkGetDeviceQueue of one family, same indices) with no lock, which the
     // Vulkan spec forbids from two threads, and bumps a frame's semaphore values (AVVkFrame
@@ -238,7 +243,7 @@ constexpr BackendDesc kSoftware{
     .device_type = AV_HWDEVICE_TYPE_NONE,
     .hw_format = AV_PIX_FMT_NONE,
     .sw_format = AV_PIX_FMT_YUV420P,
-    .scale = "scale=%W:%H",
+    .scale = {"scale", "%W:%H"},
     .upload = "",
     .download = "",
     .decodes_on_device = false,
@@ -253,6 +258,10 @@ constexpr BackendDesc kSoftware{
 constexpr std::array kBackends{kVaapi, kQsv, kCuda, kVulkan, kSoftware};
 
 }  // namespace
+
+std::string FilterDesc::text() const {
+  return options.empty() ? std::string(name) : std::string(name) + "=" + std::string(options);
+}
 
 int QualityOption::value_for(int qp) const {
   return std::clamp(int(std::lround(double(qp) * scale_max / 51)), 0, scale_max);
@@ -281,6 +290,10 @@ const std::array<BackendDesc, 5>& backends() {
 
 const SwEncoderDesc& software_encoder(VideoCodec codec) {
   return kSoftwareEncoders[codec == VideoCodec::kCopy ? 0 : index_of(codec)];
+}
+
+const std::array<SwEncoderDesc, 4>& software_encoders() {
+  return kSoftwareEncoders;
 }
 
 const KeyframeOptions& keyframe_options(BackendKind backend, VideoCodec codec) {

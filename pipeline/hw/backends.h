@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <string>
 #include <string_view>
 
 extern "C" {
@@ -26,6 +27,16 @@ struct QualityOption {
   int scale_max = 51;
 
   int value_for(int qp) const;  // qp on 0..51 -> this option's value, clamped to its scale
+};
+
+// One libavfilter filter as a table gives it: its name and its options apart, so that a planner
+// reads the name ("scale_vaapi") instead of cutting it back out of the text.
+struct FilterDesc {
+  std::string_view name;     // empty = none
+  std::string_view options;  // "w=%W:h=%H:format=%F"; empty = the filter's defaults
+
+  bool empty() const { return name.empty(); }
+  std::string text() const;  // "name=options", or "name" where it has no options
 };
 
 // An encoder option and the value the plan gives it.
@@ -103,7 +114,7 @@ struct BackendDesc {
   // The software format of device frames: what the scaler writes, `download` yields and the
   // hardware encoders take.
   AVPixelFormat sw_format;
-  std::string_view scale;     // the scale filter; "%W" and "%H" stand for the target size
+  FilterDesc scale;           // the scale filter; "%W" and "%H" stand for the target size
   std::string_view upload;    // filters that bring a software frame to the device
   std::string_view download;  // filters that bring a device frame back to memory
   bool decodes_on_device;     // the decoder can output device frames (hwaccel)
@@ -133,20 +144,20 @@ struct BackendDesc {
   // grows on demand, and an extra_hw_frames would fix it (vf_hwupload.c, 5.1 and 7.1).
   bool fixed_upload_pool = false;
   // HDR10 (PQ) to SDR BT.709 8-bit on the device; empty = in software after the download.
-  std::string_view tonemap;
+  FilterDesc tonemap;
   // The device's deinterlacer, for every frame (--deinterlace on) and for frames flagged
   // interlaced (auto); empty = bwdif in software, before any upload.
-  std::string_view deinterlace;
-  std::string_view deinterlace_auto;
+  FilterDesc deinterlace;
+  FilterDesc deinterlace_auto;
   // Per codec (h264, hevc, av1, vp9): its hardware encoder writes 10-bit (Main10, profile 2).
   std::array<bool, 4> ten_bit_encoders = {};
   // Pads device frames to %W x %H, the picture centred (a refit graph's letterbox); empty = the
   // backend has none, and the pad runs in memory. Used only where this libavfilter has it.
-  std::string_view pad;
+  FilterDesc pad;
   // Turns device frames upright, by index the clockwise quarter turns (1..3; plan/orientation.h);
   // empty = not on the device: frames turn in memory (transpose) before any upload. Used only
   // where this libavfilter has the filter.
-  std::array<std::string_view, 4> turns = {};
+  std::array<FilterDesc, 4> turns = {};
   // Its jobs may run their stages on threads (exec/branch_lane.h); false keeps them on one.
   bool stage_threads = true;
   // The least extra_hw_frames a scaler is given where the plan sets one: a set value replaces
@@ -166,6 +177,8 @@ const BackendDesc& backend_desc(BackendKind kind);
 const std::array<BackendDesc, 5>& backends();
 // The software encoder of `codec` (not kCopy).
 const SwEncoderDesc& software_encoder(VideoCodec codec);
+// Every software encoder, in the order of BackendDesc::encoders.
+const std::array<SwEncoderDesc, 4>& software_encoders();
 // The keyframe options of `codec`'s encoder on `backend` (kSoftware: the software encoder's).
 const KeyframeOptions& keyframe_options(BackendKind backend, VideoCodec codec);
 

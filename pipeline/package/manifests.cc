@@ -232,7 +232,7 @@ std::vector<std::vector<const TrackMeasure*>> video_sets(const PackageMeasure& p
 
 // An HDR set's colour as DASH-IF IOP signals it: CICP code points (ISO/IEC 23091-2) for the
 // primaries, transfer and matrix, as EssentialProperty (a player that does not know them
-// must not play the set). SDR sets carry none, as before.
+// must not play the set). SDR sets carry none.
 void dash_colour(std::ostringstream& mpd, const TrackMeasure& video) {
   if (std::string_view(video_range(video)) == "SDR") return;
   const std::pair<const char*, int> properties[] = {

@@ -37,6 +37,12 @@ constexpr std::array<NativeLayout, 8> kOpusLayouts{{{"mono", 1},
                                                     {"7.1", 8}}};
 constexpr std::array kOpusRates{8000, 12000, 16000, 24000, 48000};
 
+// The layout a track of `channels` channels is encoded in. AAC: the layouts
+// FFmpeg's encoder writes as channelConfiguration 1-7 (mono, stereo, 3.0, 4.0, 5.0, 5.1 - FL FR
+// FC LFE BL BR -, 7.1); any other layout would be written with a program config element
+// (channelConfiguration 0), which browsers' MSE refuses, so 5.1(side) becomes 5.1 (the side
+// channels moved to the back ones) and 6.1 is downmixed to 5.1. Opus: its mapping family 1
+// (Vorbis order). More than 8 channels: 7.1.
 NativeLayout layout_for(AVCodecID codec, int channels) {
   const auto& layouts = codec == AV_CODEC_ID_OPUS ? kOpusLayouts : kAacLayouts;
   return layouts[size_t(std::clamp(channels, 1, int(layouts.size())) - 1)];
@@ -62,10 +68,6 @@ Result<int> sample_rate_for(AVCodecID codec, int asked, int source) {
 
 AVCodecID audio_codec_for(const std::string& container) {
   return container == "webm" ? AV_CODEC_ID_OPUS : AV_CODEC_ID_AAC;
-}
-
-std::string native_layout(AVCodecID codec, int channels) {
-  return layout_for(codec, channels).name;
 }
 
 Status plan_audio_format(const OutputSpec& spec, const std::string& container,

@@ -15,14 +15,6 @@ inline constexpr int64_t kAudioBitratePerChannel = 64000;
 // The codec an output encodes audio in: Opus for WebM (which takes Opus or Vorbis), else AAC.
 AVCodecID audio_codec_for(const std::string& container);
 
-// The layout a track of `channels` channels is encoded in, FFmpeg's name for it. AAC: the layouts
-// FFmpeg's encoder writes as channelConfiguration 1-7 (mono, stereo, 3.0, 4.0, 5.0, 5.1 - FL FR
-// FC LFE BL BR -, 7.1); any other layout would be written with a program config element
-// (channelConfiguration 0), which browsers' MSE refuses, so 5.1(side) becomes 5.1 (the side
-// channels moved to the back ones) and 6.1 is downmixed to 5.1. Opus: its mapping family 1
-// (Vorbis order). More than 8 channels: 7.1.
-std::string native_layout(AVCodecID codec, int channels);
-
 // Fills `audio`'s codec, encoder, layout, channels, rate, sample format and bitrate for `track`
 // from the output's options (audio_channels, audio_rate, audio_bitrate), and appends to
 // `audio.filter` the aformat that gives its frames that format (libavfilter inserts the

@@ -181,7 +181,8 @@ std::string describe(const Plan& plan) {
   std::ostringstream text;
   text << "backend: " << name_of(plan.backend) << " (" << plan.backend_reason << ")\n";
   for (const Stage& stage : render_stages(plan))
-    text << "  " << stage.name << ": " << stage.what << " [" << stage.device.to_string() << "]\n";
+    text << "  " << stage.name << ": " << stage.component << " [" << stage.device.to_string()
+         << "]\n";
   for (size_t k = 0; k < plan.outputs.size(); ++k)
     if (!plan.outputs[k].video_copy)
       text << "out" << k << " video: " << format_line(plan.outputs[k].video) << "\n";

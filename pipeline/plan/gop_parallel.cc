@@ -52,6 +52,14 @@ void share_x264_threads(Plan& plan, unsigned cores) {
   }
 }
 
+// The software encoders that may be cut into GOP chunks, by name: "libx264".
+std::string gop_parallel_encoders() {
+  std::string names;
+  for (const SwEncoderDesc& encoder : software_encoders())
+    if (encoder.gop_parallel) names += (names.empty() ? "" : ", ") + std::string(encoder.name);
+  return names;
+}
+
 int chunk_frames(const VideoEncodePlan& video) {
   int gops = std::max(1, (kMinChunkFrames + video.gop - 1) / video.gop);
   return gops * video.gop;
@@ -63,9 +71,9 @@ std::string gop_parallel_refusal(const OutputPlan& output) {
   const VideoEncodePlan& video = output.video;
   if (output.video_copy) return "the video is copied";
   if (video.hw_frames) return video.encoder + " runs on the device";
-  // x264 only, so far: the encoder whose chunks are checked (tests) to make one stream.
+  // Only the encoders whose chunks are checked (tests) to make one stream.
   if (!software_encoder(video.codec).gop_parallel)
-    return video.encoder + " is encoded whole (libx264 only)";
+    return video.encoder + " is encoded whole (" + gop_parallel_encoders() + " only)";
   if (video.bit_rate > 0 || video.max_rate > 0)
     return "a bitrate's rate control (and its VBV buffer) spans the whole stream";
   if (video.gop <= 0) return "no fixed GOP to cut at";

@@ -110,7 +110,7 @@ std::string scale_filter(const BackendDesc& backend, const VideoSource& source,
   }
   for (const FrameSize& step : steps) {
     ++plan.scalers;
-    chain = join(chain, GraphBuilder::substitute(backend.scale, step.width, step.height,
+    chain = join(chain, GraphBuilder::substitute(backend.scale.text(), step.width, step.height,
                                                  branch.device_format));
   }
   if (branch.size == from && !backend.scale_own_frames.empty() &&

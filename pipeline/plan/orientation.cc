@@ -10,17 +10,23 @@ extern "C" {
 namespace tc {
 namespace {
 
-// transpose's directions, as the ffmpeg CLI's autorotate picks them.
-std::string software_turn_filter(int quarter_turns) {
+// transpose's directions, as the ffmpeg CLI's autorotate picks them: the chain and its
+// filters' names.
+struct MemoryTurn {
+  const char* chain;
+  const char* names;
+};
+
+MemoryTurn software_turn(int quarter_turns) {
   switch (quarter_turns) {
     case 1:
-      return "transpose=dir=clock";
+      return {"transpose=dir=clock", "transpose"};
     case 2:
-      return "hflip,vflip";
+      return {"hflip,vflip", "hflip,vflip"};
     case 3:
-      return "transpose=dir=cclock";
+      return {"transpose=dir=cclock", "transpose"};
     default:
-      return "";
+      return {"", ""};
   }
 }
 
@@ -32,11 +38,11 @@ int upright_quarter_turns(double rotation_deg) {
   return int(((clockwise % 4) + 4) % 4);
 }
 
-std::string device_turn_filter(const BackendDesc& backend, int quarter_turns) {
-  if (quarter_turns <= 0 || quarter_turns > 3) return "";
-  std::string filter(backend.turns[quarter_turns]);
-  std::string name = filter.substr(0, filter.find('='));
-  if (name.empty() || avfilter_get_by_name(name.c_str()) == nullptr) return "";
+FilterDesc device_turn_filter(const BackendDesc& backend, int quarter_turns) {
+  if (quarter_turns <= 0 || quarter_turns > 3) return {};
+  const FilterDesc& filter = backend.turns[quarter_turns];
+  if (filter.empty() || avfilter_get_by_name(std::string(filter.name).c_str()) == nullptr)
+    return {};
   return filter;
 }
 
@@ -46,13 +52,16 @@ OrientationPlan plan_orientation(const VideoInfo& video, const BackendDesc& back
   OrientationPlan plan;
   plan.quarter_turns = upright_quarter_turns(video.rotation_deg);
   if (plan.quarter_turns == 0) return plan;
-  std::string on_device = frames_on_device ? device_turn_filter(backend, plan.quarter_turns) : "";
+  FilterDesc on_device =
+      frames_on_device ? device_turn_filter(backend, plan.quarter_turns) : FilterDesc{};
   plan.on_device = !on_device.empty();
-  plan.filter = plan.on_device ? on_device : software_turn_filter(plan.quarter_turns);
+  MemoryTurn in_memory = software_turn(plan.quarter_turns);
+  plan.filter = plan.on_device ? on_device.text() : in_memory.chain;
+  plan.filter_names = plan.on_device ? std::string(on_device.name) : in_memory.names;
   if (plan.on_device) plan.device = device;
   if (plan.on_device && fixed_pool_frames > 0)
-    plan.filter += (on_device.find('=') == std::string::npos ? "=" : ":") +
-                   std::string("extra_hw_frames=") + std::to_string(fixed_pool_frames);
+    plan.filter += (on_device.options.empty() ? "=" : ":") + std::string("extra_hw_frames=") +
+                   std::to_string(fixed_pool_frames);
   plan.why = "display matrix: " + std::to_string(plan.quarter_turns * 90) +
              " degrees clockwise; the pixels are turned upright";
   return plan;

@@ -16,9 +16,9 @@ namespace tc {
 int upright_quarter_turns(double rotation_deg);
 
 // The backend's filter for `quarter_turns` on device frames (BackendDesc::turns), where this
-// FFmpeg has it; "" where not: the frames then turn in memory, and a device decoder's frames
+// FFmpeg has it; empty where not: the frames then turn in memory, and a device decoder's frames
 // are decoded in software instead (plan_decode says so), not downloaded and uploaded again.
-std::string device_turn_filter(const BackendDesc& backend, int quarter_turns);
+FilterDesc device_turn_filter(const BackendDesc& backend, int quarter_turns);
 
 // The plan: none when the source is upright. `frames_on_device`: frames reach the graph's
 // source on the device (decoded there, or uploaded first); `fixed_pool_frames`: frames held

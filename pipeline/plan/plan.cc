@@ -113,7 +113,7 @@ StageDevice stage_device(const BackendChoice& choice) {
 struct PlanContext {
   const BackendDesc& backend;
   const HwDevice* device;  // null for software
-  StageDevice gpu;         // cpu for software
+  StageDevice runs_on;     // where its device stages run: the device, or the cpu for software
   const MediaInfo& media;
   const VideoInfo& video;  // as stored
   const VideoInfo& shown;  // as displayed: sides swapped where the source turns a quarter
@@ -162,7 +162,7 @@ DecodePlan plan_decode(const PlanContext& context, int branches) {
     decode.note = std::string(backend.name) + " hwaccel";
     if (!decode.software_decoder.empty())
       decode.note += ", " + decode.software_decoder + " in software if refused";
-    decode.device = context.gpu;
+    decode.device = context.runs_on;
     // Every frame held downstream of the decoder's pool: one per branch, the graph's queue and,
     // where the pool cannot grow, the frames waiting for the graph's thread. (NVDEC copies each
     // frame out of its own surfaces into a pool that grows: more there only costs surfaces,
@@ -190,15 +190,18 @@ DeinterlacePlan plan_deinterlace(const PlanContext& context, const JobSpec& spec
   int turns = upright_quarter_turns(video.rotation_deg);
   bool turns_in_memory = turns && device_turn_filter(backend, turns).empty();
   if (context.on_device() && !backend.deinterlace.empty() && !turns_in_memory) {
-    plan.filter = std::string(automatic ? backend.deinterlace_auto : backend.deinterlace);
+    const FilterDesc& filter = automatic ? backend.deinterlace_auto : backend.deinterlace;
+    plan.filter = filter.text();
+    plan.filter_name = filter.name;
     // Its output pool is fixed where the backend's are: it holds what the decoder's would.
     if (backend.fixed_pools)
       plan.filter += ":extra_hw_frames=" + std::to_string(branches + kGraphSlack);
-    plan.device = context.gpu;
+    plan.device = context.runs_on;
   } else {
     plan.filter = std::string("bwdif=mode=send_frame:parity=auto:deint=") +
                   (automatic ? "interlaced" : "all");
   }
+    plan.filter_name = "bwdif";
   return plan;
 }
 
@@ -246,7 +249,7 @@ Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec, Fr
     refusal = ten_bit_refusal_of_device(context, spec.codec);
   if (context.on_device() && hw_named && refusal.empty()) {
     encode.encoder = hw_name;
-    encode.device = context.gpu;
+    encode.device = context.runs_on;
     encode.hw_frames = true;
     return plan_hw_encoder_options(spec, backend.encoder,
                                    context.device->encode.at(codec_id(spec.codec)), encode);
@@ -259,7 +262,7 @@ Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec, Fr
   plan_software_encoder_options(spec, software, encode);
   encode.download = context.on_device();
   if (encode.download)
-    encode.note = hw_named ? context.gpu.to_string() + " " + refusal
+    encode.note = hw_named ? context.runs_on.to_string() + " " + refusal
                            : std::string(backend.name) + " has no " + codec + " encoder here";
   return Status::ok();
 }
@@ -323,7 +326,7 @@ VideoBranch branch_of(const PlanContext& context, size_t k, const OutputPlan& ou
   if (spec.fps.set()) branch.rate = "fps=fps=" + frame_rate_text(spec.fps) + ":round=near";
   bool sdr_on_device = format.to_sdr && format.to_sdr_on_device;
   bool sdr_in_software = format.to_sdr && !sdr_on_device;
-  if (sdr_on_device) branch.device_filters = std::string(backend.tonemap);
+  if (sdr_on_device) branch.device_filters = backend.tonemap.text();
   if (sdr_in_software) branch.software_filters = software_to_sdr(context.video.color);
   int scaled_depth =
       backend.scale_converts && !sdr_in_software ? format.bit_depth : source_depth(context.video);
@@ -437,7 +440,7 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   plan.backend_reason = choice.reason;
   plan.source_format = media.format_name;
   plan.source_codec = media.video->codec_name;
-  plan.device = context.gpu;
+  plan.device = context.runs_on;
   plan.device_type = backend.device_type;
   plan.hw_format = backend.hw_format;
   for (const OutputSpec& output_spec : spec.outputs) {
@@ -450,7 +453,7 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   int branches = int(std::count_if(plan.outputs.begin(), plan.outputs.end(),
                                    [](const OutputPlan& o) { return !o.video_copy; }));
   TC_ASSIGN_OR_RETURN(plan.thumbnails,
-                      plan_thumbnails(spec, shown, context.on_device(), context.gpu));
+                      plan_thumbnails(spec, shown, context.on_device(), context.runs_on));
   branches += plan.thumbnails.on;  // a branch of the one decode, like an output's
   plan.decode = plan_decode(context, branches);
   plan.deinterlace = plan_deinterlace(context, spec, branches);
@@ -458,8 +461,8 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
     keep_fields(plan.deinterlace, *media.video, spec.outputs[k].codec, plan.outputs[k]);
   if (branches > 0)
     plan.orientation =
-        plan_orientation(*media.video, backend, plan.decode.hw || plan.decode.upload, context.gpu,
-                         backend.fixed_pools ? branches + kGraphSlack : 0);
+        plan_orientation(*media.video, backend, plan.decode.hw || plan.decode.upload,
+                         context.runs_on, backend.fixed_pools ? branches + kGraphSlack : 0);
   plan.video_graph = plan_video_graph(context, plan, spec);
   plan.refit_video_graph = plan_video_graph(context, plan, spec, true);
   if (plan.decode.hw) {

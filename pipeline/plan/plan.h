@@ -36,7 +36,9 @@ struct StageDevice {
 // plan by render_stages (plan/stages.h), never stored in it.
 struct Stage {
   std::string name;  // "decode", "filter", "encode out0", "mux out0"
-  std::string what;  // "h264 (vaapi hwaccel)", "scale_vaapi x3", "h264_vaapi (low_power)"
+  // What does it, with notes: "h264 (vaapi hwaccel)", "scale_vaapi x3", "h264_vaapi (low_power)"
+  // (the report's and the API's "what").
+  std::string component;
   StageDevice device;
 };
 
@@ -78,16 +80,18 @@ struct VideoFormatPlan {
 // Deinterlacing before the split, once for every output.
 struct DeinterlacePlan {
   bool on = false;
-  std::string filter;  // "bwdif=mode=send_frame:parity=auto:deint=all"
-  StageDevice device;  // where it runs
-  std::string why;     // "source field order tt (--deinterlace auto)"
+  std::string filter;       // "bwdif=mode=send_frame:parity=auto:deint=all"
+  std::string filter_name;  // the filter `filter` runs: "bwdif", "deinterlace_vaapi"
+  StageDevice device;       // where it runs
+  std::string why;          // "source field order tt (--deinterlace auto)"
 };
 
 // Turning a rotated source upright (plan/orientation.h): once, after any deinterlacer (fields
 // are rows), before the split; on the device where the backend has the filter.
 struct OrientationPlan {
-  int quarter_turns = 0;  // clockwise: 0 = upright already, 1 = 90 degrees, 2, 3
-  std::string filter;     // "transpose=dir=clock", "transpose_vaapi=dir=clock"; "" = none
+  int quarter_turns = 0;     // clockwise: 0 = upright already, 1 = 90 degrees, 2, 3
+  std::string filter;        // "transpose=dir=clock", "transpose_vaapi=dir=clock"; "" = none
+  std::string filter_names;  // the filters `filter` runs: "transpose", "hflip,vflip"
   bool on_device = false;
   StageDevice device;  // where it runs
   std::string why;     // "display matrix: 90 degrees clockwise; ..."
@@ -224,7 +228,7 @@ struct FilterGraphPlan {
   std::string sink_label(size_t output) const;
 };
 
-// A streaming package's segmenting: made by plan_package (pipeline/package/package_plan.cc).
+// A streaming package's segmenting: made by plan_package (plan/package_plan.h).
 struct PackagePlan {
   PackageKind kind = PackageKind::kNone;
   std::string dir;

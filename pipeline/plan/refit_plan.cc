@@ -19,9 +19,8 @@ std::string fit_side(int limit, int other, const char* aspect_op) {
 // The backend's device pad, when this libavfilter has the filter.
 std::string device_pad(const BackendDesc& backend, FrameSize size) {
   if (backend.pad.empty()) return {};
-  std::string name(backend.pad.substr(0, backend.pad.find('=')));
-  if (!avfilter_get_by_name(name.c_str())) return {};
-  return GraphBuilder::substitute(backend.pad, size.width, size.height);
+  if (!avfilter_get_by_name(std::string(backend.pad.name).c_str())) return {};
+  return GraphBuilder::substitute(backend.pad.text(), size.width, size.height);
 }
 
 std::string with(const std::string& first, const std::string& second) {
@@ -32,7 +31,7 @@ std::string with(const std::string& first, const std::string& second) {
 
 std::string fit_scale_filter(const BackendDesc& backend, FrameSize size,
                              const std::string& format) {
-  return GraphBuilder::substitute(backend.scale, fit_side(size.width, size.height, "*"),
+  return GraphBuilder::substitute(backend.scale.text(), fit_side(size.width, size.height, "*"),
                                   fit_side(size.height, size.width, "/"), format);
 }
 

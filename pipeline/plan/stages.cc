@@ -20,11 +20,6 @@ std::string threads_note(int threads) {
   return std::to_string(threads) + (threads == 1 ? " thread" : " threads");
 }
 
-// The name a filter string starts with: "bwdif" of "bwdif=mode=send_frame".
-std::string filter_name(const std::string& filter) {
-  return filter.substr(0, filter.find('='));
-}
-
 Stage decode_stage(const Plan& plan) {
   const DecodePlan& decode = plan.decode;
   // A software decoder's threads, once the plan is fitted to the cores (a device decoder's one
@@ -38,8 +33,7 @@ Stage decode_stage(const Plan& plan) {
 std::string filter_what(const Plan& plan) {
   const FilterGraphPlan& graph = plan.video_graph;
   if (graph.scalers == 0) return "format conversion only";
-  std::string_view scale = backend_desc(plan.backend).scale;
-  return std::string(scale.substr(0, scale.find('='))) + " x" + std::to_string(graph.scalers);
+  return std::string(backend_desc(plan.backend).scale.name) + " x" + std::to_string(graph.scalers);
 }
 
 // Decode through the filter graph: once for every output.
@@ -50,12 +44,11 @@ void add_source_stages(const Plan& plan, std::vector<Stage>& stages) {
   const DeinterlacePlan& deinterlace = plan.deinterlace;
   // bwdif runs before the upload, a device deinterlacer after it.
   bool deinterlace_first = deinterlace.on && deinterlace.device.backend == BackendKind::kSoftware;
-  Stage deinterlace_stage{"deinterlace",
-                          with_notes(filter_name(deinterlace.filter), {deinterlace.why}),
+  Stage deinterlace_stage{"deinterlace", with_notes(deinterlace.filter_name, {deinterlace.why}),
                           deinterlace.device};
   if (deinterlace_first) stages.push_back(deinterlace_stage);
   const OrientationPlan& turn = plan.orientation;
-  Stage turn_stage{"turn upright", with_notes(filter_name(turn.filter), {turn.why}), turn.device};
+  Stage turn_stage{"turn upright", with_notes(turn.filter_names, {turn.why}), turn.device};
   if (turn.on() && !turn.on_device) stages.push_back(turn_stage);
   if (decode.upload) stages.push_back({"upload", "hwupload", plan.device});
   if (deinterlace.on && !deinterlace_first) stages.push_back(deinterlace_stage);

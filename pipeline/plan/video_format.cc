@@ -98,7 +98,7 @@ std::string to_sdr_where(const FormatChoice& choice) {
   // tonemap_vaapi fails on a frame without mastering display metadata: the executor gives such
   // frames the container's, else a common grading display's (ensure_mastering_display).
   if (to_sdr_on_device(choice))
-    return std::string(choice.backend.tonemap.substr(0, choice.backend.tonemap.find('='))) +
+    return std::string(choice.backend.tonemap.name) +
            " on the device (mastering display: the frames', else " +
            (choice.video.mastering_display
                 ? "the container's"

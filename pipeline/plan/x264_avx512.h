@@ -1,7 +1,6 @@
 // x264 on a CPU with AVX-512 reads memory it never wrote, at many widths, so that its bytes
 // depend on what the heap held before: run twice, or threaded and serial, the same job can
-// give other bitstreams. Found here (2026-12-01) in Debian 12's x264 0.164.3095, the one
-// FFmpeg links:
+// give other bitstreams. So in Debian 12's x264 0.164.3095, the one FFmpeg links:
 //
 // - encoder/slicetype.c, macroblock_tree_propagate(): mbtree propagates each row of
 //   macroblocks through h->mc.mbtree_propagate_list(..., len = i_mb_width).
@@ -13,14 +12,12 @@
 //
 // So it bites where mbtree is on (every preset but ultrafast and superfast) and the width in
 // macroblocks, ceil(width / 16), is not a multiple of 8: 320, 426, 480, 854, 960 and 1366
-// wide among others. 640, 1280 and 1920 are multiples. Measured here with MALLOC_PERTURB_:
-// 426x240, 854x480 and 960x540 gave 2-3 bitstreams in 5 runs with AVX-512 and 1 without;
-// 640x360, 1280x720 and 1920x1080 gave 1 either way.
+// wide among others. 640, 1280 and 1920 are multiples (bench/README.md, "x264's AVX-512 mbtree
+// reads memory it never wrote", has the runs).
 //
 // For such an output x264 is told to stop at AVX2 (`-x264-params asm=AVX2`, which keeps every
-// extension below it). Its other AVX-512 functions go too: x264 took about 10 % more CPU for
-// 960x540 veryfast here. Every CPU with AVX-512 has AVX2, FMA3, BMI1/2 and LZCNT, so the mask
-// asks for nothing the CPU lacks.
+// extension below it). Its other AVX-512 functions go too, for a little more CPU. Every CPU
+// with AVX-512 has AVX2, FMA3, BMI1/2 and LZCNT, so the mask asks for nothing the CPU lacks.
 #pragma once
 
 #include "pipeline/plan/plan.h"

@@ -79,7 +79,8 @@ std::string format_report(const JobReport& report) {
   }
   text << "stages:\n";
   for (const Stage& stage : report.stages)
-    text << "  " << stage.name << ": " << stage.what << " [" << stage.device.to_string() << "]\n";
+    text << "  " << stage.name << ": " << stage.component << " [" << stage.device.to_string()
+         << "]\n";
   std::vector<std::string> paths;
   for (const OutputReport& output : report.outputs) paths.push_back(output.path);
   text << describe_streams(report.streams, paths);

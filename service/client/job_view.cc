@@ -100,7 +100,7 @@ JobReport report_from_proto(const pb::JobResult& r) {
   for (const pb::Stage& s : r.stages()) {
     Stage stage;
     stage.name = s.name();
-    stage.what = s.what();
+    stage.component = s.what();
     // An unknown backend name (a newer daemon's) reads as the CPU.
     Result<BackendKind> backend = parse_backend(s.device_parts().backend());
     stage.device.backend = backend.is_ok() ? *backend : BackendKind::kSoftware;

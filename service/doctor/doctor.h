@@ -76,9 +76,6 @@ std::string report_to_json(const Report& report);
 // Whether `identity` may open a node with this owner, group and mode for reading and writing.
 bool may_read_write(const Identity& identity, uid_t owner, gid_t group, mode_t mode);
 
-// "status: RUNNING" and friends from i915's/xe's huc_info text: pass, fail, or skip if unreadable.
-Check huc_from_info(const std::string& path, const std::string& text);
-
 // DRM fdinfo text of an open render node: pass when it has engine counters.
 Check fdinfo_from_text(const std::string& node, const std::string& text);
 

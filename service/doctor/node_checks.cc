@@ -394,10 +394,6 @@ Check check_firmware(const Firmware& firmware, const Roots& roots, const std::st
 
 }  // namespace
 
-Check huc_from_info(const std::string& path, const std::string& text) {
-  return firmware_from_info(kHuc, path, text);
-}
-
 Check check_huc(const Roots& roots, const std::string& node, const std::string& kernel_driver,
                 std::string_view generation) {
   return check_firmware(kHuc, roots, node, kernel_driver, generation);

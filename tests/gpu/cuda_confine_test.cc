@@ -187,8 +187,8 @@ class CudaWorkerConfine : public ::testing::Test {
     report << "job: " << (ran.is_ok() ? "succeeded" : ran.status().message()) << "\n";
     if (ran.is_ok())
       for (const auto& stage : ran->stages)
-        report << "  stage " << stage.name << ": " << stage.device.to_string() << " " << stage.what
-               << "\n";
+        report << "  stage " << stage.name << ": " << stage.device.to_string() << " "
+               << stage.component << "\n";
     report << "threads " << probe.threads << ", answered " << probe.answered << ", refused "
            << probe.refused << ", opened " << probe.opened << ", unconfined " << probe.unconfined
            << "\n";

@@ -45,10 +45,10 @@ TEST(DecoderThreads, AQuarterOfTheCoresAtLeastOneAtMostSixteen) {
 TEST(DecoderThreads, ASoftwareDecoderGetsThemAndItsStageSaysSo) {
   Plan two = planned(ladder(), inventory({}), 2);
   EXPECT_EQ(two.decode.threads, 1);
-  EXPECT_EQ(stage(two, "decode")->what, "h264 (software, 1 thread)");
+  EXPECT_EQ(stage(two, "decode")->component, "h264 (software, 1 thread)");
   Plan sixteen = planned(ladder(), inventory({}), 16);
   EXPECT_EQ(sixteen.decode.threads, 4);
-  EXPECT_EQ(stage(sixteen, "decode")->what, "h264 (software, 4 threads)");
+  EXPECT_EQ(stage(sixteen, "decode")->component, "h264 (software, 4 threads)");
   // The same call sets the GOP-parallel encoders from the same cores.
   EXPECT_EQ(sixteen.outputs[0].video.parallel_encoders, 2);
 }
@@ -58,7 +58,7 @@ TEST(DecoderThreads, ASoftwareDecoderGetsThemAndItsStageSaysSo) {
 TEST(DecoderThreads, ASerialRunKeepsLibavcodecsAuto) {
   Plan plan = planned(ladder(), inventory({}), 2, false);
   EXPECT_EQ(plan.decode.threads, 0);
-  EXPECT_EQ(stage(plan, "decode")->what, "h264 (software)");
+  EXPECT_EQ(stage(plan, "decode")->component, "h264 (software)");
   EXPECT_FALSE(runs_stage_threads(plan, false));
   EXPECT_TRUE(runs_stage_threads(plan, true));
 }
@@ -76,8 +76,8 @@ TEST(DecoderThreads, ADeviceDecoderKeepsOne) {
   Plan plan = planned(ladder(BackendKind::kVaapi), inventory({intel_gpu()}), 16);
   ASSERT_TRUE(plan.decode.hw);
   EXPECT_EQ(plan.decode.threads, 1);
-  EXPECT_EQ(stage(plan, "decode")->what.find("thread"), std::string::npos)
-      << stage(plan, "decode")->what;
+  EXPECT_EQ(stage(plan, "decode")->component.find("thread"), std::string::npos)
+      << stage(plan, "decode")->component;
 }
 
 TEST(DecoderThreads, NoneWhereTheVideoIsCopied) {
@@ -101,7 +101,7 @@ TEST(GraphThreads, EveryVideoGraphGetsThemAndTheFilterStageSaysSo) {
   EXPECT_EQ(plan.fallback_video_graph.threads, 4);
   EXPECT_EQ(plan.refit_video_graph.threads, 4);
   EXPECT_EQ(plan.refit_fallback_video_graph.threads, 4);
-  EXPECT_EQ(stage(plan, "filter")->what, "scale x2 (4 threads)");
+  EXPECT_EQ(stage(plan, "filter")->component, "scale x2 (4 threads)");
   EXPECT_EQ(planned(ladder(), inventory({}), 2).video_graph.threads, 2);
 }
 
@@ -122,13 +122,13 @@ TEST(GraphThreads, TheGraphRunsWithThem) {
 TEST(GraphThreads, ASerialRunKeepsLibavfiltersAuto) {
   Plan plan = planned(ladder(), inventory({}), 16, false);
   EXPECT_EQ(plan.video_graph.threads, 0);
-  EXPECT_EQ(stage(plan, "filter")->what, "scale x2");
+  EXPECT_EQ(stage(plan, "filter")->component, "scale x2");
 }
 
 TEST(GraphThreads, ADevicesScalersAreNotSaidToHaveThreads) {
   Plan plan = planned(ladder(BackendKind::kVaapi), inventory({intel_gpu()}), 16);
-  EXPECT_EQ(stage(plan, "filter")->what.find("thread"), std::string::npos)
-      << stage(plan, "filter")->what;
+  EXPECT_EQ(stage(plan, "filter")->component.find("thread"), std::string::npos)
+      << stage(plan, "filter")->component;
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ std::vector<int> encoders_of(const Plan& plan) {
 TEST(GopParallelPlan, AutoOnTwoCoresKeepsOneEncoderPerOutput) {
   Plan plan = ladder_plan(2);
   EXPECT_EQ(encoders_of(plan), (std::vector<int>{1, 1, 1}));
-  EXPECT_EQ(stage(plan, "encode out0")->what, "libx264");
+  EXPECT_EQ(stage(plan, "encode out0")->component, "libx264");
 }
 
 // 16 cores: the 1080p output has 64 % of the pixels, 10 cores' worth, two encoders' (one x264
@@ -54,7 +54,7 @@ TEST(GopParallelPlan, AutoOnSixteenCoresSplitsTheLargestOutputOfALadder) {
   Plan plan = ladder_plan(16);
   EXPECT_EQ(encoders_of(plan), (std::vector<int>{2, 1, 1}));
   EXPECT_EQ(plan.outputs[0].video.chunk_frames, 60);  // one 2 s GOP at 30 fps
-  EXPECT_EQ(stage(plan, "encode out0")->what,
+  EXPECT_EQ(stage(plan, "encode out0")->component,
             "libx264 (GOP-parallel: 2 encoders, chunks of 60 frames, 10 threads each: its share "
             "of the cores)");
 }
@@ -67,8 +67,8 @@ TEST(GopParallelPlan, ACutLadderSharesX264sThreadsByPixels) {
   std::vector<int> threads;
   for (const OutputPlan& output : plan.outputs) threads.push_back(output.video.encoder_threads);
   EXPECT_EQ(threads, (std::vector<int>{10, 9, 2}));
-  EXPECT_EQ(stage(plan, "encode out1")->what, "libx264 (9 threads: its share of the cores)");
-  EXPECT_EQ(stage(plan, "encode out2")->what, "libx264 (2 threads: its share of the cores)");
+  EXPECT_EQ(stage(plan, "encode out1")->component, "libx264 (9 threads: its share of the cores)");
+  EXPECT_EQ(stage(plan, "encode out2")->component, "libx264 (2 threads: its share of the cores)");
 }
 
 // Nothing cut: every encoder keeps x264's auto, as the ffmpeg CLI runs it.
@@ -109,7 +109,7 @@ TEST(GopParallelPlan, AutoKeepsAJobsOnlySoftwareOutputWhole) {
     plan_gop_parallel(*plan, {0, cores});
     EXPECT_EQ(plan->outputs[0].video.parallel_encoders, 1) << cores << " cores";
     EXPECT_EQ(plan->outputs[0].video.encoder_threads, 0) << cores << " cores";
-    EXPECT_EQ(stage(*plan, "encode out0")->what, "libx264");
+    EXPECT_EQ(stage(*plan, "encode out0")->component, "libx264");
     plan_gop_parallel(*plan, {2, cores});
     EXPECT_EQ(plan->outputs[0].video.parallel_encoders, 2) << cores << " cores";
   }
@@ -142,11 +142,11 @@ TEST(GopParallelPlan, AskedForItSaysWhyAnOutputStaysWhole) {
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   plan_gop_parallel(*plan, {3, 2});  // asked for: the cores do not matter
   EXPECT_EQ(encoders_of(*plan), (std::vector<int>{3, 1, 1, 1}));
-  EXPECT_EQ(stage(*plan, "encode out1")->what,
+  EXPECT_EQ(stage(*plan, "encode out1")->component,
             "libx264 (one encoder: a bitrate's rate control (and its VBV buffer) spans the whole "
             "stream, 1 thread: its share of the cores)");
-  EXPECT_EQ(stage(*plan, "encode out2")->what.find("one encoder"), std::string::npos);
-  EXPECT_EQ(stage(*plan, "encode out3")->what,
+  EXPECT_EQ(stage(*plan, "encode out2")->component.find("one encoder"), std::string::npos);
+  EXPECT_EQ(stage(*plan, "encode out3")->component,
             "libx265 (one encoder: libx265 is encoded whole (libx264 only))");
 }
 
@@ -157,7 +157,7 @@ TEST(GopParallelPlan, ADeviceEncoderIsNeverCut) {
   ASSERT_TRUE(plan->outputs[0].video.hw_frames);
   plan_gop_parallel(*plan, {4, 64});
   EXPECT_EQ(plan->outputs[0].video.parallel_encoders, 1);
-  EXPECT_NE(stage(*plan, "encode out0")->what.find("runs on the device"), std::string::npos);
+  EXPECT_NE(stage(*plan, "encode out0")->component.find("runs on the device"), std::string::npos);
 }
 
 TEST(GopParallelPlan, ChunksAreWholeGopsOfAtLeastTheMinimum) {
@@ -176,7 +176,7 @@ TEST(GopParallelPlan, ChunksAreWholeGopsOfAtLeastTheMinimum) {
 TEST(GopParallelPlan, OneMeansOff) {
   Plan plan = ladder_plan(64, 1);
   EXPECT_EQ(encoders_of(plan), (std::vector<int>{1, 1, 1}));
-  EXPECT_EQ(stage(plan, "encode out0")->what, "libx264");
+  EXPECT_EQ(stage(plan, "encode out0")->component, "libx264");
 }
 
 // --- The chunked encoder, on libx264 ------------------------------------------------------

@@ -31,6 +31,7 @@ struct ParsedGraph {
   std::set<std::string> open_inputs;   // "in"
   std::set<std::string> open_outputs;  // the sinks' labels
   unsigned filters = 0;
+  std::multiset<std::string> filter_names;  // each filter's libavfilter name: "scale_vaapi"
 };
 
 inline std::set<std::string> labels_of(const AVFilterInOut* list) {
@@ -55,6 +56,8 @@ inline ParsedGraph parse_graph(const std::string& text) {
   parsed.open_inputs = labels_of(inputs);
   parsed.open_outputs = labels_of(outputs);
   parsed.filters = graph->nb_filters;
+  for (unsigned i = 0; i < graph->nb_filters; ++i)
+    parsed.filter_names.insert(graph->filters[i]->filter->name);
   return parsed;
 }
 

@@ -245,7 +245,7 @@ TEST(VaapiPlan, LowPowerWhenOnlyVdencExists) {
       make_plan(job({output("a.mp4")}, BackendKind::kVaapi), media(), inventory({arc}));
   ASSERT_TRUE(plan.is_ok());
   EXPECT_EQ(option(plan->outputs[0].video, "low_power"), "1");
-  EXPECT_NE(stage(*plan, "encode out0")->what.find("low_power"), std::string::npos);
+  EXPECT_NE(stage(*plan, "encode out0")->component.find("low_power"), std::string::npos);
 }
 
 TEST(VaapiPlan, SoftwareDecodeAndUploadWhenTheGpuCannotDecode) {
@@ -263,7 +263,7 @@ TEST(VaapiPlan, SoftwareDecodeAndUploadWhenTheGpuCannotDecode) {
       << plan->video_graph.text;
   ASSERT_NE(stage(*plan, "upload"), nullptr);
   EXPECT_EQ(stage(*plan, "decode")->device.backend, BackendKind::kSoftware);
-  EXPECT_NE(stage(*plan, "decode")->what.find("cannot decode hevc"), std::string::npos);
+  EXPECT_NE(stage(*plan, "decode")->component.find("cannot decode hevc"), std::string::npos);
   EXPECT_EQ(plan->outputs[0].video.encoder, "h264_vaapi");
 }
 
@@ -432,7 +432,7 @@ TEST(CudaPlan, NoNvencMeansDownloadAndSoftwareEncode) {
     EXPECT_EQ(output.video.encoder, "libx264");
     EXPECT_EQ(output.video.pix_fmt, AV_PIX_FMT_NV12);  // x264 takes nv12: no extra conversion
   }
-  EXPECT_EQ(stage(*plan, "download out1")->what,
+  EXPECT_EQ(stage(*plan, "download out1")->component,
             "av_hwframe_transfer_data, on the output's thread");
   // The ffmpeg CLI's command downloads in its graph, and maps what comes down.
   std::string command = ffmpeg_command(*plan, job(ladder(), BackendKind::kCuda));

@@ -60,7 +60,7 @@ JobReport full_report() {
 
 void expect_same_stage(const Stage& a, const Stage& b) {
   EXPECT_EQ(a.name, b.name);
-  EXPECT_EQ(a.what, b.what);
+  EXPECT_EQ(a.component, b.component);
   EXPECT_EQ(a.device.backend, b.device.backend);
   EXPECT_EQ(a.device.path, b.device.path);
   EXPECT_EQ(a.device.driver, b.device.driver);

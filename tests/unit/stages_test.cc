@@ -15,7 +15,7 @@ const StageDevice kGpu{BackendKind::kVaapi, "/dev/dri/renderD128", "i915"};
 std::string text_of(const Plan& plan) {
   std::string text;
   for (const Stage& stage : render_stages(plan))
-    text += stage.name + ": " + stage.what + " [" + stage.device.to_string() + "]\n";
+    text += stage.name + ": " + stage.component + " [" + stage.device.to_string() + "]\n";
   return text;
 }
 
@@ -117,8 +117,10 @@ TEST(RenderStages, ADevicePlanSaysItsNotesNotThreads) {
 TEST(RenderStages, FiltersInMemoryComeBeforeTheUploadTheDevicesAfterIt) {
   Plan plan = vaapi_plan();
   plan.decode.upload = true;
-  plan.deinterlace = {true, "bwdif=mode=send_frame:parity=auto:deint=all", {}, "source tt"};
-  plan.orientation = {1, "transpose_vaapi=dir=clock", true, kGpu, "display matrix: 90"};
+  plan.deinterlace = {
+      true, "bwdif=mode=send_frame:parity=auto:deint=all", "bwdif", {}, "source tt"};
+  plan.orientation = {1,    "transpose_vaapi=dir=clock", "transpose_vaapi", true,
+                      kGpu, "display matrix: 90"};
   EXPECT_EQ(text_of(plan),
             "demux: mov,mp4,m4a,3gp,3g2,mj2 [cpu]\n"
             "decode: h264 (software) [cpu]\n"

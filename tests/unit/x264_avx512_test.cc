@@ -68,8 +68,8 @@ TEST(X264Avx512, OnSuchACpuTheOutputStopsAtAvx2AndSaysSo) {
   EXPECT_EQ(std::count(stopped.begin(), stopped.end(),
                        std::pair<std::string, std::string>{"x264-params", "asm=AVX2"}),
             1);
-  EXPECT_EQ(stage(plan, "encode out0")->what, "libx264");
-  EXPECT_EQ(stage(plan, "encode out1")->what,
+  EXPECT_EQ(stage(plan, "encode out0")->component, "libx264");
+  EXPECT_EQ(stage(plan, "encode out1")->component,
             "libx264 (without AVX-512: its mbtree misreads rows 426 wide)");
   // The ffmpeg command the plan prints writes the same bytes.
   std::string command =
@@ -82,7 +82,7 @@ TEST(X264Avx512, ACpuWithoutItChangesNothing) {
   Options before = plan.outputs[0].video.options;
   keep_x264_off_avx512(plan, false);
   EXPECT_EQ(plan.outputs[0].video.options, before);
-  EXPECT_EQ(stage(plan, "encode out0")->what, "libx264");
+  EXPECT_EQ(stage(plan, "encode out0")->component, "libx264");
 }
 
 }  // namespace

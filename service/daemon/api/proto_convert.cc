@@ -129,7 +129,7 @@ void result_to_proto(const JobReport& report, pb::JobResult* out) {
   for (const Stage& s : report.stages) {
     pb::Stage* stage = out->add_stages();
     stage->set_name(s.name);
-    stage->set_what(s.what);
+    stage->set_what(s.component);
     stage->set_device(s.device.to_string());
     pb::StageDevice* parts = stage->mutable_device_parts();
     parts->set_backend(std::string(name_of(s.device.backend)));

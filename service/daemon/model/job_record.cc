@@ -20,13 +20,6 @@ std::string_view state_name(JobState state) {
   return "unknown";
 }
 
-std::optional<JobState> parse_state(std::string_view name) {
-  for (JobState s : {JobState::kQueued, JobState::kRunning, JobState::kSucceeded, JobState::kFailed,
-                     JobState::kCancelled})
-    if (state_name(s) == name) return s;
-  return std::nullopt;
-}
-
 int64_t now_ms() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();

@@ -18,7 +18,6 @@ namespace tc::daemon {
 enum class JobState { kQueued = 1, kRunning, kSucceeded, kFailed, kCancelled };
 
 std::string_view state_name(JobState state);  // "queued", ...
-std::optional<JobState> parse_state(std::string_view name);
 inline bool is_terminal(JobState state) {
   return state >= JobState::kSucceeded;
 }
