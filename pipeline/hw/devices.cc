@@ -207,7 +207,8 @@ std::string va_init_hint(const std::string& kernel_driver, const std::string& dr
            " names a driver that is not Intel's: unset it or set LIBVA_DRIVER_NAME=iHD";
   // On xe, Debian 12's libva and iHD cannot work at all: LIBVA_DRIVER_NAME would not help.
   if (std::string gap = intel_stack_gap(kernel_driver); !gap.empty()) return gap;
-  if (kernel_driver == "xe" && driver_name_env.empty())
+  // On xe (libva 2.21+ here), iHD is the only driver and only from 23.4, forced or not.
+  if (kernel_driver == "xe")
     return "is intel-media-va-driver 23.4 or newer installed (xe support)? LIBVA_DRIVER_NAME=iHD "
            "selects it";
   return "is intel-media-va-driver installed? LIBVA_DRIVER_NAME=iHD selects it";
@@ -602,10 +603,7 @@ void discover_qsv(HwInventory& inventory) {
 HwDevice qsv_device_on(const HwDevice& vaapi_node) {
   HwDevice device = vaapi_node;
   device.backend = BackendKind::kQsv;
-  device.can_scale =
-      vaapi_node.can_scale &&
-      avfilter_get_by_name(std::string(backend_desc(BackendKind::kQsv).scale.name).c_str()) !=
-          nullptr;
+  device.can_scale = vaapi_node.can_scale && avfilter_get_by_name("scale_qsv") != nullptr;
   return device;
 }
 
