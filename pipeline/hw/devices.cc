@@ -603,7 +603,10 @@ void discover_qsv(HwInventory& inventory) {
 HwDevice qsv_device_on(const HwDevice& vaapi_node) {
   HwDevice device = vaapi_node;
   device.backend = BackendKind::kQsv;
-  device.can_scale = vaapi_node.can_scale && avfilter_get_by_name("scale_qsv") != nullptr;
+  device.can_scale =
+      vaapi_node.can_scale &&
+      avfilter_get_by_name(std::string(backend_desc(BackendKind::kQsv).scale.name).c_str()) !=
+          nullptr;
   return device;
 }
 
