@@ -76,6 +76,10 @@ TEST(VideoFormat, APhoneClipIsTurnedUprightWhereverItGoes) {
   json full = video_stream(dir / "full.mkv");
   EXPECT_EQ(stored_size(full), "720x1280");
   EXPECT_EQ(rotation_of(full), 0);
+  // The pixels themselves: against the source as ffmpeg shows it (turned by its matrix), not
+  // only the tags; a frame scaled to portrait without turning scores far below.
+  EXPECT_GE(psnr(dir / "full.mkv", phone), 30.0);
+  EXPECT_GE(psnr(dir / "out.mp4", phone), 30.0);
   json small = video_stream(dir / "small.mkv");
   EXPECT_EQ(stored_size(small), "360x640");
   EXPECT_EQ(rotation_of(small), 0);
