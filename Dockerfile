@@ -1,6 +1,7 @@
 # transcoded: the gRPC transcoding daemon for GPU nodes, on Debian 13 (trixie, FFmpeg 7.1).
 #
-#   docker build --build-arg TC_VERSION="$(cat VERSION)" -t transcoded .   # or: buildah build ...
+#   docker build --build-arg TC_VERSION="$(cat VERSION)" --build-arg TC_REVISION="$(git rev-parse HEAD)" \
+#       -t localhost/transcoded:"$(cat VERSION)" .   # or: buildah build ... (deploy/README.md)
 #   docker run -d --device /dev/dri --group-add "$(getent group render | cut -d: -f3)" \
 #       -v transcoded-state:/var/lib/transcoded -v /srv/media:/srv/media -p 50051:50051 transcoded
 #   docker run --rm --device /dev/dri -v "$PWD:/srv/media" --entrypoint transcode transcoded \
@@ -10,7 +11,10 @@
 #
 # BASE: any Debian 13 image; scripts/container-test passes one it made with debootstrap.
 # TC_VERSION: the repository's VERSION file, the one place the version is stated; the build
-# refuses any other value, and the image's org.opencontainers.image.version label carries it.
+# refuses any other value, and the image's org.opencontainers.image.version label carries it;
+# tag the image with it too (the Kubernetes manifests name localhost/transcoded:VERSION).
+# TC_REVISION: the commit built (org.opencontainers.image.revision); TC_SOURCE: where its source
+# is published (org.opencontainers.image.source).
 # TC_TESTS=ON builds the tests too and runs the unit and integration tests against FFmpeg 7.1
 # with -Werror before anything is copied into the runtime image (scripts/container-test).
 ARG BASE=docker.io/library/debian:trixie
@@ -57,8 +61,12 @@ RUN set -eux; \
 # ---------------------------------------------------------------------------------------------
 FROM ${BASE} AS runtime
 ARG TC_VERSION
+ARG TC_REVISION=unknown
+ARG TC_SOURCE=unknown
 LABEL org.opencontainers.image.title="transcoded" \
       org.opencontainers.image.version="${TC_VERSION}" \
+      org.opencontainers.image.revision="${TC_REVISION}" \
+      org.opencontainers.image.source="${TC_SOURCE}" \
       org.opencontainers.image.licenses="GPL-2.0-or-later"
 COPY deploy/container/dpkg-nodoc /etc/dpkg/dpkg.cfg.d/01-nodoc
 COPY --from=build /out/runtime-packages /tmp/runtime-packages

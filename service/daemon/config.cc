@@ -169,7 +169,12 @@ const std::vector<Setting>& settings() {
       string_setting("log_level", &C::log_level, "trace, debug, info, warn, error"),
       string_setting("metrics_listen", &C::metrics_listen,
                      "host:port of the Prometheus endpoint (/metrics); unset = off"),
+      string_setting("health_listen", &C::health_listen,
+                     "host:port of a plaintext listener serving only grpc.health.v1 (probes "
+                     "beside a TLS listen); unset = off"),
       string_setting("proc_root", &C::proc_root, "where workers' /proc entries are read"),
+      string_setting("cgroup_root", &C::cgroup_root,
+                     "the cgroup v2 filesystem whose memory.max bounds the workers' memory"),
       double_setting("sample_interval", &C::sample_interval_s,
                      "seconds between engine samples of a worker"),
   };
@@ -402,6 +407,10 @@ Status validate_config(const DaemonConfig& c) {
       require(c.metrics_listen.empty() || (c.metrics_listen.rfind("unix:", 0) != 0 &&
                                            c.metrics_listen.find(':') != std::string::npos),
               "metrics_listen", "'" + c.metrics_listen + "' is not host:port"));
+  TC_RETURN_IF_ERROR(
+      require(c.health_listen.empty() || (c.health_listen.rfind("unix:", 0) != 0 &&
+                                          c.health_listen.find(':') != std::string::npos),
+              "health_listen", "'" + c.health_listen + "' is not host:port"));
   TC_RETURN_IF_ERROR(require(!c.proc_root.empty(), "proc_root", "must not be empty"));
   TC_RETURN_IF_ERROR(require(c.sample_interval_s >= 0.05 && c.sample_interval_s <= 60,
                              "sample_interval", "must be 0.05..60 seconds"));

@@ -73,6 +73,12 @@ struct DaemonConfig {
 
   // Metrics
   std::string metrics_listen;  // host:port of the Prometheus text endpoint; empty = off
+  // host:port of a plaintext gRPC listener serving grpc.health.v1 only, for probes that cannot
+  // speak TLS (Kubernetes' grpc probes) while `listen` has it; empty = off.
+  std::string health_listen;
+  // The cgroup v2 filesystem: the memory.max the daemon runs under (memory_budget.h) is read
+  // from here (tests: a fake).
+  std::string cgroup_root = "/sys/fs/cgroup";
   // Where workers' fdinfo and stat, and the NVIDIA driver's version, are read (tests: a fake).
   std::string proc_root = "/proc";
   double sample_interval_s = 0.5;  // engine and CPU sampling of each worker

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -23,6 +24,7 @@
 #include "service/daemon/config.h"
 #include "service/daemon/jobs/job_manager.h"
 #include "service/daemon/metrics/metrics_endpoint.h"
+#include "service/daemon/policy/memory_budget.h"
 #include "service/daemon/policy/request_policy.h"
 #include "service/daemon/server.h"
 #include "service/daemon/store/pg_connection.h"
@@ -268,6 +270,15 @@ void log_store(const DaemonConfig& config) {
   spdlog::info("job store: {}", redact_store_url(config.store));
 }
 
+// Jobs at once (every device's slots) x worker_memory_mb within the cgroup's memory.max
+// (memory_budget.h): refused at start, as a configuration error.
+Status fits_memory_limit(const DaemonConfig& config, const std::vector<SchedDevice>& devices) {
+  int jobs_at_once = 0;
+  for (const SchedDevice& d : devices) jobs_at_once += d.slots;
+  return check_memory_budget(jobs_at_once, config.worker_memory_mb,
+                             cgroup_memory_max(config.cgroup_root, config.proc_root));
+}
+
 int serve(const DaemonConfig& config) {
   // First, while the daemon has one thread: discovery forks.
   HwInventory inventory = node_inventory(config);
@@ -282,6 +293,7 @@ int serve(const DaemonConfig& config) {
   unsigned cores = std::thread::hardware_concurrency();
   std::vector<SchedDevice> devices = devices_from_inventory(inventory, config.slots, cores);
   keep_backends(config.backends, inventory, devices);
+  if (Status fits = fits_memory_limit(config, devices); !fits.is_ok()) return usage_error(fits);
   LoadModel load = load_model_for(devices, config.slots, cores);
   Scheduler scheduler(inventory, std::move(devices), std::move(load));
   log_devices(scheduler.devices(), inventory, config.warm_workers);
@@ -305,10 +317,12 @@ int serve(const DaemonConfig& config) {
         store->outbox(),
         DeliveryOptions{{config.webhook_keys, *parse_webhook_allow(config.webhook_allow)}});
   std::unique_ptr<MetricsEndpoint> metrics;
+  std::atomic<bool> store_up = true;  // the heartbeat's last answer, for transcoded_store_up
   if (!config.metrics_listen.empty()) {
     Result<std::unique_ptr<MetricsEndpoint>> started =
-        MetricsEndpoint::start(config.metrics_listen, [&manager, &webhooks] {
+        MetricsEndpoint::start(config.metrics_listen, [&manager, &webhooks, &store_up] {
           NodeSnapshot snapshot = manager.node_snapshot();
+          snapshot.store_up = store_up.load();
           if (webhooks) snapshot.webhooks = webhook_metrics(webhooks->backlog());
           return snapshot;
         });
@@ -328,11 +342,15 @@ int serve(const DaemonConfig& config) {
     return kExitUnavailable;
   }
   // SERVING while the store answers the node's beats (README, Cluster: a store outage).
-  heartbeat.set_health_sink([&server](bool reachable) { set_serving(*server->server, reachable); });
+  heartbeat.set_health_sink([&server, &store_up](bool reachable) {
+    store_up = reachable;
+    set_serving(*server, reachable);
+  });
   std::string roots;
   for (const std::string& root : config.media_roots) roots += (roots.empty() ? "" : ", ") + root;
   spdlog::info("listening on {} (media roots: {})", server->address, roots);
-  // One machine-readable line on stdout: tests and scripts learn the port chosen for :0.
+  // Machine-readable lines on stdout: tests and scripts learn the ports chosen for :0.
+  if (server->health) std::printf("health %s\n", server->health_address.c_str());
   std::printf("listening %s\n", server->address.c_str());
   std::fflush(stdout);
 
@@ -341,7 +359,7 @@ int serve(const DaemonConfig& config) {
   sigwait(&signals, &signal_number);
   spdlog::info("{}: shutting down", sigabbrev_np(signal_number));
   heartbeat.set_health_sink({});
-  set_serving(*server->server, false);
+  set_serving(*server, false);
   manager.shutdown(config.shutdown_grace_s);
   server->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   spdlog::info("stopped");

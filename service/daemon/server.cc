@@ -26,6 +26,31 @@ std::string bound_address(const std::string& listen, int port) {
   return listen.substr(0, listen.rfind(':')) + ":" + std::to_string(port);
 }
 
+// The health-only server on health_listen: the default health service (enabled before any
+// builder) and reflection of it alone.
+Status start_health_server(const DaemonConfig& config, StartedServer& started) {
+  grpc::ServerBuilder builder;
+  int port = 0;
+  const std::string& listen = config.health_listen;
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  started.health_reflection = std::make_unique<ReflectionService>(
+      std::vector<std::string>{"grpc.health.v1.Health"}, config.auth_token);
+  builder.RegisterService(started.health_reflection.get());
+  started.health = builder.BuildAndStart();
+  if (!started.health || port == 0)
+    return Status(Code::kInternal, "health_listen: cannot listen on " + listen);
+  started.health_address = bound_address(listen, port);
+  return {};
+}
+
+void set_server_serving(grpc::Server& server, bool serving) {
+  grpc::HealthCheckServiceInterface* health = server.GetHealthCheckService();
+  if (!health) return;
+  // By name too: the default service knows only the names it was told (and "").
+  health->SetServingStatus(transcode::v1::Transcoder::service_full_name(), serving);
+  health->SetServingStatus(serving);
+}
+
 }  // namespace
 
 Result<StartedServer> start_server(const DaemonConfig& config, grpc::Service* service) {
@@ -49,15 +74,13 @@ Result<StartedServer> start_server(const DaemonConfig& config, grpc::Service* se
   if (!started.server || (!is_unix && port == 0))
     return Status(Code::kInternal, "listen: cannot listen on " + config.listen);
   started.address = bound_address(config.listen, port);
+  if (!config.health_listen.empty()) TC_RETURN_IF_ERROR(start_health_server(config, started));
   return started;
 }
 
-void set_serving(grpc::Server& server, bool serving) {
-  grpc::HealthCheckServiceInterface* health = server.GetHealthCheckService();
-  if (!health) return;
-  // By name too: the default service knows only the names it was told (and "").
-  health->SetServingStatus(transcode::v1::Transcoder::service_full_name(), serving);
-  health->SetServingStatus(serving);
+void set_serving(StartedServer& server, bool serving) {
+  set_server_serving(*server.server, serving);
+  if (server.health) set_server_serving(*server.health, serving);
 }
 
 }  // namespace tc::daemon

@@ -19,11 +19,18 @@ struct StartedServer {
   std::unique_ptr<ReflectionService> reflection;
   std::unique_ptr<grpc::Server> server;
   std::string address;  // as bound: "127.0.0.1:43121" when the port was 0
+  // health_listen's server: grpc.health.v1, plaintext, no token (it says only SERVING or not),
+  // so that Kubernetes' grpc probes, which cannot speak TLS, work beside a TLS `listen`; and
+  // reflection naming only that service (behind the token), which also gives gRPC's synchronous
+  // server the one service of its own it needs to start.
+  std::unique_ptr<ReflectionService> health_reflection;
+  std::unique_ptr<grpc::Server> health;
+  std::string health_address;
 };
 
 Result<StartedServer> start_server(const DaemonConfig& config, grpc::Service* service);
 
 // Health of every service: SERVING while jobs are accepted, NOT_SERVING from shutdown on.
-void set_serving(grpc::Server& server, bool serving);
+void set_serving(StartedServer& server, bool serving);
 
 }  // namespace tc::daemon

@@ -76,9 +76,13 @@ class RealDaemon:
             args += ["--auth-token-file", token_file]
         self.process = subprocess.Popen(args, stdout=subprocess.PIPE, env=env)
         self.metrics_address = None
+        self.health_address = None  # with --health-listen
         line = self.process.stdout.readline().decode().strip()
-        if line.startswith("metrics "):
-            self.metrics_address = line.split(" ", 1)[1]
+        while line.startswith(("metrics ", "health ")):
+            if line.startswith("metrics "):
+                self.metrics_address = line.split(" ", 1)[1]
+            else:
+                self.health_address = line.split(" ", 1)[1]
             line = self.process.stdout.readline().decode().strip()
         assert line.startswith("listening "), line
         self.address = line.split(" ", 1)[1]

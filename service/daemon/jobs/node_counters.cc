@@ -20,6 +20,8 @@ void NodeCounters::count_finished(const JobRecord& job) {
   std::lock_guard lock(mutex_);
   if (job.start_ms > 0 && job.end_ms >= job.start_ms)
     job_durations_[std::string(state_name(job.state))].observe((job.end_ms - job.start_ms) / 1e3);
+  if (job.start_ms > 0 && job.create_ms > 0 && job.start_ms >= job.create_ms)
+    queue_wait_.observe((job.start_ms - job.create_ms) / 1e3);
   if (job.state != JobState::kSucceeded || !job.report) return;
   DeviceTotals& totals = device_totals_[job.device];
   totals.frames_decoded += job.report->frames_decoded;
@@ -43,6 +45,7 @@ void NodeCounters::fill(NodeSnapshot& snapshot) const {
     if (auto it = device_totals_.find(device.name); it != device_totals_.end())
       device.totals = it->second;
   snapshot.job_duration = job_durations_;
+  snapshot.queue_wait = queue_wait_;
   snapshot.output_psnr = output_psnr_;
   snapshot.output_ssim = output_ssim_;
 }

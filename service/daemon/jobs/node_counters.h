@@ -19,7 +19,7 @@ class NodeCounters {
   void count_start(const std::string& device, bool warm);
   // One sampling interval of a job running on `device`.
   void count_busy(const std::string& device, const metrics::EngineUsage& live);
-  // A job that ended: its duration, and a succeeded one's frames and output quality.
+  // A job that ended: its duration and queue wait, and a succeeded one's frames and quality.
   void count_finished(const JobRecord& job);
 
   // Copies the totals into `snapshot`: each of its devices' totals, the histograms.
@@ -31,6 +31,7 @@ class NodeCounters {
   mutable std::mutex mutex_;
   std::map<std::string, DeviceTotals> device_totals_;       // by device name
   std::map<std::string, DurationHistogram> job_durations_;  // by final state
+  DurationHistogram queue_wait_;                            // create to start, of jobs that ran
   std::map<std::string, PsnrHistogram> output_psnr_;        // --quality outputs, by backend
   std::map<std::string, SsimHistogram> output_ssim_;
 };

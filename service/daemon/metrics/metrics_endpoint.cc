@@ -137,6 +137,11 @@ std::vector<MetricFamily> node_families(const NodeSnapshot& s) {
   MetricFamily queue =
       family("transcoded_queue_depth", "Jobs waiting for a slot", MetricType::Gauge);
   add(queue, {}, static_cast<double>(s.queue_depth));
+  MetricFamily store = family("transcoded_store_up",
+                              "1 while the job store answers the node's beats (health SERVING), "
+                              "else 0",
+                              MetricType::Gauge);
+  add(store, {}, s.store_up ? 1 : 0);
 
   MetricFamily running =
       family("transcoded_running_jobs", "Jobs running, per device", MetricType::Gauge);
@@ -204,9 +209,13 @@ std::vector<MetricFamily> node_families(const NodeSnapshot& s) {
              MetricType::Histogram);
   for (const auto& [state, histogram] : s.job_duration)
     duration.metric.push_back(histogram_metric({{"state", state}}, histogram));
-  std::vector<MetricFamily> families{build,  jobs,          queue,    running, slots,
-                                     busy,   busy_s,        encoded,  decoded, warm,
-                                     starts, warm_failures, job_busy, job_cpu, duration};
+  MetricFamily queue_wait =
+      family("transcoded_job_queue_wait_seconds",
+             "Create to start of jobs that ran, observed when they end", MetricType::Histogram);
+  queue_wait.metric.push_back(histogram_metric({}, s.queue_wait));
+  std::vector<MetricFamily> families{build,    jobs,    queue,    running,    slots,  busy,
+                                     busy_s,   encoded, decoded,  warm,       starts, warm_failures,
+                                     job_busy, job_cpu, duration, queue_wait, store};
   for (MetricFamily& f : quality_families(s)) families.push_back(std::move(f));
   for (MetricFamily& f : webhook_families(s)) families.push_back(std::move(f));
   return families;

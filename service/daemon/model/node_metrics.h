@@ -48,6 +48,7 @@ struct DeviceTotals {
 
 struct NodeSnapshot {
   std::map<std::string, int64_t> jobs_by_state;  // "queued" -> n, every state present
+  bool store_up = true;  // the job store answered the node's last beat (health says the same)
   int64_t queue_depth = 0;
   struct Device {
     std::string name;  // "software", "vaapi /dev/dri/renderD128"
@@ -69,6 +70,8 @@ struct NodeSnapshot {
   };
   std::vector<RunningJob> running;
   std::map<std::string, DurationHistogram> job_duration;  // by final state
+  // Create to start of jobs that ran (their last attempt's start), observed when they end.
+  DurationHistogram queue_wait;
   // --quality outputs of succeeded jobs, by backend: PSNR (all planes) and SSIM.
   std::map<std::string, PsnrHistogram> output_psnr;
   std::map<std::string, SsimHistogram> output_ssim;
