@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -74,6 +75,10 @@ Result<TempFile> TempFile::create(DirEntry output, const std::string& output_pat
     if (error == EACCES || error == EROFS)
       return output_error(output_path, "directory " + output.dir_path + " is not writable");
     return output_error(output_path, std::strerror(error));
+  }
+  if (attempt > 0) {  // best effort: kAttemptAttribute
+    std::string mark = std::to_string(attempt);
+    (void)::fsetxattr(file.get(), kAttemptAttribute, mark.data(), mark.size(), 0);
   }
   return TempFile(std::move(output), output_path, std::move(temp_name), std::move(file));
 }

@@ -19,6 +19,13 @@ namespace tc::io {
 // one job (a node presumed dead and its successor) never write, replace or remove each other's.
 std::string partial_name(const std::string& name, int attempt);
 
+// The extended attribute naming the attempt (decimal) that wrote a daemon job's output: set on
+// its temp file, it stays with the file through the rename, so that a daemon finding a publish
+// cut off (its node killed between a rename and recording the job's end) can tell the outputs
+// that attempt renamed into place from any other file at the name. Absent where the file system
+// keeps no user attributes: that publish is then redone.
+inline constexpr const char* kAttemptAttribute = "user.transcode.attempt";
+
 class TempFile {
  public:
   // Creates the temp file (read-write: the mp4 muxer reads back what it wrote for faststart).

@@ -30,6 +30,7 @@ import cluster_flags
 import visible_skips
 from postgres_server import PostgresServer
 from real_daemon import CLIENT_PACKAGE, SOURCE, TRANSCODED, RealDaemon, make_clip
+from renames import Renames
 from webhook_test import Receiver, verify
 
 sys.path.insert(0, CLIENT_PACKAGE)
@@ -119,6 +120,15 @@ def waits_on_a_pipe(pid):
     except OSError:
         pass  # gone
     return False
+
+
+def stopped(pid):
+    """Whether pid is stopped by a signal (/proc/PID/stat state T)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "T"
+    except OSError:
+        return False  # gone
 
 
 def signal_all(pids, signum):
@@ -455,6 +465,73 @@ class ClusterTest(unittest.TestCase):
         for job in finals:
             self.assertEqual(events.get(job.id), ["queued", "running", "succeeded"], job.id)
         self.assertEqual(set(events), {job.id for job in finals})
+
+    def renames(self):
+        """Renames into the media root from now on (renames.py): publishes, counted."""
+        counter = Renames(self.media)
+        self.addCleanup(counter.close)
+        return counter
+
+    def test_an_outage_longer_than_the_lease_publishes_what_finished_during_it_once(self):
+        cluster = self.start_cluster(cluster_flags.lease(SHORT_LEASE_S))
+        a = cluster.start("node-a", ["--warm-workers", "0"], env=SLOW)
+        renames = self.renames()
+        job = self.submit(a, "outlasted.mp4", clip="slow.mp4")
+        self.running_on(a, job.id, "node-a")
+        daemon = cluster.daemons["node-a"].process.pid
+        workers = wait_until(lambda: children(daemon), "node-a to start the job's worker")
+        self.server.halt()
+        try:
+            # The worker finishes its outputs during the outage and asks to publish; the store
+            # stays away for twice the lease after that.
+            wait_until(lambda: all(waits_on_a_pipe(w) for w in workers),
+                       "the worker to finish its outputs and ask to publish")
+            time.sleep(2 * SHORT_LEASE_S)
+        finally:
+            self.server.start()
+        wait_until(lambda: cluster.health("node-a") == "SERVING", "node-a to serve again")
+        done = self.final(a, job.id)
+        self.assert_succeeded(done, attempt=1, clip="slow.mp4")
+        self.assertEqual(done.node, "node-a")
+        self.assertEqual(renames.counts(), {"outlasted.mp4": 1})
+        self.assertEqual(partial_files(self.media), [])
+
+    def test_a_cancel_of_a_killed_nodes_job_stays_cancelled_and_nothing_is_published(self):
+        cluster = self.start_cluster(cluster_flags.lease(SHORT_LEASE_S))
+        a = cluster.start("node-a", env=SLOW)
+        job = self.submit(a, "cancel-dead.mp4", clip="slow.mp4")
+        self.running_on(a, job.id, "node-a")
+        b = cluster.start("node-b")
+        renames = self.renames()
+        cluster.daemons["node-a"].kill()
+        b.cancel(job.id)  # answered OK: accepted in the job's row
+        done = self.final(b, job.id)
+        Job = self.pb.job_pb2
+        # Not run again: the cut-off attempt 1 is the last, and node-b published nothing.
+        self.assertEqual((done.state, done.attempt), (Job.JOB_STATE_CANCELLED, 1))
+        self.assertEqual(renames.counts(), {})
+        self.assertFalse(os.path.exists(job.config.outputs[0].path))
+        wait_until(lambda: partial_files(self.media) == [], "attempt 1's temp file to go")
+
+    def test_a_node_killed_between_its_rename_and_its_record_is_published_once(self):
+        cluster = self.start_cluster(cluster_flags.lease(SHORT_LEASE_S))
+        # node-a's worker stops itself once its output is renamed into place, before it says
+        # its result: its node is killed there, between the rename and the record.
+        a = cluster.start("node-a", ["--warm-workers", "0"],
+                          env={"TC_TEST_FAULT": "stop-published"})
+        renames = self.renames()
+        job = self.submit(a, "once.mp4")
+        daemon = cluster.daemons["node-a"].process.pid
+        wait_until(lambda: any(stopped(w) for w in children(daemon)),
+                   "node-a's worker to stop after its rename")
+        self.assertEqual(renames.counts(), {"once.mp4": 1})
+        b = cluster.start("node-b")
+        cluster.daemons["node-a"].kill()
+        done = self.final(b, job.id)
+        # node-b finishes attempt 1's publish: the job is not run, nor its output renamed, again.
+        self.assert_succeeded(done, attempt=1)
+        self.assertEqual(renames.counts(), {"once.mp4": 1})
+        self.assertEqual(partial_files(self.media), [])
 
     def webhook_events(self, receiver, changes):
         """{job id: its events in order}, once `changes` distinct deliveries arrived, each

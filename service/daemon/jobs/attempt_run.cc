@@ -201,26 +201,43 @@ void AttemptRunner::store_progress(Attempt& attempt, const JobRecord& job, Pace&
     parts_.running.stop(attempt.id, kStopLost, "taken over by another node: stopping");
 }
 
-// Retried while the store is unreachable, for as long as the lease could still be ours. A
-// cancel accepted before the gate wins: the job is stopped as cancelled, nothing is published.
+// Asked until the store answers, however long it is away: the lease running out meanwhile
+// costs the attempt nothing while its row is still its own (no other node took the job over),
+// so an outage longer than the lease does not fail the jobs that finished during it. Only a
+// shutdown's end (its grace over: kStopShutdown) stops the asking; the job then runs again.
+// A cancel accepted before the gate wins: the job is stopped as cancelled, nothing published.
+// A row another attempt holds (or that was re-queued for one) refuses: that attempt's outcome
+// stands, this one writes nothing (kStopLost).
 Status AttemptRunner::may_publish(Attempt& attempt) {
   const ManagerOptions& options = parts_.options;
-  auto give_up = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(options.lease_s));
+  bool warned = false;
   while (true) {
     Result<Fence> fence = parts_.leases.hold_lease(attempt.id, attempt.number, options.node_id,
                                                    lease_ms(options.lease_s));
-    if (fence.is_ok() && *fence == Fence::kPublish) return {};
-    if (fence.is_ok() && *fence == Fence::kCancelled) {
-      attempt.stop.store(kStopCancel);  // however the worker ends now, the job is CANCELLED
-      return {Code::kCancelled, "cancelled by request: its outputs are not published"};
-    }
-    if (fence.is_ok() || Clock::now() >= give_up)
-      return {Code::kInternal, "attempt " + std::to_string(attempt.number) +
-                                   " no longer holds the job (another node took it over): its "
-                                   "outputs are not published"};
+    if (fence.is_ok()) return fence_answer(attempt, *fence);
+    if (attempt.stop.load() == kStopShutdown)
+      return {Code::kInternal,
+              "the daemon stopped while the job store could not be reached: "
+              "its outputs are not published (the job runs again)",
+              true};
+    if (!warned)
+      spdlog::warn("job {}: its outputs wait for the job store ({})", attempt.id,
+                   fence.status().message());
+    warned = true;
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
+}
+
+Status AttemptRunner::fence_answer(Attempt& attempt, Fence fence) {
+  if (fence == Fence::kPublish) return {};
+  if (fence == Fence::kCancelled) {
+    attempt.stop.store(kStopCancel);  // however the worker ends now, the job is CANCELLED
+    return {Code::kCancelled, "cancelled by request: its outputs are not published"};
+  }
+  attempt.stop.store(kStopLost);  // whatever else it was asked: it writes nothing now
+  return {Code::kInternal, "attempt " + std::to_string(attempt.number) +
+                               " no longer holds the job (another attempt took it over): its "
+                               "outputs are not published"};
 }
 
 // The job's record once its worker ended. Its partial outputs are removed on failure.

@@ -62,6 +62,7 @@ class AttemptRunner {
   Result<std::unique_ptr<WorkerProcess>> start_worker(JobSpec spec, Attempt& attempt, bool& warm);
   // The fence (job_store.h hold_lease): may this attempt publish its outputs?
   Status may_publish(Attempt& attempt);
+  Status fence_answer(Attempt& attempt, Fence fence);  // the gate's answer, as the worker hears it
   JobRecord finished_record(const Attempt& attempt, const WorkerOutcome& outcome,
                             const metrics::EngineUsage& engines);
   void store_final(Attempt& attempt, const JobRecord& job);

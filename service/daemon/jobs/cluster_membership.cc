@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "service/daemon/jobs/interrupted_publish.h"
 #include "service/daemon/jobs/job_writes.h"
 #include "service/daemon/jobs/partial_outputs.h"
 #include "service/daemon/model/job_transitions.h"
@@ -29,10 +30,21 @@ Status ClusterMembership::take_orphans(const std::string& own_node) {
   return {};
 }
 
+// A cut-off attempt's job: CANCELLED when a cancel was accepted of it (a cancel is durable: no
+// later attempt runs or publishes it); SUCCEEDED when it had passed its publish gate and its
+// publish is finished here (interrupted_publish.h: no output is published twice); FAILED when
+// it had its last attempt; else queued again.
 Status ClusterMembership::requeue_orphan(JobRecord job, bool lease_expired) {
   RowState expected{JobState::kRunning, job.attempt, lease_expired};
   std::string from = job.node;
-  if (job.attempt >= parts_.options.max_attempts)
+  if (job.gate == AttemptGate::kCancelAsked)
+    finish(job, JobState::kCancelled, Status(Code::kCancelled, "cancelled by request"),
+           std::nullopt, now_ms());
+  else if (job.gate == AttemptGate::kPublishing &&
+           finish_interrupted_publish(job.spec, job.attempt, parts_.options.policy.roots) ==
+               InterruptedPublish::kFinished)
+    finish(job, JobState::kSucceeded, {}, std::nullopt, now_ms());
+  else if (job.attempt >= parts_.options.max_attempts)
     finish(job, JobState::kFailed, spent_error(job.attempt), std::nullopt, now_ms());
   else
     requeue(job, AttemptUse::kSpent);
@@ -40,7 +52,10 @@ Status ClusterMembership::requeue_orphan(JobRecord job, bool lease_expired) {
                       save_job(parts_.store.jobs(), parts_.options.job_json, job, expected));
   if (!written) return {};  // another node took it over first, or its owner renewed
   remove_partial_outputs(job.spec, job.attempt, parts_.options.policy.roots);
-  if (job.state == JobState::kFailed) {
+  if (job.state == JobState::kCancelled || job.state == JobState::kSucceeded) {
+    spdlog::info("job {}: {} while its node was away", job.id, state_name(job.state));
+    parts_.counters.count_finished(job);
+  } else if (job.state == JobState::kFailed) {
     spdlog::warn("job {}: failed after {} interrupted attempts", job.id, job.attempt);
     parts_.counters.count_finished(job);
   } else {

@@ -22,6 +22,12 @@ inline bool is_terminal(JobState state) {
   return state >= JobState::kSucceeded;
 }
 
+enum class AttemptGate {
+  kOpen,         // neither a cancel nor a publish began
+  kCancelAsked,  // a cancel was accepted: nothing may publish
+  kPublishing,   // the attempt passed its publish gate: its outputs are being renamed into place
+};
+
 struct JobRecord {
   std::string id;
   std::string request_id;  // the client's idempotency key; empty = none
@@ -42,6 +48,10 @@ struct JobRecord {
   std::optional<JobReport> report;  // a SUCCEEDED job's, with its average engines
   Status error;                     // why a FAILED or CANCELLED job ended; ok otherwise
   std::string webhook_url;          // where its state changes are POSTed; empty = none
+  // How its running attempt's end stands (lease_sql.h): read from the store, written only by a
+  // cancel and the publish gate. A cancel is durable (no later attempt may run or publish); a
+  // gate passed is the attempt's publish intent (its outputs are the spec's).
+  AttemptGate gate = AttemptGate::kOpen;
 };
 
 int64_t now_ms();

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "service/daemon/store/lease_sql.h"
+
 namespace tc::daemon {
 namespace {
 
@@ -93,6 +95,9 @@ Result<JobRecord> from_columns(const JobColumns& row) {
   job.device = row.device;
   job.webhook_url = row.webhook_url;
   job.node = row.node;
+  job.gate = row.cancel_requested == kCancelAsked   ? AttemptGate::kCancelAsked
+             : row.cancel_requested == kPublishing ? AttemptGate::kPublishing
+                                                   : AttemptGate::kOpen;
   if (Status st = typed_from(row.progress, job.progress); !st.is_ok())
     return column_error(job.id, "progress", st);
   if (Status st = report_from(row.report, job.report); !st.is_ok())

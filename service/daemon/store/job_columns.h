@@ -15,7 +15,7 @@ namespace tc::daemon {
 inline constexpr const char* kJobColumnList =
     "seq, id, request_id, state, priority, labels, spec, create_ms, start_ms, end_ms, attempt, "
     "device, progress, report, error_code, error_message, error_retryable, webhook_url, node, "
-    "backend, device_path";
+    "backend, device_path, cancel_requested";
 
 struct JobColumns {
   int64_t seq = 0;
@@ -40,6 +40,8 @@ struct JobColumns {
   // The spec's backend and device, for claiming (lease_sql.h): written, never read back.
   std::string backend;
   std::string device_path;
+  // The cancel asked of its running attempt (lease_sql.h): read, written only by the cancel.
+  int64_t cancel_requested = 0;
 };
 
 JobColumns to_columns(const JobRecord& job);

@@ -61,6 +61,7 @@ Result<JobRecord> row_to_job(const PgRows& rows, int i) {
   row.error_retryable = rows.integer(i, 16);
   row.webhook_url = rows.text(i, 17);
   row.node = rows.text(i, 18);
+  row.cancel_requested = rows.integer(i, 21);
   return from_columns(row);
 }
 

@@ -42,6 +42,7 @@ Result<JobRecord> row_to_job(Statement& s) {
   row.error_retryable = s.int_at(16);
   row.webhook_url = s.text_at(17);
   row.node = s.text_at(18);
+  row.cancel_requested = s.int_at(21);
   return from_columns(row);
 }
 

@@ -210,6 +210,7 @@ Fault fault_for(const char* env_value, const std::string& input) {
   if (kind == "slow") return Fault::kSlow;
   if (kind == "device") return Fault::kDevice;
   if (kind == "slow-setup") return Fault::kSlowSetup;
+  if (kind == "stop-published") return Fault::kStopPublished;
   return Fault::kNone;
 }
 
@@ -243,6 +244,7 @@ int run_one(const WorkerJob& job, RunOptions run, long long max_pixels, bool las
   if (!prepared.is_ok()) return fail(prepared.status());
   Result<FinishedJob> finished = run_prepared(*prepared, spec, run);
   if (!finished.is_ok()) return fail(finished.status());
+  if (fault == Fault::kStopPublished) raise(SIGSTOP);
   emit(worker_line(finished->report));
   return last ? end_process(kExitOk) : kExitOk;
 }

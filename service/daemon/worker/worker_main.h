@@ -48,7 +48,9 @@ int serve_jobs(const Result<WorkerOptions>& set_up_worker);
 // jobs whose input path contains it. slow throttles the pipeline so tests can act mid-run.
 // "device": every --open-device fails, as a device whose context does not open (warm pools).
 // "slow-setup": every worker takes 2 s more to set up before it says it is ready.
-enum class Fault { kNone, kCrash, kStall, kSlow, kDevice, kSlowSetup };
+// "stop-published": the worker stops itself (SIGSTOP) once its outputs are renamed into place,
+// before it says its result: a test kills its node there, between the rename and the record.
+enum class Fault { kNone, kCrash, kStall, kSlow, kDevice, kSlowSetup, kStopPublished };
 Fault fault_for(const char* env_value, const std::string& input);
 
 }  // namespace tc::daemon
