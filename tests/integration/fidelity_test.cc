@@ -81,7 +81,9 @@ FieldCounts detect_fields(const std::string& path) {
   ProcessResult ran = run_process(
       {"ffmpeg", "-hide_banner", "-nostats", "-i", path, "-vf", "idet", "-an", "-f", "null", "-"});
   FieldCounts counts;
-  size_t at = ran.err.find("Multi frame detection:");
+  // The last verdict: FFmpeg 7.1's ffmpeg also logs one of a graph it configured before any
+  // frame (all zeros) first.
+  size_t at = ran.err.rfind("Multi frame detection:");
   if (ran.exit_code != 0 || at == std::string::npos) return counts;
   int tff = 0, bff = 0, progressive = 0;
   if (std::sscanf(ran.err.c_str() + at, "Multi frame detection: TFF: %d BFF: %d Progressive: %d",
