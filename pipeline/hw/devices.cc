@@ -552,6 +552,7 @@ void discover_cuda(const DiscoveryOptions& options, HwInventory& inventory) {
   HwDevice device;
   device.backend = BackendKind::kCuda;
   device.path = "0";
+  device.ordinal = 0;
   device.driver = "nvidia";
   device.can_scale = avfilter_get_by_name("scale_cuda") != nullptr;
   add_cuda_decoders(device);

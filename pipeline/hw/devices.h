@@ -63,6 +63,9 @@ struct DecodeProfile {
 struct HwDevice {
   BackendKind backend = BackendKind::kVaapi;
   std::string path;                 // "/dev/dri/renderD128"; CUDA: the device index, "0"
+  // CUDA: the device's ordinal (what NVML and the driver number it by); `path` holds it as the
+  // text FFmpeg opens. Unset for DRM nodes.
+  std::optional<unsigned> ordinal;
   std::string driver;               // kernel driver: "i915", "xe", "amdgpu", "nvidia"
   std::string vendor;               // VA-API vendor string / GPU name
   std::map<AVCodecID, int> decode;  // codec -> highest bit depth the device decodes

@@ -12,16 +12,18 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DecodeProfile, va_profile, name,
 namespace {
 
 nlohmann::json device_to_json(const HwDevice& device) {
-  return {{"backend", std::string(name_of(device.backend))},
-          {"path", device.path},
-          {"driver", device.driver},
-          {"vendor", device.vendor},
-          {"decode", device.decode},
-          {"encode", device.encode},
-          {"can_scale", device.can_scale},
-          {"decode_profiles", device.decode_profiles},
-          {"model", device.model},
-          {"unusable_reason", device.unusable_reason}};
+  nlohmann::json json = {{"backend", std::string(name_of(device.backend))},
+                         {"path", device.path},
+                         {"driver", device.driver},
+                         {"vendor", device.vendor},
+                         {"decode", device.decode},
+                         {"encode", device.encode},
+                         {"can_scale", device.can_scale},
+                         {"decode_profiles", device.decode_profiles},
+                         {"model", device.model},
+                         {"unusable_reason", device.unusable_reason}};
+  if (device.ordinal) json["ordinal"] = *device.ordinal;  // absent for DRM nodes
+  return json;
 }
 
 Result<HwDevice> device_from_json(const nlohmann::json& json) {
@@ -36,6 +38,7 @@ Result<HwDevice> device_from_json(const nlohmann::json& json) {
   json.at("decode_profiles").get_to(device.decode_profiles);
   json.at("model").get_to(device.model);
   json.at("unusable_reason").get_to(device.unusable_reason);
+  if (json.contains("ordinal")) device.ordinal = json.at("ordinal").get<unsigned>();
   return device;
 }
 

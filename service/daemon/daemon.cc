@@ -166,10 +166,7 @@ ManagerOptions manager_options(const DaemonConfig& config) {
   options.policy = {config.media_roots, config.allowed_protocols, config.max_outputs,
                     config.max_pixels, config.max_duration_s};
   options.supervise = {config.stall_timeout_s, config.cancel_grace_s};
-  options.worker_memory_mb = config.worker_memory_mb;
-  options.worker_landlock = config.worker_landlock;
-  options.gop_parallel = config.gop_parallel;
-  options.gpu_cache = workers_gpu_cache(config);
+  options.node = node_settings(config);
   options.warm.per_device = config.warm_workers;
   options.warm.idle_s = config.warm_idle_s;
   options.warm.jobs_per_worker = config.worker_jobs;
@@ -300,7 +297,7 @@ int serve(const DaemonConfig& config) {
   log_landlock(config);
   log_root();
   ManagerOptions options = manager_options(config);
-  options.devices_json = inventory_to_json(inventory).dump();
+  options.node.devices_json = inventory_to_json(inventory).dump();
   JobManager manager(std::move(options), *store, std::move(scheduler));
   if (Status started = manager.start(); !started.is_ok()) {
     spdlog::error("{}", started.message());
@@ -372,6 +369,18 @@ int run_daemon(const std::vector<std::string>& args) {
   ::signal(SIGPIPE, SIG_IGN);  // a worker gone before reading its spec is judged by its exit
   Result<DaemonCommand> command = configure(args);
   if (!command.is_ok()) return usage_error(command.status());
+NodeSettings node_settings(const DaemonConfig& config) {
+  NodeSettings node;
+  node.memory_mb = config.worker_memory_mb;
+  node.max_pixels = config.max_pixels;
+  node.media_roots = config.media_roots;
+  node.protocols = config.allowed_protocols;
+  node.landlock = config.worker_landlock;
+  node.gop_parallel = config.gop_parallel;
+  node.gpu_cache = workers_gpu_cache(config);
+  return node;
+}
+
   if (command->reply) {
     std::fputs(command->reply->c_str(), stdout);
     return kExitOk;

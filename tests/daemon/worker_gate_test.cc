@@ -43,7 +43,7 @@ class WorkerGate : public ::testing::Test {
   WorkerOutcome run(const PublishCheck& check, const SuperviseOptions& options = {}) {
     WorkerLaunch launch;
     launch.executable = transcoded_binary();
-    launch.media_roots = {dir_.path()};
+    launch.node.media_roots = {dir_.path()};
     WorkerJob job;
     job.spec.input = dir_ / "in.mp4";
     job.spec.backend = BackendKind::kSoftware;

@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <cstdlib>
 #include <thread>
 
 #include "pipeline/core/user_text.h"
@@ -18,12 +17,6 @@ using Clock = std::chrono::steady_clock;
 
 double monotonic_s() {
   return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
-}
-
-// The spec the worker gets: the stored one, pinned to the device the scheduler chose.
-JobSpec spec_for_device(JobSpec spec, const SchedDevice& device) {
-  if (device.backend != BackendKind::kSoftware && spec.device.empty()) spec.device = device.path;
-  return spec;
 }
 
 }  // namespace
@@ -47,8 +40,8 @@ std::optional<metrics::EngineUsage> usage_to_learn(const WorkerOutcome& outcome,
 }
 
 void AttemptRunner::start_pool() {
-  pool_ = std::make_unique<WorkerPool>(worker_launch(), parts_.dispatcher.devices(),
-                                       parts_.options.warm);
+  pool_ = std::make_unique<WorkerPool>(worker_launch(parts_.options.node),
+                                       parts_.dispatcher.devices(), parts_.options.warm);
 }
 
 void AttemptRunner::stop_pool() {
@@ -59,58 +52,48 @@ std::vector<WorkerPool::Counts> AttemptRunner::pool_counts() {
   return pool_ ? pool_->counts() : std::vector<WorkerPool::Counts>{};
 }
 
-void AttemptRunner::start(JobRecord job, int device_index) {
-  const SchedDevice& device = parts_.dispatcher.devices()[device_index];
+void AttemptRunner::start(JobRecord job, NodeDecisions decisions) {
   auto attempt = std::make_unique<Attempt>();
   attempt->id = job.id;
   attempt->number = job.attempt;
   attempt->row = {job.state, job.attempt, false};
-  attempt->device = device_index;
-  attempt->backend = device.backend;
-  attempt->device_path = device.path;
-  attempt->device_name = device.name;
+  attempt->device_index = decisions.device_index;
+  attempt->backend = decisions.device_backend;
+  attempt->cuda_ordinal = decisions.cuda_ordinal;
+  attempt->device_name = decisions.device_name;
   job.engines.unavailable_reason = "not available: not sampled yet";
   attempt->set_record(job);
-  spdlog::info("job {}: running on {} (attempt {})", job.id, device.name, job.attempt);
+  spdlog::info("job {}: running on {} (attempt {})", job.id, decisions.device_name, job.attempt);
   Attempt& added = parts_.running.add(std::move(attempt));
   parts_.hub.runs_here(job.id);
   parts_.hub.publish(EventKind::kState, job);
-  added.thread =
-      std::thread([this, spec = spec_for_device(job.spec, device), &added] { run(spec, added); });
+  WorkerJob work{job.spec, job.attempt, job.id, std::move(decisions.placement)};
+  added.thread = std::thread([this, work = std::move(work), node = std::move(decisions.node),
+                              &added] { run(work, node, added); });
 }
 
-WorkerLaunch AttemptRunner::worker_launch() const {
-  const ManagerOptions& options = parts_.options;
-  WorkerLaunch launch;
-  launch.executable = options.worker_executable;
-  launch.memory_mb = options.worker_memory_mb;
-  launch.max_pixels = options.policy.max_pixels;
-  launch.media_roots = options.policy.roots;
-  launch.protocols = options.policy.protocols;
-  launch.landlock = options.worker_landlock;
-  launch.gop_parallel = options.gop_parallel;
-  launch.gpu_cache = options.gpu_cache;
-  launch.devices_json = options.devices_json;
-  return launch;
+WorkerLaunch AttemptRunner::worker_launch(const NodeSettings& node) const {
+  return {parts_.options.worker_executable, node};
 }
 
-Result<std::unique_ptr<WorkerProcess>> AttemptRunner::start_worker(JobSpec spec, Attempt& attempt,
-                                                                   bool& warm) {
-  std::unique_ptr<WorkerProcess> worker = pool_->take(static_cast<size_t>(attempt.device));
+Result<std::unique_ptr<WorkerProcess>> AttemptRunner::start_worker(const WorkerJob& job,
+                                                                   const NodeSettings& node,
+                                                                   Attempt& attempt, bool& warm) {
+  std::unique_ptr<WorkerProcess> worker = pool_->take(static_cast<size_t>(attempt.device_index));
   warm = worker != nullptr;
   if (!warm) {
-    TC_ASSIGN_OR_RETURN(worker, pool_->start_worker(worker_launch()));
+    TC_ASSIGN_OR_RETURN(worker, pool_->start_worker(worker_launch(node)));
   }
-  (void)worker->send_job({std::move(spec), attempt.number, attempt.id});
+  (void)worker->send_job(job);
   parts_.counters.count_start(attempt.device_name, warm);
   return worker;
 }
 
-void AttemptRunner::run(JobSpec spec, Attempt& attempt) {
+void AttemptRunner::run(const WorkerJob& job, const NodeSettings& node, Attempt& attempt) {
   WorkerOutcome outcome;
   metrics::EngineUsage engines;
   bool warm = false;
-  Result<std::unique_ptr<WorkerProcess>> worker = start_worker(std::move(spec), attempt, warm);
+  Result<std::unique_ptr<WorkerProcess>> worker = start_worker(job, node, attempt, warm);
   if (!worker.is_ok())
     outcome.status = worker.status();
   else
@@ -127,11 +110,11 @@ void AttemptRunner::run(JobSpec spec, Attempt& attempt) {
   if (warm && worker.is_ok()) {
     bool again = outcome.ready_again && attempt.stop.load() == kStopNone;
     pid_t pid = (*worker)->pid();  // before the worker may move
-    pool_->job_ended(static_cast<size_t>(attempt.device), pid,
+    pool_->job_ended(static_cast<size_t>(attempt.device_index), pid,
                      again ? std::move(*worker) : nullptr);
   }
   // The slot first: once the attempt has ended, its device has room again.
-  parts_.dispatcher.release(attempt.device, attempt.id, usage_to_learn(outcome, engines));
+  parts_.dispatcher.release(attempt.device_index, attempt.id, usage_to_learn(outcome, engines));
   parts_.running.ended(attempt);
 }
 
@@ -165,9 +148,9 @@ std::unique_ptr<metrics::JobSampler> AttemptRunner::make_sampler(const Attempt& 
   options.proc_root = parts_.options.proc_root;
   options.worker_predates_job = warm;
   if (attempt.backend == BackendKind::kSoftware) options.no_gpu_note = " (a software job)";
-  if (attempt.backend == BackendKind::kCuda) {
+  if (attempt.backend == BackendKind::kCuda && attempt.cuda_ordinal) {
     options.nvml = true;
-    options.nvml_device = static_cast<unsigned>(std::atoi(attempt.device_path.c_str()));
+    options.nvml_device = *attempt.cuda_ordinal;
     options.nvml_library = metrics::Nvml::shared(options.nvml_reason);
   }
   return std::make_unique<metrics::JobSampler>(std::move(options), pid, monotonic_s());

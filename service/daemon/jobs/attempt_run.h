@@ -49,17 +49,21 @@ class AttemptRunner {
   void stop_pool();   // after the last attempt's thread ended
   std::vector<WorkerPool::Counts> pool_counts();
 
-  // The dispatcher's StartJob: `job` claimed in its running form, to run on device `device`.
-  void start(JobRecord job, int device);
+  // The dispatcher's StartJob: `job` claimed in its running form, to run as `decisions` say.
+  void start(JobRecord job, NodeDecisions decisions);
 
  private:
   struct Pace;  // when progress was last published and stored
-  void run(JobSpec spec, Attempt& attempt);
+  void run(const WorkerJob& job, const NodeSettings& node, Attempt& attempt);
   WorkerOutcome supervise_worker(WorkerProcess& worker, Attempt& attempt, bool warm,
                                  metrics::EngineUsage& engines);
-  WorkerLaunch worker_launch() const;  // every worker's, the device it opens aside
-  // A warm worker of the attempt's device when one is ready, else one started now; given the job.
-  Result<std::unique_ptr<WorkerProcess>> start_worker(JobSpec spec, Attempt& attempt, bool& warm);
+  // A worker's under `node`, the device it opens aside (the pool's workers open theirs).
+  WorkerLaunch worker_launch(const NodeSettings& node) const;
+  // A warm worker of the attempt's device when one is ready (started under the same node
+  // settings), else one started now under `node`; given the job.
+  Result<std::unique_ptr<WorkerProcess>> start_worker(const WorkerJob& job,
+                                                      const NodeSettings& node, Attempt& attempt,
+                                                      bool& warm);
   // The fence (job_store.h hold_lease): may this attempt publish its outputs?
   Status may_publish(Attempt& attempt);
   Status fence_answer(Attempt& attempt, Fence fence);  // the gate's answer, as the worker hears it

@@ -18,6 +18,14 @@ QueuedJob queued_job(const JobRecord& job) {
   return queued;
 }
 
+NodeDecisions decide(const NodeSettings& node, const Scheduler& scheduler, const JobRecord& job,
+                     int device) {
+  const SchedDevice& slot = scheduler.devices().at(static_cast<size_t>(device));
+  NodeDecisions decisions{node, device, slot.name, slot.backend, slot.path, slot.cuda_ordinal};
+  decisions.placement = scheduler.placement(queued_job(job), device);
+  return decisions;
+}
+
 Dispatcher::Dispatcher(const ManagerOptions& options, JobQueue& jobs, NodeRegistry& nodes,
                        bool shared, Scheduler scheduler, RunningJobs& running)
     : options_(options),
@@ -126,11 +134,12 @@ bool Dispatcher::claim_one() {
   if (backends.empty()) return false;
   int device = -1;
   std::string placed;
+  std::optional<NodeDecisions> decisions;
   ClaimRequest request{options_.node_id, std::move(backends), lease_ms(options_.lease_s)};
   Result<std::optional<JobRecord>> claimed =
       jobs_.claim(request, [&](JobRecord& job, std::optional<Notification>& notice) {
         placed = job.id;
-        return take(job, notice, device);
+        return take(job, notice, device, decisions);
       });
   note_claim(claimed.status());
   if (!claimed.is_ok() || !*claimed) {
@@ -140,7 +149,7 @@ bool Dispatcher::claim_one() {
     }
     return false;
   }
-  start_job_(std::move(**claimed), device);
+  start_job_(std::move(**claimed), std::move(*decisions));
   return true;
 }
 
@@ -152,13 +161,16 @@ void Dispatcher::note_claim(const Status& status) {
   if (claim_failing_) spdlog::warn("cannot claim jobs: {}", status.message());
 }
 
-// The claim's choice: a job goes to the device the scheduler places it on, in its running form.
-bool Dispatcher::take(JobRecord& job, std::optional<Notification>& notice, int& device) {
+// The claim's choice: a job goes to the device the scheduler places it on, in its running form,
+// with the decisions its worker runs it under.
+bool Dispatcher::take(JobRecord& job, std::optional<Notification>& notice, int& device,
+                      std::optional<NodeDecisions>& decisions) {
   {
     std::lock_guard lock(mutex_);
     std::optional<int> placed = scheduler_.place(queued_job(job));
     if (!placed) return false;
     device = *placed;
+    decisions = decide(options_.node, scheduler_, job, device);
   }
   start_attempt(job, devices_[device].name, options_.node_id, now_ms());
   if (!job.webhook_url.empty() && options_.job_json)

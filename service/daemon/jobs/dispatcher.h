@@ -25,10 +25,15 @@ namespace tc::daemon {
 // A spec's backend and device, as the scheduler places it.
 QueuedJob queued_job(const JobRecord& job);
 
+// The node-level decisions `job` runs under on device `device` (the scheduler's index): the
+// node's settings and the scheduler's placement, made here once for its worker.
+NodeDecisions decide(const NodeSettings& node, const Scheduler& scheduler, const JobRecord& job,
+                     int device);
+
 class Dispatcher {
  public:
-  // Starts the attempt of a job just claimed, in its running form, on device `device`.
-  using StartJob = std::function<void(JobRecord job, int device)>;
+  // Starts the attempt of a job just claimed, in its running form, as `decisions` place it.
+  using StartJob = std::function<void(JobRecord job, NodeDecisions decisions)>;
   // `shared`: other nodes claim from the same queue (their offers are looked at before a claim).
   Dispatcher(const ManagerOptions& options, JobQueue& jobs, NodeRegistry& nodes, bool shared,
              Scheduler scheduler, RunningJobs& running);
@@ -54,7 +59,8 @@ class Dispatcher {
  private:
   void loop();
   bool claim_one();  // claims and starts a job; false when there was none
-  bool take(JobRecord& job, std::optional<Notification>& notice, int& device);
+  bool take(JobRecord& job, std::optional<Notification>& notice, int& device,
+            std::optional<NodeDecisions>& decisions);
   void purge_expired();
   void note_claim(const Status& status);
 

@@ -29,7 +29,9 @@ Status JobManager::start() {
   TC_RETURN_IF_ERROR(remove_ended_partials(store_.jobs(), options_.policy.roots));
   TC_RETURN_IF_ERROR(dispatcher_.learn_offers());
   runner_.start_pool();
-  dispatcher_.start([this](JobRecord job, int device) { runner_.start(std::move(job), device); });
+  dispatcher_.start([this](JobRecord job, NodeDecisions decisions) {
+    runner_.start(std::move(job), std::move(decisions));
+  });
   cluster_.listen();
   return {};
 }

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "service/daemon/model/node_decisions.h"
 #include "service/daemon/policy/request_policy.h"
 #include "service/daemon/webhook/webhook_notice.h"
 #include "service/daemon/worker/worker_pool.h"
@@ -19,12 +20,10 @@ struct ManagerOptions {
   double node_forget_s = 86400;  // gone nodes' rows are dropped this long after their last beat
   RequestPolicy policy;
   SuperviseOptions supervise;
-  long long worker_memory_mb = 0;
-  bool worker_landlock = false;
-  int gop_parallel = 0;      // libx264 encoders per output: 0 = auto (DaemonConfig)
-  std::string gpu_cache;     // the workers' GPU kernel cache (worker_main.h, --gpu-cache)
-  std::string devices_json;  // the node's inventory, discovered once, handed to every worker
-  WarmOptions warm;          // workers started ahead of jobs (worker_pool.h)
+  // What every job's worker runs under (node_decisions.h): the dispatcher hands it on, with
+  // the job's placement, and nothing else relays it.
+  NodeSettings node;
+  WarmOptions warm;  // workers started ahead of jobs (worker_pool.h)
   int max_attempts = 3;
   double retention_hours = 168;
   std::string proc_root = "/proc";  // workers' fdinfo and stat are read under it

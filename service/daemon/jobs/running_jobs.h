@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,11 +26,11 @@ namespace tc::daemon {
 struct Attempt {
   // Fixed before its thread starts.
   std::string id;
-  int number = 0;  // the job's attempt
-  RowState row;    // what the store holds for it: every write expects it
-  int device = 0;  // the scheduler's index
+  int number = 0;        // the job's attempt
+  RowState row;          // what the store holds for it: every write expects it
+  int device_index = 0;  // the scheduler's device it holds a slot on (JobRecord::device: its name)
   BackendKind backend = BackendKind::kSoftware;  // the device's
-  std::string device_path;
+  std::optional<unsigned> cuda_ordinal;          // a CUDA device's, for NVML
   std::string device_name;
   std::thread thread;
   std::atomic<int> stop{kStopNone};

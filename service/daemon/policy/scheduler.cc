@@ -33,8 +33,13 @@ std::vector<SchedDevice> devices_from_inventory(const HwInventory& inventory, in
   for (const HwDevice& hw : inventory.devices) {
     if (!hw.usable()) continue;
     std::string name = std::string(name_of(hw.backend)) + " " + hw.path;
-    devices.push_back(
-        {hw.backend, hw.path, name, slots > 0 ? slots : default_slot_cap(hw.backend, cores), 0});
+    devices.push_back({hw.backend,
+                       hw.path,
+                       name,
+                       slots > 0 ? slots : default_slot_cap(hw.backend, cores),
+                       0,
+                       {},
+                       hw.backend == BackendKind::kCuda ? hw.ordinal : std::nullopt});
   }
   return devices;
 }
@@ -66,11 +71,21 @@ Scheduler::Scheduler(HwInventory inventory, std::vector<SchedDevice> devices, Lo
 // no device can run (a backend this node lacks) gets a software slot, and the worker fails it
 // with the planner's own reason.
 bool Scheduler::can_run(const QueuedJob& job, const SchedDevice& device) const {
+  return placement_on(job, device).has_value();
+}
+
+std::optional<Placement> Scheduler::placement_on(const QueuedJob& job,
+                                                 const SchedDevice& device) const {
   const std::string& path = job.device_path.empty() ? device.path : job.device_path;
   Result<BackendChoice> choice = choose_backend(job.backend, path, inventory_);
-  if (!choice.is_ok()) return false;
+  if (!choice.is_ok()) return std::nullopt;
   std::string chosen_path = choice->device ? choice->device->path : "";
-  return choice->kind == device.backend && chosen_path == device.path;
+  if (choice->kind != device.backend || chosen_path != device.path) return std::nullopt;
+  return Placement{choice->kind, chosen_path, choice->reason};
+}
+
+std::optional<Placement> Scheduler::placement(const QueuedJob& job, int device) const {
+  return placement_on(job, devices_.at(static_cast<size_t>(device)));
 }
 
 std::optional<int> Scheduler::least_loaded_free(const QueuedJob& job) const {

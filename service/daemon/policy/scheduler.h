@@ -14,6 +14,7 @@
 #include "pipeline/hw/devices.h"
 #include "pipeline/spec/job_spec.h"
 #include "service/daemon/model/load_model.h"
+#include "service/daemon/model/node_decisions.h"
 
 namespace tc::daemon {
 
@@ -24,6 +25,7 @@ struct SchedDevice {
   int slots = 1;     // the cap: jobs at once at most, whatever the load
   int running = 0;
   DeviceLoadView load;  // what the load model says of it; filled by Scheduler::devices_now()
+  std::optional<unsigned> cuda_ordinal;  // CUDA: discovery's ordinal (HwDevice::ordinal)
 };
 
 struct QueuedJob {
@@ -68,6 +70,10 @@ class Scheduler {
   // The least-loaded device with room that can run `job`, its slot taken; none when no such
   // device has room now.
   std::optional<int> place(const QueuedJob& job);
+  // Where `job` runs on device `device` (an index of devices()): tc::choose_backend's choice
+  // there. None when that device cannot run it: a job no device can run takes a software slot
+  // (claimable) and goes to its worker unplaced, for the planner to refuse.
+  std::optional<Placement> placement(const QueuedJob& job, int device) const;
   // Gives back the slot `job` held on `device`. `used`: what it used over its run (the sampler's
   // average), which the device's estimate learns from; none when it never ran.
   void release(int device, const std::string& job,
@@ -88,6 +94,7 @@ class Scheduler {
 
  private:
   bool can_run(const QueuedJob& job, const SchedDevice& device) const;
+  std::optional<Placement> placement_on(const QueuedJob& job, const SchedDevice& device) const;
   bool has_room(size_t device) const;
   std::optional<int> least_loaded_free(const QueuedJob& job) const;
   bool has_free_slot(BackendKind backend) const;

@@ -46,33 +46,6 @@ extern "C" void on_terminate(int) {
   g_cancel.store(true);
 }
 
-// The daemon writes these (worker_process.cc); the one parser of both binaries reads them, so a
-// malformed line fails the job instead of running it with a default.
-Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args) {
-  WorkerOptions options;
-  CLI::App app{"One job's worker, started by the daemon: the job spec on stdin, lines out"};
-  set_up_app(app, "transcoded --worker");
-  app.add_flag("--worker")->description("run one job");
-  app.add_option("--parent-pid", options.parent_pid, "the daemon (0 = do not watch)");
-  app.add_option("--memory-mb", options.memory_mb, "RLIMIT_AS in MiB (0 = none)");
-  app.add_option("--max-pixels", options.max_pixels, "source frame size cap (0 = none)");
-  app.add_option("--media-root", options.media_roots, "what the job may open is below these")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  app.add_option("--allow-protocol", options.protocols, "network input protocols")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  app.add_flag("--landlock", options.landlock, "see only the roots and system directories");
-  app.add_option("--devices", options.devices_json, "the daemon's device inventory (JSON)");
-  app.add_option("--open-device", options.open_device, "BACKEND:PATH to open before the job");
-  app.add_option("--jobs", options.jobs, "jobs to run, one after another, before exiting")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--gop-parallel", options.gop_parallel, "libx264 encoders per output (0 = auto)")
-      ->check(CLI::Range(0, kMaxGopParallel));
-  app.add_option("--gpu-cache", options.gpu_cache, "where GPU drivers keep compiled kernels");
-  TC_ASSIGN_OR_RETURN(std::optional<std::string> shown, parse_command_line(app, args));
-  if (shown) return Status(Code::kInvalidArgument, "a worker takes no --help or --version");
-  return options;
-}
-
 void limit_process(const WorkerOptions& options) {
   // Die with the daemon (a kill -9 of it included); the check after closes the race where it
   // died before prctl took effect.
@@ -80,8 +53,8 @@ void limit_process(const WorkerOptions& options) {
   if (options.parent_pid > 0 && getppid() != options.parent_pid) _exit(kExitInternal);
   rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);  // a crashing decoder should not fill the disk
-  if (options.memory_mb > 0) {
-    rlim_t bytes = static_cast<rlim_t>(options.memory_mb) * 1024 * 1024;
+  if (options.node.memory_mb > 0) {
+    rlim_t bytes = static_cast<rlim_t>(options.node.memory_mb) * 1024 * 1024;
     rlimit as{bytes, bytes};
     setrlimit(RLIMIT_AS, &as);
   }
@@ -140,10 +113,10 @@ Status ask_daemon_to_publish() {
 }
 
 // The media roots are opened once, here; every path of the job is opened below them.
-Result<io::Access> worker_access(const WorkerOptions& options) {
-  if (options.media_roots.empty()) return Status(Code::kInternal, "worker started without roots");
-  TC_ASSIGN_OR_RETURN(io::Roots roots, io::Roots::open_media_roots(options.media_roots));
-  return io::Access{std::make_shared<const io::Roots>(std::move(roots)), options.protocols};
+Result<io::Access> worker_access(const NodeSettings& node) {
+  if (node.media_roots.empty()) return Status(Code::kInternal, "worker started without roots");
+  TC_ASSIGN_OR_RETURN(io::Roots roots, io::Roots::open_media_roots(node.media_roots));
+  return io::Access{std::make_shared<const io::Roots>(std::move(roots)), node.protocols};
 }
 
 // The device a warm worker holds open for its job: the job's pipeline takes the same context from
@@ -170,15 +143,15 @@ Result<RunOptions> worker_run_options(const WorkerOptions& worker) {
   options.progress_interval_s = 0.5;
   options.on_progress = [](const Progress& p) { emit(worker_line(p)); };
   options.publish_gate = ask_daemon_to_publish;
-  options.gop_parallel = worker.gop_parallel;
-  TC_ASSIGN_OR_RETURN(options.access, worker_access(worker));
+  options.gop_parallel = worker.node.gop_parallel;
+  TC_ASSIGN_OR_RETURN(options.access, worker_access(worker.node));
   // The daemon's log is for jobs, not for every encoder's statistics: errors only, each one
   // line, escaped, naming its job.
   av_log_set_level(AV_LOG_ERROR);
   route_libav_log();
-  if (!worker.devices_json.empty()) {
+  if (!worker.node.devices_json.empty()) {
     TC_ASSIGN_OR_RETURN(options.devices, inventory_from_json(nlohmann::json::parse(
-                                             worker.devices_json, nullptr, false)));
+                                             worker.node.devices_json, nullptr, false)));
   }
   TC_RETURN_IF_ERROR(open_named_device(worker.open_device));
   if (fault_for(std::getenv("TC_TEST_FAULT"), "") == Fault::kSlowSetup)
@@ -214,6 +187,34 @@ Fault fault_for(const char* env_value, const std::string& input) {
   return Fault::kNone;
 }
 
+// The daemon writes these (worker_process.cc); the one parser of both binaries reads them, so a
+// malformed line fails the job instead of running it with a default.
+Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args) {
+  WorkerOptions options;
+  NodeSettings& node = options.node;
+  CLI::App app{"One job's worker, started by the daemon: the job spec on stdin, lines out"};
+  set_up_app(app, "transcoded --worker");
+  app.add_flag("--worker")->description("run one job");
+  app.add_option("--parent-pid", options.parent_pid, "the daemon (0 = do not watch)");
+  app.add_option("--memory-mb", node.memory_mb, "RLIMIT_AS in MiB (0 = none)");
+  app.add_option("--max-pixels", node.max_pixels, "source frame size cap (0 = none)");
+  app.add_option("--media-root", node.media_roots, "what the job may open is below these")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--allow-protocol", node.protocols, "network input protocols")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_flag("--landlock", node.landlock, "see only the roots and system directories");
+  app.add_option("--devices", node.devices_json, "the daemon's device inventory (JSON)");
+  app.add_option("--open-device", options.open_device, "BACKEND:PATH to open before the job");
+  app.add_option("--jobs", options.jobs, "jobs to run, one after another, before exiting")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--gop-parallel", node.gop_parallel, "libx264 encoders per output (0 = auto)")
+      ->check(CLI::Range(0, kMaxGopParallel));
+  app.add_option("--gpu-cache", node.gpu_cache, "where GPU drivers keep compiled kernels");
+  TC_ASSIGN_OR_RETURN(std::optional<std::string> shown, parse_command_line(app, args));
+  if (shown) return Status(Code::kInvalidArgument, "a worker takes no --help or --version");
+  return options;
+}
+
 bool is_worker_invocation(const std::vector<std::string>& args) {
   return !args.empty() && args[0] == "--worker";
 }
@@ -229,11 +230,18 @@ SourceCheck pixel_check(const JobSpec& spec, long long max_pixels) {
   };
 }
 
+JobSpec placed_spec(JobSpec spec, const std::optional<Placement>& placement) {
+  if (!placement) return spec;
+  spec.backend = placement->backend;
+  spec.device = placement->device_path;
+  return spec;
+}
+
 // One job, start to end: its result or error line written; the worker's exit code for it.
 // After the worker's `last` job the process ends with the pipeline still open (end_process):
 // the daemon has the result, and the kernel closes the device faster than its teardown.
 int run_one(const WorkerJob& job, RunOptions run, long long max_pixels, bool last) {
-  const JobSpec& spec = job.spec;
+  const JobSpec spec = placed_spec(job.spec, job.placement);
   Fault fault = fault_for(std::getenv("TC_TEST_FAULT"), spec.input);
   apply_fault(fault);
   if (g_cancel.load()) return fail(Status(Code::kCancelled, "cancelled before start"));
@@ -242,6 +250,8 @@ int run_one(const WorkerJob& job, RunOptions run, long long max_pixels, bool las
   set_log_job(job.id);
   Result<PreparedJob> prepared = prepare_job(spec, run, pixel_check(spec, max_pixels));
   if (!prepared.is_ok()) return fail(prepared.status());
+  // The plan says why its backend was chosen as the dispatcher chose it.
+  if (job.placement) prepared->plan.backend_reason = job.placement->reason;
   Result<FinishedJob> finished = run_prepared(*prepared, spec, run);
   if (!finished.is_ok()) return fail(finished.status());
   if (fault == Fault::kStopPublished) raise(SIGSTOP);
@@ -252,11 +262,12 @@ int run_one(const WorkerJob& job, RunOptions run, long long max_pixels, bool las
 Result<WorkerOptions> set_up_worker(const std::vector<std::string>& args) {
   TC_ASSIGN_OR_RETURN(WorkerOptions options, parse_worker_args(args));
   limit_process(options);
-  if (!options.gpu_cache.empty()) use_gpu_cache(options.gpu_cache);
+  const NodeSettings& node = options.node;
+  if (!node.gpu_cache.empty()) use_gpu_cache(node.gpu_cache);
   // Before the job is read and before a second thread exists: nothing the job names is opened
   // outside the rules, on any thread.
-  TC_RETURN_IF_ERROR(confine_this_process(
-      options.landlock, worker_landlock_paths(options.media_roots, options.gpu_cache)));
+  TC_RETURN_IF_ERROR(
+      confine_this_process(node.landlock, worker_landlock_paths(node.media_roots, node.gpu_cache)));
   return options;
 }
 
@@ -273,7 +284,8 @@ int serve_jobs(const Result<WorkerOptions>& set_up_worker) {
     // Its stdin closed after a job: the daemon let it go.
     if (!job.is_ok()) return served > 0 && std::cin.eof() ? kExitOk : fail(job.status());
     bool last = served + 1 == options.jobs;
-    if (int code = run_one(*job, *set_up, options.max_pixels, last); code != kExitOk) return code;
+    if (int code = run_one(*job, *set_up, options.node.max_pixels, last); code != kExitOk)
+      return code;
     malloc_trim(0);  // what the job freed goes back before the next one
   }
   return kExitOk;

@@ -8,30 +8,32 @@
 // races an orphan.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "pipeline/core/status.h"
+#include "service/daemon/model/node_decisions.h"
 
 namespace tc::daemon {
 
 struct WorkerOptions {
-  int parent_pid = 0;                    // the daemon; 0 = do not watch
-  long long memory_mb = 0;               // RLIMIT_AS; 0 = unlimited
-  long long max_pixels = 0;              // source and output frame size cap; 0 = none
-  std::vector<std::string> media_roots;  // --media-root, repeated: all it may open is below
-  std::vector<std::string> protocols;    // --allow-protocol, repeated: network input protocols
-  bool landlock = false;                 // --landlock: restrict itself to the roots first
-  std::string devices_json;              // --devices: the daemon's inventory (may be empty)
-  std::string open_device;               // --open-device BACKEND:PATH, opened before the job
-  int jobs = 1;                          // --jobs: run up to this many, one after another
-  int gop_parallel = 0;                  // --gop-parallel: libx264 encoders per output, 0 = auto
-  // --gpu-cache DIR: where the GPU drivers keep the kernels they compile, shared by the jobs
-  // (CUDA_CACHE_PATH DIR/cuda, MESA_SHADER_CACHE_DIR DIR/mesa). Their default, under $HOME, is
-  // outside what Landlock lets a worker open: every job compiled them again, which made 48
-  // cuda jobs on the H200 take 32 s instead of 14 (bench/README.md, "Landlock and CUDA").
-  std::string gpu_cache;
+  int parent_pid = 0;  // the daemon; 0 = do not watch
+  // The node's settings (node_decisions.h), as the daemon decided them: --memory-mb,
+  // --max-pixels, --media-root and --allow-protocol (repeated), --landlock, --gop-parallel,
+  // --devices, --gpu-cache. The worker reads no setting of its own.
+  NodeSettings node;
+  std::string open_device;  // --open-device BACKEND:PATH, opened before the job
+  int jobs = 1;             // --jobs: run up to this many, one after another
 };
+
+// The worker's command line (worker_process.h worker_args writes it); a malformed one is an
+// error, never a default.
+Result<WorkerOptions> parse_worker_args(const std::vector<std::string>& args);
+// `spec` on the device the dispatcher placed it on (worker_protocol.h WorkerJob::placement): its
+// backend and device pinned, so the planner finds that device rather than choosing again. No
+// placement (no device of the node runs it): the spec as submitted, for the planner to refuse.
+JobSpec placed_spec(JobSpec spec, const std::optional<Placement>& placement);
 
 bool is_worker_invocation(const std::vector<std::string>& args);
 // set_up_worker, then serve_jobs, on the calling thread: an executed worker's main().

@@ -58,23 +58,26 @@ Result<WorkerPipes> WorkerPipes::open() {
   return pipes;
 }
 
-std::vector<std::string> worker_args(const WorkerLaunch& launch) {
-  std::vector<std::string> args = {"--worker",
-                                   "--parent-pid",
-                                   std::to_string(::getpid()),
-                                   "--memory-mb",
-                                   std::to_string(launch.memory_mb),
-                                   "--max-pixels",
-                                   std::to_string(launch.max_pixels),
-                                   "--gop-parallel",
-                                   std::to_string(launch.gop_parallel)};
-  for (const std::string& root : launch.media_roots)
-    args.insert(args.end(), {"--media-root", root});
-  for (const std::string& protocol : launch.protocols)
+namespace {
+
+// NodeSettings, field by field, as parse_worker_args (worker_main.cc) reads them back.
+void add_node_args(const NodeSettings& node, std::vector<std::string>& args) {
+  args.insert(args.end(), {"--memory-mb", std::to_string(node.memory_mb), "--max-pixels",
+                           std::to_string(node.max_pixels), "--gop-parallel",
+                           std::to_string(node.gop_parallel)});
+  for (const std::string& root : node.media_roots) args.insert(args.end(), {"--media-root", root});
+  for (const std::string& protocol : node.protocols)
     args.insert(args.end(), {"--allow-protocol", protocol});
-  if (launch.landlock) args.push_back("--landlock");
-  if (!launch.gpu_cache.empty()) args.insert(args.end(), {"--gpu-cache", launch.gpu_cache});
-  if (!launch.devices_json.empty()) args.insert(args.end(), {"--devices", launch.devices_json});
+  if (node.landlock) args.push_back("--landlock");
+  if (!node.gpu_cache.empty()) args.insert(args.end(), {"--gpu-cache", node.gpu_cache});
+  if (!node.devices_json.empty()) args.insert(args.end(), {"--devices", node.devices_json});
+}
+
+}  // namespace
+
+std::vector<std::string> worker_args(const WorkerLaunch& launch) {
+  std::vector<std::string> args = {"--worker", "--parent-pid", std::to_string(::getpid())};
+  add_node_args(launch.node, args);
   if (launch.jobs > 1) args.insert(args.end(), {"--jobs", std::to_string(launch.jobs)});
   if (launch.open_backend != BackendKind::kSoftware)
     args.insert(args.end(), {"--open-device",

@@ -14,6 +14,7 @@
 #include "pipeline/core/fd.h"
 #include "pipeline/core/status.h"
 #include "pipeline/spec/job_spec.h"
+#include "service/daemon/model/node_decisions.h"
 #include "service/daemon/worker/worker_protocol.h"
 
 namespace tc::daemon {
@@ -21,21 +22,14 @@ namespace tc::daemon {
 // What every worker of the daemon is started with; the job itself follows on stdin.
 struct WorkerLaunch {
   std::string executable;  // this daemon's binary
-  long long memory_mb = 0;
-  long long max_pixels = 0;
-  std::vector<std::string> media_roots;  // the worker opens everything below these
-  std::vector<std::string> protocols;    // allow_protocol
-  bool landlock = false;                 // restrict the worker to the roots (landlock.h)
-  // The node's devices as discovered once at start (hw/inventory_json.h; --devices): the worker
-  // plans with them instead of probing every device again. Empty: it discovers.
-  std::string devices_json;
+  // The node's settings (node_decisions.h), on the worker's command line: it is set up and
+  // confined with them before its job arrives, and runs every job with them.
+  NodeSettings node;
   // A warm worker opens its device before it waits for a job (--open-device BACKEND:PATH), so
   // the job finds the context open (hw/device_cache.h). Software: none.
   BackendKind open_backend = BackendKind::kSoftware;
   std::string open_path;
-  int jobs = 1;           // --jobs: it runs up to this many, one after another (warm workers only)
-  int gop_parallel = 0;   // --gop-parallel: libx264 encoders per output, 0 = auto
-  std::string gpu_cache;  // --gpu-cache: where GPU drivers keep compiled kernels; empty = theirs
+  int jobs = 1;  // --jobs: it runs up to this many, one after another (warm workers only)
 };
 
 // The two pipes between the daemon and a worker, all four ends until the worker holds its own.

@@ -33,6 +33,34 @@ json error_json(const Status& error) {
           {"retryable", error.retryable()}};
 }
 
+json placement_json(const Placement& placement) {
+  return {{"backend", std::string(name_of(placement.backend))},
+          {"device", placement.device_path},
+          {"reason", placement.reason}};
+}
+
+Result<Placement> placement_from(const json& j) {
+  auto text = [&](const char* key) -> Result<std::string> {
+    if (!j.contains(key) || !j[key].is_string())
+      return Status(Code::kInvalidArgument, std::string("placement.") + key + ": not text");
+    return j[key].get<std::string>();
+  };
+  if (!j.is_object()) return Status(Code::kInvalidArgument, "placement: not an object");
+  TC_ASSIGN_OR_RETURN(std::string backend, text("backend"));
+  Placement placement;
+  TC_ASSIGN_OR_RETURN(placement.backend, parse_backend(backend));
+  TC_ASSIGN_OR_RETURN(placement.device_path, text("device"));
+  TC_ASSIGN_OR_RETURN(placement.reason, text("reason"));
+  return placement;
+}
+
+Result<std::optional<Placement>> optional_placement(const json& job) {
+  auto placement = job.find("placement");
+  if (placement == job.end()) return std::optional<Placement>();
+  TC_ASSIGN_OR_RETURN(Placement read, placement_from(*placement));
+  return std::optional<Placement>(std::move(read));
+}
+
 }  // namespace
 
 std::string worker_line(const Progress& progress) {
@@ -56,9 +84,9 @@ std::string ready_line() {
 }
 
 std::string job_line(const WorkerJob& job) {
-  return json{
-      {"job", {{"attempt", job.attempt}, {"id", job.id}, {"spec", job_spec_json_value(job.spec)}}}}
-      .dump();
+  json body{{"attempt", job.attempt}, {"id", job.id}, {"spec", job_spec_json_value(job.spec)}};
+  if (job.placement) body["placement"] = placement_json(*job.placement);
+  return json{{"job", body}}.dump();
 }
 
 Result<WorkerJob> parse_job_line(std::string_view line) {
@@ -78,8 +106,10 @@ Result<WorkerJob> parse_job_line(std::string_view line) {
   auto spec = job.find("spec");
   if (spec == job.end()) return bad("spec: missing");
   TC_ASSIGN_OR_RETURN(JobSpec parsed, job_spec_from_json_value(*spec));
+  Result<std::optional<Placement>> placement = optional_placement(job);
+  if (!placement.is_ok()) return bad(placement.status().message());
   return WorkerJob{std::move(parsed), attempt->get<int>(),
-                   id == job.end() ? std::string() : id->get<std::string>()};
+                   id == job.end() ? std::string() : id->get<std::string>(), std::move(*placement)};
 }
 
 Result<WorkerMessage> parse_worker_line(std::string_view line) {

@@ -10,19 +10,22 @@
 //
 // Its stdin carries the job as the first line, once the daemon has one for it (a warm worker
 // waits there, ready: worker_pool.h), then, once it has asked to publish, the daemon's answer:
-//   {"job": {"attempt": 1, "spec": <job_spec_to_json>}}
+//   {"job": {"attempt": 1, "id": "...", "spec": <job_spec_to_json>,
+//            "placement": {"backend": "vaapi", "device": "/dev/dri/renderD128", "reason": "..."}}}
 //   {"publish": {"allowed": true}}
 //   {"publish": {"allowed": false, "error": {"code": ..., "message": ..., "retryable": ...}}}
 // encoded by publish_answer_line and read by parse_publish_answer.
 #pragma once
 
 #include <istream>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "pipeline/core/status.h"
 #include "pipeline/exec/report.h"
 #include "pipeline/spec/job_spec.h"
+#include "service/daemon/model/node_decisions.h"
 
 namespace tc::daemon {
 
@@ -47,6 +50,8 @@ struct WorkerJob {
   JobSpec spec;
   int attempt = 0;
   std::string id;  // the job's id, for the worker's log lines (worker_log.h); may be empty
+  // Where it runs, as the dispatcher placed it (node_decisions.h); absent: planned as submitted.
+  std::optional<Placement> placement;
 };
 std::string job_line(const WorkerJob& job);
 // kInvalidArgument naming what is wrong (a spec that does not validate says why).
