@@ -732,10 +732,12 @@ Result<FinishedJob> execute(const Plan& plan, const JobSpec& spec, const MediaIn
 namespace {
 
 // The devices a job is planned with: those handed over when they hold the job's backend (a
-// daemon discovered them once), else discovered now (through the cache when there is one).
+// daemon discovered them once) or are all it may use, else discovered now (through the cache
+// when there is one).
 HwInventory job_devices(const JobSpec& spec, const RunOptions& options) {
   bool any_device = spec.backend == BackendKind::kAuto || spec.backend == BackendKind::kSoftware;
-  if (options.devices && (any_device || options.devices->find(spec.backend, spec.device)))
+  if (options.devices &&
+      (options.devices_only || any_device || options.devices->find(spec.backend, spec.device)))
     return *options.devices;
   return discover_cached(discovery_for(spec, options.discovery), options.discovery_cache_dir);
 }

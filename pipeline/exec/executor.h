@@ -48,6 +48,9 @@ struct RunOptions {
   // when they cover the job's backend. Else discovery runs, through the cache in
   // `discovery_cache_dir` when one is named (hw/discovery_cache.h; `transcode run`).
   std::optional<HwInventory> devices;
+  // `devices` are all the job may use, whatever its backend: nothing is discovered (`transcode
+  // run --dry-run --assume-device`, planning for a GPU that is not here).
+  bool devices_only = false;
   std::string discovery_cache_dir;
 };
 
@@ -73,6 +76,8 @@ struct PreparedJob {
 
 // validate -> probe -> `check_source` (when set; a caller's limits on what the probe found,
 // before any device is opened) -> discover -> plan. The input is probed here, once per job.
+// The one composition of a job: a run, a worker's job and `--dry-run` (which prints the plan
+// it prepared and runs nothing) all go through it.
 using SourceCheck = std::function<Status(const MediaInfo&)>;
 Result<PreparedJob> prepare_job(const JobSpec& spec, const RunOptions& options,
                                 const SourceCheck& check_source = {});

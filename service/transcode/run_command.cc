@@ -60,27 +60,40 @@ Result<HwInventory> planning_devices(const JobSpec& spec, const RunFlags& flags)
   return inventory;
 }
 
+// The options a job is composed and run with (prepare_job), a dry run's included: the
+// caller's own permissions ("/" and the cwd), this host's devices or the one --assume-device
+// names.
+Result<RunOptions> run_options(const JobSpec& spec, const RunFlags& flags) {
+  RunOptions options;
+  TC_ASSIGN_OR_RETURN(options.access, io::caller_access());
+  options.cancel = &g_cancel;
+  options.branch_threads = !flags.serial;
+  options.discovery_cache_dir = flags.cache_dir();
+  if (!flags.assumed_device.empty()) {
+    TC_ASSIGN_OR_RETURN(options.devices, planning_devices(spec, flags));
+    options.devices_only = true;
+  }
+  return options;
+}
+
+// The job composed as a run composes it (prepare_job), its plan printed; nothing runs.
 int dry_run(const JobSpec& spec, const RunFlags& flags) {
   const std::string& assumed_device = flags.assumed_device;
   Status valid = validate(spec);
   if (!valid.is_ok()) return fail(valid);
-  Result<io::Access> access = io::caller_access();
-  if (!access.is_ok()) return fail(access.status());
-  Result<MediaInfo> media = probe(spec.input, *access);
-  if (!media.is_ok()) return fail(media.status());
-  Result<HwInventory> devices = planning_devices(spec, flags);
-  if (!devices.is_ok()) return fail(devices.status());
-  Result<Plan> plan = make_plan(spec, *media, *devices);
-  if (!plan.is_ok()) return fail(plan.status());
-  plan_for_this_machine(*plan, spec.gop_parallel, !flags.serial);
+  Result<RunOptions> options = run_options(spec, flags);
+  if (!options.is_ok()) return fail(options.status());
+  Result<PreparedJob> prepared = prepare_job(spec, *options);
+  if (!prepared.is_ok()) return fail(prepared.status());
   if (!assumed_device.empty())
-    std::cout << "assumed device: " << devices->devices[0].model << " (--assume-device "
+    std::cout << "assumed device: " << options->devices->devices[0].model << " (--assume-device "
               << assumed_device << ")\n";
   // Planning for it works anywhere; running it needs user space this build may not have.
   if (!assumed_device.empty())
-    if (std::string gap = intel_stack_gap(devices->devices.back().driver); !gap.empty())
+    if (std::string gap = intel_stack_gap(options->devices->devices.back().driver); !gap.empty())
       std::cout << "note: " << gap << "\n";
-  std::cout << describe(*plan) << "ffmpeg command:\n  " << ffmpeg_command(*plan, spec) << "\n";
+  std::cout << describe(prepared->plan) << "ffmpeg command:\n  "
+            << ffmpeg_command(prepared->plan, spec) << "\n";
   return kExitOk;
 }
 
@@ -93,13 +106,9 @@ int run(const JobArgs& job, const RunFlags& flags) {
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   ProgressBar bar(!job.quiet && !job.json);
-  RunOptions options;
-  Result<io::Access> access = io::caller_access();
-  if (!access.is_ok()) return fail(access.status());
-  options.access = std::move(*access);  // the caller's own permissions: "/" and the cwd
-  options.cancel = &g_cancel;
-  options.branch_threads = !flags.serial;
-  options.discovery_cache_dir = flags.cache_dir();
+  Result<RunOptions> made = run_options(job.spec, flags);
+  if (!made.is_ok()) return fail(made.status());
+  RunOptions& options = *made;
   options.on_progress = [&bar](const Progress& progress) { bar.update(progress); };
   Result<PreparedJob> prepared = prepare_job(job.spec, options);
   Result<FinishedJob> finished = prepared.is_ok() ? run_prepared(*prepared, job.spec, options)
