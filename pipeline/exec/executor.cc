@@ -213,10 +213,11 @@ class Transcode {
     TC_ASSIGN_OR_RETURN(track.graph,
                         FilterGraph::create(*track.graph_plan, "ain",
                                             audio_source(*track.input->decoder), nullptr));
-    int index = track.input->stream->index;
-    for (size_t i = 0; i < track.graph_plan->sinks.size(); ++i)
-      TC_RETURN_IF_ERROR(outputs_[track.graph_plan->sinks[i].output].open_audio_encoder(
-          index, track.graph->sink(i)));
+    for (size_t i = 0; i < track.graph_plan->sinks.size(); ++i) {
+      const GraphSink& sink = track.graph_plan->sinks[i];
+      TC_RETURN_IF_ERROR(
+          outputs_[sink.output].open_audio_encoder(sink.audio, track.graph->sink(i)));
+    }
     return Status::ok();
   }
 
@@ -530,7 +531,6 @@ class Transcode {
   }
 
   Status drain_audio_sinks(AudioTrackState& track) {
-    int index = track.input->stream->index;
     for (size_t i = 0; i < track.graph->sink_count(); ++i)
       for (;;) {
         av::FramePtr frame = av::make_frame();
@@ -538,9 +538,10 @@ class Transcode {
         if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) break;
         if (err < 0) return av_status(err, Code::kInternal, "filtering audio");
         size_t k = track.graph_plan->sinks[i].output;
+        size_t audio = track.graph_plan->sinks[i].audio;
         TC_RETURN_IF_ERROR(
-            to_output(k, [&output = outputs_[k], index, frame = share_frame(std::move(frame))] {
-              return output.encode_audio(index, frame.get());
+            to_output(k, [&output = outputs_[k], audio, frame = share_frame(std::move(frame))] {
+              return output.encode_audio(audio, frame.get());
             }));
       }
     return Status::ok();

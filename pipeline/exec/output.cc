@@ -277,8 +277,9 @@ Status OutputStage::open_segmenters() {
                           package_->add_subtitles(track.input_stream, *track.stream));
     }
     if (type != AVMEDIA_TYPE_AUDIO) continue;
-    TC_ASSIGN_OR_RETURN(segmenters_[track.stream->index],
-                        package_->add_audio(track.input_stream, *track.stream));
+    TC_ASSIGN_OR_RETURN(
+        segmenters_[track.stream->index],
+        package_->add_audio(track.input_stream, track.stereo_rendition, *track.stream));
   }
   return Status::ok();
 }
@@ -305,7 +306,9 @@ Status OutputStage::add_tracks(const InputStage& input) {
     return &tracks_.back();
   };
   for (const AudioPlan& audio : plan_.audio) {
-    TC_RETURN_IF_ERROR(add(audio.input_stream, audio.mode == AudioPlan::Mode::kCopy).status());
+    TC_ASSIGN_OR_RETURN(Track * track,
+                        add(audio.input_stream, audio.mode == AudioPlan::Mode::kCopy));
+    track->stereo_rendition = audio.stereo_rendition;
   }
   for (const SubtitlePlan& subtitle : plan_.subtitles) {
     TC_ASSIGN_OR_RETURN(Track * track, add(subtitle.input_stream, subtitle.encoder.empty()));
@@ -380,13 +383,10 @@ Status OutputStage::open_video_encoder(const VideoSinkFormat& sink, AVRational f
   return write_header_when_ready();
 }
 
-Status OutputStage::open_audio_encoder(int input_stream, AVFilterContext* sink) {
-  auto plan = std::find_if(plan_.audio.begin(), plan_.audio.end(), [&](const AudioPlan& audio) {
-    return audio.input_stream == input_stream;
-  });
-  Track* track = track_of(input_stream);
-  if (plan == plan_.audio.end() || !track)
-    return {Code::kInternal, "no audio track for input stream " + std::to_string(input_stream)};
+Status OutputStage::open_audio_encoder(size_t audio, AVFilterContext* sink) {
+  Track* track = audio_track(audio);
+  if (!track) return {Code::kInternal, "no audio track " + std::to_string(audio)};
+  const AudioPlan* plan = &plan_.audio[audio];
   const AVCodec* codec = avcodec_find_encoder_by_name(plan->encoder.c_str());
   if (!codec) return {Code::kUnsupported, "encoder " + plan->encoder + " is not in this FFmpeg"};
   track->encoder.reset(avcodec_alloc_context3(codec));
@@ -493,8 +493,8 @@ Status OutputStage::encode_video(const AVFrame* frame) {
   return status;
 }
 
-Status OutputStage::encode_audio(int input_stream, const AVFrame* frame) {
-  Track* track = track_of(input_stream);
+Status OutputStage::encode_audio(size_t audio, const AVFrame* frame) {
+  Track* track = audio_track(audio);
   if (!track || !track->encoder) return Status::ok();
   int err = avcodec_send_frame(track->encoder.get(), frame);
   if (err < 0 && err != AVERROR_EOF) return av_status(err, Code::kInternal, "encoding audio");
@@ -564,9 +564,8 @@ Status OutputStage::copy_packet(const AVPacket& packet, const AVStream& from, in
 
 Status OutputStage::finish(const std::string& input) {
   TC_RETURN_IF_ERROR(encode_video(nullptr));
-  for (const Track& track : tracks_)
-    if (track.encoder && track.encoder->codec_type == AVMEDIA_TYPE_AUDIO)
-      TC_RETURN_IF_ERROR(encode_audio(track.input_stream, nullptr));
+  for (size_t audio = 0; audio < plan_.audio.size(); ++audio)
+    TC_RETURN_IF_ERROR(encode_audio(audio, nullptr));
   // An input error names the input (found by the mutation corpus test: it named the output).
   if (!header_written_)
     return {Code::kInput,

@@ -134,15 +134,15 @@ class OutputStage {
   // context known.
   Status open_video_encoder(const VideoSinkFormat& sink, AVRational frame_rate,
                             const AVFrame& first, const EncoderThreads& threads);
-  // The encoder of input audio stream `input_stream`, fed by `sink`.
-  Status open_audio_encoder(int input_stream, AVFilterContext* sink);
+  // The encoder of the output's audio track `audio` (its plan's audio[audio]), fed by `sink`.
+  Status open_audio_encoder(size_t audio, AVFilterContext* sink);
   // Sees each encoded video packet (timestamps in the encoder's time base) before it is muxed:
   // --quality decodes them again.
   using PacketObserver = std::function<Status(const AVCodecContext& encoder, const AVPacket&)>;
   void observe_video_packets(PacketObserver observer) { video_observer_ = std::move(observer); }
   // Encodes a frame (nullptr flushes) and writes what comes out.
   Status encode_video(const AVFrame* frame);
-  Status encode_audio(int input_stream, const AVFrame* frame);
+  Status encode_audio(size_t audio, const AVFrame* frame);
   // Encodes a decoded subtitle of input stream `input_stream` in the output's format;
   // `offset_us` is the trim start, subtracted from its time.
   Status encode_subtitle(int input_stream, const AVSubtitle& subtitle, int64_t offset_us);
@@ -170,9 +170,14 @@ class OutputStage {
     AVStream* stream = nullptr;
     av::CodecContextPtr encoder;  // null when copied (or until an audio encoder opens)
     bool copy = false;
+    bool stereo_rendition = false;  // a package's stereo rendition of a surround track
   };
   Status add_tracks(const InputStage& input);
   Track* track_of(int input_stream);
+  // Audio track `audio`: tracks_ starts with the audio, in the plan's order.
+  Track* audio_track(size_t audio) {
+    return audio < plan_.audio.size() && audio < tracks_.size() ? &tracks_[audio] : nullptr;
+  }
   Status write(AVPacket* packet, AVStream* stream, AVRational from_time_base);
   Status drain(AVCodecContext* encoder, AVStream* stream);
   Status write_video_packet(AVPacket* packet);

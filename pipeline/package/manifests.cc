@@ -97,6 +97,32 @@ std::string rendition_name(const std::vector<Track>& tracks, size_t index) {
   return name;
 }
 
+// An audio rendition's NAME: a stereo rendition beside its surround track (the same source
+// stream) is that track's name and "(stereo)".
+std::string audio_name(const std::vector<TrackMeasure>& audio, size_t index) {
+  for (size_t i = 0; i < index; ++i)
+    if (audio[index].source_stream >= 0 && audio[i].source_stream == audio[index].source_stream)
+      return rendition_name(audio, i) + " (stereo)";
+  return rendition_name(audio, index);
+}
+
+// The audio tracks of one source stream (a surround track and its stereo rendition): one
+// AdaptationSet, since they are the same sound; tracks of different streams (languages) are not
+// interchangeable representations of one another.
+std::vector<std::vector<const TrackMeasure*>> audio_sets(const PackageMeasure& package) {
+  std::vector<std::vector<const TrackMeasure*>> sets;
+  for (const TrackMeasure& audio : package.audio) {
+    auto same = std::find_if(sets.begin(), sets.end(), [&](const auto& set) {
+      return audio.source_stream >= 0 && set.front()->source_stream == audio.source_stream;
+    });
+    if (same == sets.end())
+      sets.push_back({&audio});
+    else
+      same->push_back(&audio);
+  }
+  return sets;
+}
+
 // "$RepresentationID$"-free template: the rendition's directory and the numbered name.
 std::string dash_media_template(const TrackMeasure& track, const std::string& segment_name) {
   std::string name = segment_name;
@@ -293,7 +319,7 @@ std::string hls_master(const PackageMeasure& package) {
   for (size_t i = 0; i < package.audio.size(); ++i) {
     const TrackMeasure& audio = package.audio[i];
     m3u8 << "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\","
-         << hls_quoted("NAME", rendition_name(package.audio, i));
+         << hls_quoted("NAME", audio_name(package.audio, i));
     if (!audio.language.empty()) m3u8 << "," << hls_quoted("LANGUAGE", audio.language);
     m3u8 << ",DEFAULT=" << (&audio == main_audio ? "YES" : "NO") << ",AUTOSELECT=YES,"
          << hls_quoted("CHANNELS", std::to_string(audio.channels)) << ","
@@ -360,17 +386,19 @@ std::string dash_mpd(const PackageMeasure& package) {
   int64_t start_us = presentation_start_us(package);
   for (const auto& set : video_sets(package))
     dash_video_set(mpd, set, id++, package.segment_name, start_us);
-  // One set per audio track: tracks in different languages are not interchangeable
-  // representations of one another. The default track's Role is main, the others' alternate.
+  // One set per source audio track (with its stereo rendition, if any). The default track's
+  // Role is main, the others' alternate.
   const TrackMeasure* main_audio = default_audio(package);
-  for (const TrackMeasure& audio : package.audio) {
+  for (const auto& set : audio_sets(package)) {
+    const TrackMeasure& audio = *set.front();
     mpd << "    <AdaptationSet id=\"" << id++
         << "\" contentType=\"audio\" mimeType=\"audio/mp4\" segmentAlignment=\"true\" "
            "startWithSAP=\"1\"";
     if (!audio.language.empty()) mpd << xml_attribute("lang", audio.language);
     mpd << ">\n";
     dash_label_and_role(mpd, audio.title, &audio == main_audio ? "main" : "alternate");
-    dash_representation(mpd, audio, package.segment_name, start_us);
+    for (const TrackMeasure* track : set)
+      dash_representation(mpd, *track, package.segment_name, start_us);
     mpd << "    </AdaptationSet>\n";
   }
   for (const TextMeasure& text : package.text) dash_text_set(mpd, text, id++, duration);

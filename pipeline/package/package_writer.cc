@@ -7,6 +7,7 @@
 #include "pipeline/package/language_tag.h"
 #include "pipeline/package/manifests.h"
 #include "pipeline/plan/segment_container.h"
+#include "pipeline/plan/stereo_rendition.h"
 #include "pipeline/spec/package_spec.h"
 
 namespace tc::package {
@@ -110,12 +111,17 @@ Result<TrackSegmenter*> PackageWriter::add_video(size_t output, const std::strin
   return video_.back().track.get();
 }
 
-Result<TrackSegmenter*> PackageWriter::add_audio(int input_stream, const AVStream& stream) {
+Result<TrackSegmenter*> PackageWriter::add_audio(int input_stream, bool stereo_rendition,
+                                                 const AVStream& stream) {
   std::lock_guard lock(tracks_mutex_);
-  TrackSetup audio = setup("audio_" + std::to_string(input_stream));
+  TrackSetup audio = setup(audio_rendition_name(input_stream, stereo_rendition));
   audio.language = language_of(stream);
   audio.title = title_of(stream);
-  audio.disposition = stream.disposition;
+  // The surround track is the one a source's default marks; its stereo rendition is an
+  // alternative in the same group.
+  audio.disposition = stereo_rendition ? stream.disposition & ~AV_DISPOSITION_DEFAULT
+                                       : stream.disposition;
+  audio.source_stream = input_stream;
   TC_ASSIGN_OR_RETURN(std::unique_ptr<TrackSegmenter> track,
                       TrackSegmenter::open(*dir_, audio, stream));
   audio_.push_back(std::move(track));

@@ -26,8 +26,10 @@ class PackageWriter {
                                                        const io::Roots& roots, int attempt);
   // The video of output `output` (its rendition `name`), once its encoder is open.
   Result<TrackSegmenter*> add_video(size_t output, const std::string& name, const AVStream& stream);
-  // An audio track (input stream `input_stream`), once its encoder is open.
-  Result<TrackSegmenter*> add_audio(int input_stream, const AVStream& stream);
+  // An audio track (input stream `input_stream`, or its stereo rendition beside surround:
+  // plan/stereo_rendition.h), once its encoder is open.
+  Result<TrackSegmenter*> add_audio(int input_stream, bool stereo_rendition,
+                                    const AVStream& stream);
   // A text subtitle track (input stream `input_stream`), its cues from the webvtt encoder.
   Result<TextRendition*> add_subtitles(int input_stream, const AVStream& stream);
   // Every track finished: writes the manifests and reports the package, still unpublished.

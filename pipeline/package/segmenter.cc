@@ -159,6 +159,7 @@ Result<std::unique_ptr<TrackSegmenter>> TrackSegmenter::open(PackageDir& dir,
   measure.language = setup.language;
   measure.title = setup.title;
   measure.disposition = setup.disposition;
+  measure.source_stream = setup.source_stream;
   measure.primaries = stream.codecpar->color_primaries;
   measure.transfer = stream.codecpar->color_trc;
   measure.matrix = stream.codecpar->color_space;

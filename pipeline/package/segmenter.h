@@ -47,6 +47,9 @@ struct TrackMeasure {
   std::string language;  // BCP 47, canonical (language_tag.h); "und" for an invalid tag
   std::string title;     // the source track's, as it came
   int disposition = 0;   // the source track's AV_DISPOSITION_* (default, forced, ...)
+  // Audio: the input stream it comes from; a stereo rendition shares its surround track's (one
+  // DASH AdaptationSet holds both).
+  int source_stream = -1;
   // What a video rendition's pictures are: the manifests' HDR signalling and aspect ratios.
   AVColorPrimaries primaries = AVCOL_PRI_UNSPECIFIED;
   AVColorTransferCharacteristic transfer = AVCOL_TRC_UNSPECIFIED;
@@ -79,6 +82,7 @@ struct TrackSetup {
   std::string language;
   std::string title;
   int disposition = 0;
+  int source_stream = -1;
   AVRational frame_rate{0, 1};
 };
 

@@ -72,9 +72,12 @@ void add_track_args(const Plan& plan, size_t k, int input_stream, const std::str
   }
 }
 
-std::string audio_sink(const Plan& plan, int input_stream, size_t output) {
+// The sink feeding output `output`'s audio track `track` (its AudioPlan's index).
+std::string audio_sink(const Plan& plan, int input_stream, size_t output, size_t track) {
   for (const Plan::AudioGraph& audio : plan.audio_graphs)
-    if (audio.input_stream == input_stream) return audio.graph.sink_label(output);
+    if (audio.input_stream == input_stream)
+      for (const GraphSink& sink : audio.graph.sinks)
+        if (sink.output == output && sink.audio == track) return sink.label;
   return "";
 }
 
@@ -88,7 +91,7 @@ void add_audio_args(const Plan& plan, size_t k, std::vector<std::string>& args) 
                   {"-map", "0:" + std::to_string(audio.input_stream), "-c:a:" + index, "copy"});
     else
       args.insert(args.end(),
-                  {"-map", "[" + audio_sink(plan, audio.input_stream, k) + "]", "-c:a:" + index,
+                  {"-map", "[" + audio_sink(plan, audio.input_stream, k, n) + "]", "-c:a:" + index,
                    audio.encoder, "-b:a:" + index, std::to_string(audio.bit_rate)});
     add_track_args(plan, k, audio.input_stream, "a", n, args);
   }

@@ -178,17 +178,19 @@ FilterGraphPlan build_video_graph(const BackendDesc& backend, const VideoSource&
   return plan;
 }
 
-FilterGraphPlan build_audio_graph(const std::vector<size_t>& outputs, int stream,
-                                  const std::vector<std::string>& tails) {
+FilterGraphPlan build_audio_graph(const std::vector<AudioBranch>& branches, int stream) {
   FilterGraphPlan plan;
-  if (outputs.empty()) return plan;
+  if (branches.empty()) return plan;
   GraphBuilder graph("asplit");
   std::vector<Tap> taps =
-      graph.fan_out({"[ain]", ""}, "aformat=sample_fmts=fltp", int(outputs.size()));
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    std::string sink = label("a" + std::to_string(stream) + "out", outputs[i]);
-    graph.terminate(taps[i], i < tails.size() ? tails[i] : "", sink);
-    plan.sinks.push_back({sink, outputs[i]});
+      graph.fan_out({"[ain]", ""}, "aformat=sample_fmts=fltp", int(branches.size()));
+  for (size_t i = 0; i < branches.size(); ++i) {
+    const AudioBranch& branch = branches[i];
+    std::string sink = label("a" + std::to_string(stream) + "out", branch.output);
+    if (branch.stereo_rendition) sink += "s";
+    graph.terminate(taps[i], branch.tail, sink);
+    plan.sinks.push_back({sink, branch.output});
+    plan.sinks.back().audio = branch.audio;
   }
   plan.text = graph.text();
   return plan;

@@ -69,10 +69,17 @@ struct VideoSource {
 // (cascaded), which saves most of a ladder's scaling.
 FilterGraphPlan build_video_graph(const BackendDesc& backend, const VideoSource& source,
                                   std::vector<VideoBranch> branches);
-// Audio: input stream `stream`'s "[ain]" to fltp, split to each output in `outputs`; its
-// sinks are "a<stream>out<output>", unique across the job's audio graphs.
-// `tails[i]`: output i's own filters (loudnorm) after the split; none where it is missing.
-FilterGraphPlan build_audio_graph(const std::vector<size_t>& outputs, int stream,
-                                  const std::vector<std::string>& tails = {});
+// One encoded audio track an audio graph feeds: output `output`'s AudioPlan `audio`, after
+// its own filters `tail` (loudnorm, the aformat).
+struct AudioBranch {
+  size_t output = 0;
+  size_t audio = 0;
+  std::string tail;
+  bool stereo_rendition = false;
+};
+// Audio: input stream `stream`'s "[ain]" to fltp, split to each branch; its sinks are
+// "a<stream>out<output>" ("...s" for a package's stereo rendition), unique across the job's
+// audio graphs.
+FilterGraphPlan build_audio_graph(const std::vector<AudioBranch>& branches, int stream);
 
 }  // namespace tc

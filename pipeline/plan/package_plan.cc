@@ -7,6 +7,7 @@
 #include "pipeline/hw/backends.h"
 #include "pipeline/plan/segment_container.h"
 #include "pipeline/plan/stages.h"
+#include "pipeline/plan/stereo_rendition.h"
 #include "pipeline/plan/text_plan.h"
 
 namespace tc {
@@ -85,7 +86,8 @@ std::string describe_package(const Plan& plan) {
   for (const AudioPlan& audio :
        plan.outputs.empty() ? std::vector<AudioPlan>{} : plan.outputs[0].audio)
     text << "audio rendition: input stream #" << audio.input_stream << " " << audio.encoder
-         << " into " << package.dir << "/audio_" << audio.input_stream << "/\n";
+         << (audio.stereo_rendition ? " stereo" : "") << " into " << package.dir << "/"
+         << audio_rendition_name(audio.input_stream, audio.stereo_rendition) << "/\n";
   text << describe_text_renditions(plan);
   return text.str();
 }

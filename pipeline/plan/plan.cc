@@ -21,6 +21,7 @@ extern "C" {
 #include "pipeline/plan/orientation.h"
 #include "pipeline/plan/package_plan.h"
 #include "pipeline/plan/refit_plan.h"
+#include "pipeline/plan/stereo_rendition.h"
 #include "pipeline/plan/streams.h"
 #include "pipeline/plan/text_plan.h"
 #include "pipeline/plan/thumbnail_plan.h"

@@ -322,7 +322,7 @@ Status read_field(JsonFields& object, const char* key, T& out, const std::string
   if (it == nullptr) return Status::ok();
   try {
     // protobuf's JSON mapping writes 64-bit integers as strings: accept both.
-    if constexpr (std::is_integral_v<T>)
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
       if (it->is_string()) {
         const std::string& digits = it->get_ref<const std::string&>();
         auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
@@ -397,6 +397,7 @@ Status package_from_json(JsonFields& root, PackageSpec& package) {
   TC_RETURN_IF_ERROR(read_enum(fields, "segment_format", package.segment_format, "package.",
                                parse_segment_format));
   TC_RETURN_IF_ERROR(read_field(fields, "segment_name", package.segment_name, "package."));
+  TC_RETURN_IF_ERROR(read_field(fields, "stereo_audio", package.stereo_audio, "package."));
   return fields.unknown_keys();
 }
 
@@ -492,6 +493,8 @@ nlohmann::json job_spec_json_value(const JobSpec& spec) {
                        {"segment_s", spec.package.segment_s},
                        {"segment_name", spec.package.segment_name},
                        {"segment_format", name_of(spec.package.segment_format)}};
+  // Written only when off, so that the JSON of every other package job stays as it was.
+  if (spec.package.on() && !spec.package.stereo_audio) root["package"]["stereo_audio"] = false;
   if (spec.thumbnails.on)
     root["thumbnails"] = {{"interval_s", spec.thumbnails.interval_s},
                           {"width", spec.thumbnails.width},

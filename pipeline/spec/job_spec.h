@@ -75,6 +75,9 @@ struct PackageSpec {
   double segment_s = 4;  // target segment duration; keyframes are forced at its multiples
   std::string segment_name = "seg_{n}";  // a media segment's name ({n}: 1, 2, ...) before .m4s
   SegmentFormat segment_format = SegmentFormat::kFmp4;
+  // A stereo AAC rendition beside each surround audio track, in the same audio group: players
+  // on stereo devices (browsers' MSE) need one, and Apple's HLS authoring rules ask for it.
+  bool stereo_audio = true;
   bool on() const { return kind != PackageKind::kNone; }
   bool operator==(const PackageSpec&) const = default;
 };

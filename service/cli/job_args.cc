@@ -197,6 +197,9 @@ JobOptions::JobOptions(CLI::App& app) : app_(app) {
   segment_format_ = job_option("--segment-format", "FORMAT",
                                "package media segments: fmp4 (CMAF, default) or ts (MPEG-TS for "
                                "old HLS clients; --package hls only)");
+  no_stereo_audio_ = job_flag("--no-stereo-audio",
+                              "package: no stereo AAC rendition beside a surround audio track "
+                              "(made by default, for players on stereo devices)");
   thumbnails_ = job_option("--thumbnails", "INTERVAL[:WxH]",
                            "thumbnail sprite sheets (JPEG) and a WebVTT index: a tile every "
                            "INTERVAL seconds (e.g. 10, or 10:160x0)");
@@ -280,12 +283,13 @@ Status JobOptions::read_package_options(PackageSpec& package) const {
     TC_RETURN_IF_ERROR(
         named("--segment-format",
               assign(package.segment_format, parse_segment_format(last_value(segment_format_)))));
+  if (no_stereo_audio_->count()) package.stereo_audio = false;
   bool asked = package_dir_->count() || segment_->count() || segment_name_->count() ||
-               segment_format_->count();
+               segment_format_->count() || no_stereo_audio_->count();
   if (asked && !package.on())
     return usage(
-        "--package-dir, --segment, --segment-name and --segment-format need --package "
-        "hls|dash|cmaf");
+        "--package-dir, --segment, --segment-name, --segment-format and --no-stereo-audio need "
+        "--package hls|dash|cmaf");
   if (package.on() && package.dir.empty()) return usage("--package: needs --package-dir DIR");
   if (package.segment_format == SegmentFormat::kTs && package.kind != PackageKind::kHls)
     return usage("--segment-format ts: MPEG-TS segments are for --package hls only (" +

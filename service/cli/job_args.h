@@ -58,6 +58,7 @@ class JobOptions {
   CLI::Option* segment_;
   CLI::Option* segment_name_;
   CLI::Option* segment_format_;
+  CLI::Option* no_stereo_audio_;
   CLI::Option* thumbnails_;
   CLI::Option* thumbnail_size_;
   CLI::Option* thumbnail_grid_;

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "tests/support/corpus.h"
 #include "tests/support/media_tools.h"
@@ -85,6 +87,75 @@ TEST_P(SurroundSource, AudioChannelsTwoDownmixesToStereo) {
   EXPECT_EQ(audio.channels, 2);
   EXPECT_EQ(audio.channel_layout, "stereo");
   EXPECT_NE(ran.out.find("encode aac (--audio-channels 2)"), std::string::npos) << ran.out;
+}
+
+// The text of `path`'s first audio AdaptationSet, empty when there is none; `count` gets how
+// many there are.
+std::string audio_set(const std::string& mpd, int& count) {
+  const std::string open = "contentType=\"audio\"";
+  count = 0;
+  for (size_t at = mpd.find(open); at != std::string::npos; at = mpd.find(open, at + 1)) ++count;
+  size_t start = mpd.find(open);
+  if (start == std::string::npos) return "";
+  return mpd.substr(start, mpd.find("</AdaptationSet>", start) - start);
+}
+
+// A surround source packaged: a stereo AAC rendition beside the 5.1 one in the same audio group
+// (Apple's HLS authoring rules; players on stereo devices), HLS CHANNELS="2" beside "6", and in
+// the MPD one audio AdaptationSet with an AudioChannelConfiguration per Representation. The
+// stereo segments are what ffprobe reads as stereo AAC at 128 kb/s.
+TEST_P(SurroundSource, APackageGetsAStereoRenditionBesideSurround) {
+  std::string package = dir_ / "pkg";
+  ProcessResult ran =
+      transcode({"run", source_, "-q", "--package", "cmaf", "--package-dir", package, "-o", "v"});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  std::string master = read_file(package + "/master.m3u8");
+  EXPECT_NE(master.find("#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\",NAME=\"audio_1\",DEFAULT=YES,"
+                        "AUTOSELECT=YES,CHANNELS=\"6\",URI=\"audio_1/index.m3u8\"\n"),
+            std::string::npos)
+      << master;
+  EXPECT_NE(master.find("#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\",NAME=\"audio_1 (stereo)\","
+                        "DEFAULT=NO,AUTOSELECT=YES,CHANNELS=\"2\",URI=\"audio_1_stereo/"
+                        "index.m3u8\"\n"),
+            std::string::npos)
+      << master;
+  int sets = 0;
+  std::string set = audio_set(read_file(package + "/manifest.mpd"), sets);
+  EXPECT_EQ(sets, 1);
+  const std::string channels =
+      "<AudioChannelConfiguration "
+      "schemeIdUri=\"urn:mpeg:dash:23003:3:audio_channel_configuration:2011\" value=";
+  size_t surround = set.find("<Representation id=\"audio_1\"");
+  size_t stereo = set.find("<Representation id=\"audio_1_stereo\"");
+  ASSERT_NE(surround, std::string::npos) << set;
+  ASSERT_NE(stereo, std::string::npos) << set;
+  EXPECT_EQ(set.find(channels, surround), set.find(channels + "\"6\"/>", surround)) << set;
+  EXPECT_EQ(set.find(channels, stereo), set.find(channels + "\"2\"/>", stereo)) << set;
+
+  // The stereo rendition's first segment, after its init segment, as a player reads it.
+  std::string joined = dir_ / "stereo.mp4";
+  std::ofstream(joined, std::ios::binary) << read_file(package + "/audio_1_stereo/init.mp4")
+                                          << read_file(package + "/audio_1_stereo/seg_00001.m4s");
+  TrackProbe audio = audio_track(joined);
+  EXPECT_EQ(audio.codec, "aac");
+  EXPECT_EQ(audio.channels, 2);
+  EXPECT_EQ(audio.channel_layout, "stereo");
+  EXPECT_GT(audio.packets, 0);
+  EXPECT_EQ(channel_configuration(package + "/audio_1_stereo/init.mp4"), 2);
+  EXPECT_EQ(audio_bit_rate(package + "/audio_1_stereo/init.mp4"), 128000);
+  EXPECT_EQ(channel_configuration(package + "/audio_1/init.mp4"), 6);
+}
+
+// --no-stereo-audio: the surround track alone.
+TEST_P(SurroundSource, NoStereoAudioKeepsTheSurroundTrackAlone) {
+  std::string package = dir_ / "pkg";
+  ProcessResult ran = transcode({"run", source_, "-q", "--package", "cmaf", "--package-dir",
+                                 package, "--no-stereo-audio", "-o", "v"});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  std::string master = read_file(package + "/master.m3u8");
+  EXPECT_NE(master.find("CHANNELS=\"6\""), std::string::npos) << master;
+  EXPECT_EQ(master.find("CHANNELS=\"2\""), std::string::npos) << master;
+  EXPECT_FALSE(std::filesystem::exists(package + "/audio_1_stereo"));
 }
 
 INSTANTIATE_TEST_SUITE_P(AudioLayout, SurroundSource, ::testing::Values("ac3", "eac3"));
