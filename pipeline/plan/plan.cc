@@ -381,15 +381,14 @@ FilterGraphPlan plan_video_graph(const PlanContext& context, const Plan& plan, c
 std::vector<Plan::AudioGraph> plan_audio_graphs(const Plan& plan) {
   std::vector<Plan::AudioGraph> graphs;
   for (int stream : encoded_audio_streams(plan.outputs)) {
-    std::vector<size_t> outputs;
-    std::vector<std::string> tails;  // each output's own filters
+    std::vector<AudioBranch> branches;
     for (size_t k = 0; k < plan.outputs.size(); ++k)
-      for (const AudioPlan& audio : plan.outputs[k].audio)
-        if (audio.input_stream == stream && audio.mode == AudioPlan::Mode::kEncode) {
-          outputs.push_back(k);
-          tails.push_back(audio.filter);
-        }
-    graphs.push_back({stream, build_audio_graph(outputs, stream, tails)});
+      for (size_t i = 0; i < plan.outputs[k].audio.size(); ++i) {
+        const AudioPlan& audio = plan.outputs[k].audio[i];
+        if (audio.input_stream == stream && audio.mode == AudioPlan::Mode::kEncode)
+          branches.push_back({k, i, audio.filter, audio.stereo_rendition});
+      }
+    graphs.push_back({stream, build_audio_graph(branches, stream)});
   }
   return graphs;
 }
@@ -472,6 +471,7 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
     plan.fallback_video_graph = plan_video_graph(context, software_decode, spec);
     plan.refit_fallback_video_graph = plan_video_graph(context, software_decode, spec, true);
   }
+  TC_RETURN_IF_ERROR(plan_stereo_renditions(spec, media, plan));
   plan.audio_graphs = plan_audio_graphs(plan);
   plan.quality_metrics = spec.quality_metrics;
   if (spec.package.on()) plan_package(spec, *media.video, plan);

@@ -160,6 +160,9 @@ struct AudioPlan {
   // This output's own filters before the encoder: "loudnorm=...," then the aformat that gives the
   // frames the format above.
   std::string filter;
+  // A package's stereo rendition of a surround track (plan/stereo_rendition.h), beside the
+  // track's own plan for the same input stream.
+  bool stereo_rendition = false;
 };
 
 // One subtitle track of an output: copied, or decoded and encoded in the container's format.
@@ -211,6 +214,7 @@ struct GraphSink {
   // output's thread (plan/graphs.cc): this is that download as the ffmpeg CLI's filters
   // ("hwdownload,format=nv12"), for the command --dry-run prints. "" = none.
   std::string download_at_output;
+  size_t audio = 0;  // an audio graph's sink: the index of the AudioPlan it feeds in its output
 };
 
 // A libavfilter graph as the planner wrote it, with what it recorded while writing it.
