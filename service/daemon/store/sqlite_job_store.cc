@@ -188,7 +188,7 @@ Result<bool> SqliteJobStore::insert_locked(JobRecord& job) {
   }
   Statement s(db_,
               std::string("INSERT INTO jobs (") + kColumns +
-                  ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                  ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)");
   if (!s.ok()) return db_error(db_, "prepare insert");
   s.bind(1, job.id);
   bind_fields(s, 2, job);
