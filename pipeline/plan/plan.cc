@@ -201,8 +201,8 @@ DeinterlacePlan plan_deinterlace(const PlanContext& context, const JobSpec& spec
   } else {
     plan.filter = std::string("bwdif=mode=send_frame:parity=auto:deint=") +
                   (automatic ? "interlaced" : "all");
-  }
     plan.filter_name = "bwdif";
+  }
   return plan;
 }
 

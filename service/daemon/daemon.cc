@@ -365,10 +365,6 @@ int serve(const DaemonConfig& config) {
 
 }  // namespace
 
-int run_daemon(const std::vector<std::string>& args) {
-  ::signal(SIGPIPE, SIG_IGN);  // a worker gone before reading its spec is judged by its exit
-  Result<DaemonCommand> command = configure(args);
-  if (!command.is_ok()) return usage_error(command.status());
 NodeSettings node_settings(const DaemonConfig& config) {
   NodeSettings node;
   node.memory_mb = config.worker_memory_mb;
@@ -381,6 +377,10 @@ NodeSettings node_settings(const DaemonConfig& config) {
   return node;
 }
 
+int run_daemon(const std::vector<std::string>& args) {
+  ::signal(SIGPIPE, SIG_IGN);  // a worker gone before reading its spec is judged by its exit
+  Result<DaemonCommand> command = configure(args);
+  if (!command.is_ok()) return usage_error(command.status());
   if (command->reply) {
     std::fputs(command->reply->c_str(), stdout);
     return kExitOk;
