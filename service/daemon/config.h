@@ -59,7 +59,7 @@ struct DaemonConfig {
   double stall_timeout_s = 60;        // no progress for this long: the watchdog kills the worker
   double cancel_grace_s = 10;         // SIGTERM to SIGKILL
   double shutdown_grace_s = 30;       // running jobs may finish for this long on SIGTERM
-  long long worker_memory_mb = 8192;  // RLIMIT_AS of a worker; 0 = unlimited (CUDA needs it)
+  long long worker_memory_mb = 8192;  // RLIMIT_AS of a worker; 0 = unlimited; cuda jobs lift it
   bool worker_landlock = true;        // workers see only the roots and system dirs (landlock.h)
   int warm_workers = 1;               // workers started ahead of jobs, per device (worker_pool.h)
   double warm_idle_s = 600;           // a device's warm workers unused this long are stopped

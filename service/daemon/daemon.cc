@@ -180,7 +180,7 @@ ManagerOptions manager_options(const DaemonConfig& config) {
   options.retention_hours = config.retention_hours;
   options.proc_root = config.proc_root;
   options.sample_interval_s = config.sample_interval_s;
-  if (!config.webhook_secret.empty()) options.job_json = job_json;
+  if (!config.webhook_secret.empty()) options.webhook_body = job_json;
   return options;
 }
 

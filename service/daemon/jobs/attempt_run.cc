@@ -253,7 +253,7 @@ JobRecord AttemptRunner::finished_record(const Attempt& attempt, const WorkerOut
 void AttemptRunner::store_final(Attempt& attempt, const JobRecord& job) {
   bool warned = false;
   while (true) {
-    Result<bool> written = save_job(parts_.jobs, parts_.options.job_json, job, attempt.row);
+    Result<bool> written = save_job(parts_.jobs, parts_.options.webhook_body, job, attempt.row);
     if (written.is_ok() && !*written)
       return spdlog::warn(
           "job {}: attempt {} was taken over by another node: its end ({}) is not recorded", job.id,

@@ -49,7 +49,7 @@ Status ClusterMembership::requeue_orphan(JobRecord job, bool lease_expired) {
   else
     requeue(job, AttemptUse::kSpent);
   TC_ASSIGN_OR_RETURN(bool written,
-                      save_job(parts_.store.jobs(), parts_.options.job_json, job, expected));
+                      save_job(parts_.store.jobs(), parts_.options.webhook_body, job, expected));
   if (!written) return {};  // another node took it over first, or its owner renewed
   remove_partial_outputs(job.spec, job.attempt, parts_.options.policy.roots);
   if (job.state == JobState::kCancelled || job.state == JobState::kSucceeded) {

@@ -173,8 +173,8 @@ bool Dispatcher::take(JobRecord& job, std::optional<Notification>& notice, int& 
     decisions = decide(options_.node, scheduler_, job, device);
   }
   start_attempt(job, devices_[device].name, options_.node_id, now_ms());
-  if (!job.webhook_url.empty() && options_.job_json)
-    notice = notice_of(job, options_.job_json(job));
+  if (!job.webhook_url.empty() && options_.webhook_body)
+    notice = notice_of(job, options_.webhook_body(job));
   return true;
 }
 

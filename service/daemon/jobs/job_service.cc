@@ -53,7 +53,7 @@ JobRecord new_record(NewJob& request) {
 ApiStatus JobService::create(NewJob request, JobRecord& job) {
   if (!parts_.dispatcher.accepting()) return {ApiCode::kUnavailable, "the daemon is shutting down"};
   TC_API_RETURN_IF_ERROR(apply_policy(request.spec, parts_.options.policy));
-  if (!request.webhook_url.empty() && !parts_.options.job_json)
+  if (!request.webhook_url.empty() && !parts_.options.webhook_body)
     return {ApiCode::kFailedPrecondition,
             "webhook_url: this daemon has no webhook_secret_file, so it cannot sign webhooks"};
   if (!request.request_id.empty()) {
@@ -77,10 +77,10 @@ ApiStatus JobService::admit(NewJob& request, JobRecord& job) {
     return {ApiCode::kResourceExhausted,
             "the queue is full: " + std::to_string(*queued) + " jobs waiting (max_queue)"};
   job = new_record(request);
-  const JobJson& job_json = parts_.options.job_json;
+  const JobJson& webhook_body = parts_.options.webhook_body;
   Result<bool> inserted = job.webhook_url.empty()
                               ? parts_.jobs.insert(job)
-                              : parts_.jobs.insert_notifying(job, notice_of(job, job_json(job)));
+                              : parts_.jobs.insert_notifying(job, notice_of(job, webhook_body(job)));
   if (!inserted.is_ok()) return store_failure(inserted.status());
   spdlog::info("job {}: queued ({})", job.id, quote_value(job.spec.input));
   parts_.dispatcher.wake();
@@ -174,7 +174,7 @@ Result<bool> JobService::cancel_queued(JobRecord& job) {
   finish(job, JobState::kCancelled,
          Status(Code::kCancelled, "cancelled by request before it started"), std::nullopt,
          now_ms());
-  TC_ASSIGN_OR_RETURN(bool stored, save_job(parts_.jobs, parts_.options.job_json, job, expected));
+  TC_ASSIGN_OR_RETURN(bool stored, save_job(parts_.jobs, parts_.options.webhook_body, job, expected));
   if (!stored) return false;
   spdlog::info("job {}: cancelled while queued", job.id);
   parts_.hub.publish(EventKind::kState, job);

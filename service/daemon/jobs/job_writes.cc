@@ -2,10 +2,10 @@
 
 namespace tc::daemon {
 
-Result<bool> save_job(JobQueue& jobs, const JobJson& job_json, const JobRecord& job,
+Result<bool> save_job(JobQueue& jobs, const JobJson& webhook_body, const JobRecord& job,
                       const std::optional<RowState>& expected) {
-  if (job.webhook_url.empty() || !job_json) return jobs.write(job, expected, nullptr);
-  Notification notice = notice_of(job, job_json(job));
+  if (job.webhook_url.empty() || !webhook_body) return jobs.write(job, expected, nullptr);
+  Notification notice = notice_of(job, webhook_body(job));
   return jobs.write(job, expected, &notice);
 }
 

@@ -12,7 +12,7 @@ namespace tc::daemon {
 
 // Writes `job` provided its row is as `expected` says; false when another writer (a node that
 // took the job over, a cancel, a claim) moved it on first.
-Result<bool> save_job(JobQueue& jobs, const JobJson& job_json, const JobRecord& job,
+Result<bool> save_job(JobQueue& jobs, const JobJson& webhook_body, const JobRecord& job,
                       const std::optional<RowState>& expected);
 
 }  // namespace tc::daemon

@@ -28,9 +28,10 @@ struct ManagerOptions {
   double retention_hours = 168;
   std::string proc_root = "/proc";  // workers' fdinfo and stat are read under it
   double sample_interval_s = 0.5;
-  // Webhooks (README, Webhooks): set when a secret is configured; jobs with a webhook_url are
-  // refused without it. Each state change of such a job is stored with its notice.
-  JobJson job_json;
+  // A webhook's body for a job; set (webhooks on) only when a secret is configured
+  // (docs/daemon.md, Webhooks): jobs with a webhook_url are refused without it. Each state change
+  // of such a job is stored with its notice.
+  JobJson webhook_body;
 };
 
 }  // namespace tc::daemon

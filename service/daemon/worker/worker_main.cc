@@ -30,6 +30,7 @@ extern "C" {
 #include "service/common/exit_codes.h"
 #include "service/common/process_exit.h"
 #include "service/daemon/policy/request_policy.h"
+#include "service/daemon/worker/address_cap.h"
 #include "service/daemon/worker/gpu_cache.h"
 #include "service/daemon/worker/landlock.h"
 #include "service/daemon/worker/worker_confine.h"
@@ -53,11 +54,7 @@ void limit_process(const WorkerOptions& options) {
   if (options.parent_pid > 0 && getppid() != options.parent_pid) _exit(kExitInternal);
   rlimit no_core{0, 0};
   setrlimit(RLIMIT_CORE, &no_core);  // a crashing decoder should not fill the disk
-  if (options.node.memory_mb > 0) {
-    rlim_t bytes = static_cast<rlim_t>(options.node.memory_mb) * 1024 * 1024;
-    rlimit as{bytes, bytes};
-    setrlimit(RLIMIT_AS, &as);
-  }
+  cap_address_space(options.node.memory_mb);
   struct sigaction action {};
   action.sa_handler = on_terminate;
   sigaction(SIGTERM, &action, nullptr);
@@ -242,6 +239,7 @@ JobSpec placed_spec(JobSpec spec, const std::optional<Placement>& placement) {
 // the daemon has the result, and the kernel closes the device faster than its teardown.
 int run_one(const WorkerJob& job, RunOptions run, long long max_pixels, bool last) {
   const JobSpec spec = placed_spec(job.spec, job.placement);
+  if (lift_address_cap_for(spec)) last = true;  // no later job runs uncapped
   Fault fault = fault_for(std::getenv("TC_TEST_FAULT"), spec.input);
   apply_fault(fault);
   if (g_cancel.load()) return fail(Status(Code::kCancelled, "cancelled before start"));
