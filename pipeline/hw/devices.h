@@ -62,7 +62,7 @@ struct DecodeProfile {
 
 struct HwDevice {
   BackendKind backend = BackendKind::kVaapi;
-  std::string path;                 // "/dev/dri/renderD128"; CUDA: the device index, "0"
+  std::string path;  // "/dev/dri/renderD128"; CUDA: the device index, "0"
   // CUDA: the device's ordinal (what NVML and the driver number it by); `path` holds it as the
   // text FFmpeg opens. Unset for DRM nodes.
   std::optional<unsigned> ordinal;

@@ -119,8 +119,8 @@ Result<TrackSegmenter*> PackageWriter::add_audio(int input_stream, bool stereo_r
   audio.title = title_of(stream);
   // The surround track is the one a source's default marks; its stereo rendition is an
   // alternative in the same group.
-  audio.disposition = stereo_rendition ? stream.disposition & ~AV_DISPOSITION_DEFAULT
-                                       : stream.disposition;
+  audio.disposition =
+      stereo_rendition ? stream.disposition & ~AV_DISPOSITION_DEFAULT : stream.disposition;
   audio.source_stream = input_stream;
   TC_ASSIGN_OR_RETURN(std::unique_ptr<TrackSegmenter> track,
                       TrackSegmenter::open(*dir_, audio, stream));

@@ -54,9 +54,9 @@ struct OutputSpec {
   // Bits per second of each encoded track; 0 = from its channels (audio_format.h: 64 kb/s a
   // channel, 128 kb/s stereo, 384 kb/s 5.1).
   int64_t audio_bitrate = 0;
-  int audio_channels = 0;  // downmix encoded tracks to this many channels; 0 = the source's
-  int audio_rate = 0;      // encoded tracks' sample rate in Hz; 0 = the source's
-  AudioTracks audio_tracks;        // every audio track by default
+  int audio_channels = 0;    // downmix encoded tracks to this many channels; 0 = the source's
+  int audio_rate = 0;        // encoded tracks' sample rate in Hz; 0 = the source's
+  AudioTracks audio_tracks;  // every audio track by default
   SubtitleMode subtitles = SubtitleMode::kCopy;
   HdrMode hdr = HdrMode::kAuto;
   Loudnorm loudnorm = Loudnorm::kOff;  // on: every kept audio track is encoded through loudnorm

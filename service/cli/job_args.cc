@@ -102,9 +102,7 @@ const std::vector<OutputOption>& output_options() {
          return assign(o.audio_bitrate, parse_bitrate(v));
        }},
       {"--audio-channels", "N", "downmix encoded audio to N channels (default: the source's)",
-       [](OutputSpec& o, const std::string& v) {
-         return assign(o.audio_channels, parse_int(v));
-       }},
+       [](OutputSpec& o, const std::string& v) { return assign(o.audio_channels, parse_int(v)); }},
       {"--audio-rate", "HZ", "sample rate of encoded audio (default: the source's)",
        [](OutputSpec& o, const std::string& v) { return assign(o.audio_rate, parse_int(v)); }},
       {"--audio-tracks", "WHICH", "all (default), first, or languages: eng,fra",

@@ -78,9 +78,9 @@ ApiStatus JobService::admit(NewJob& request, JobRecord& job) {
             "the queue is full: " + std::to_string(*queued) + " jobs waiting (max_queue)"};
   job = new_record(request);
   const JobJson& webhook_body = parts_.options.webhook_body;
-  Result<bool> inserted = job.webhook_url.empty()
-                              ? parts_.jobs.insert(job)
-                              : parts_.jobs.insert_notifying(job, notice_of(job, webhook_body(job)));
+  Result<bool> inserted = job.webhook_url.empty() ? parts_.jobs.insert(job)
+                                                  : parts_.jobs.insert_notifying(
+                                                        job, notice_of(job, webhook_body(job)));
   if (!inserted.is_ok()) return store_failure(inserted.status());
   spdlog::info("job {}: queued ({})", job.id, quote_value(job.spec.input));
   parts_.dispatcher.wake();
@@ -174,7 +174,8 @@ Result<bool> JobService::cancel_queued(JobRecord& job) {
   finish(job, JobState::kCancelled,
          Status(Code::kCancelled, "cancelled by request before it started"), std::nullopt,
          now_ms());
-  TC_ASSIGN_OR_RETURN(bool stored, save_job(parts_.jobs, parts_.options.webhook_body, job, expected));
+  TC_ASSIGN_OR_RETURN(bool stored,
+                      save_job(parts_.jobs, parts_.options.webhook_body, job, expected));
   if (!stored) return false;
   spdlog::info("job {}: cancelled while queued", job.id);
   parts_.hub.publish(EventKind::kState, job);

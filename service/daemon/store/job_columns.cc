@@ -95,7 +95,7 @@ Result<JobRecord> from_columns(const JobColumns& row) {
   job.device = row.device;
   job.webhook_url = row.webhook_url;
   job.node = row.node;
-  job.gate = row.cancel_requested == kCancelAsked   ? AttemptGate::kCancelAsked
+  job.gate = row.cancel_requested == kCancelAsked  ? AttemptGate::kCancelAsked
              : row.cancel_requested == kPublishing ? AttemptGate::kPublishing
                                                    : AttemptGate::kOpen;
   if (Status st = typed_from(row.progress, job.progress); !st.is_ok())

@@ -15,7 +15,8 @@
 //
 // Where `worker_zygote` is on (the default), every worker, warm or cold, is forked by the
 // pool's zygote (zygote.h) rather than executed: the pool's thread starts the zygote, and
-// another when one ends; while none runs, each worker is a fresh `transcoded --worker` process (fork and exec).
+// another when one ends; while none runs, each worker is a fresh `transcoded --worker` process
+// (fork and exec).
 #pragma once
 
 #include <chrono>
