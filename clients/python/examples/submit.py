@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Submits one job to a transcoded daemon, follows it to the end, and prints the result.
 
-    python3 -m transcoded_client --proto-dir ../../proto   # once, from clients/python
+    python3 -m transcoded_client --proto-dir ../../proto   # once, from a checkout (no wheel)
     python3 examples/submit.py --server 127.0.0.1:50051 /media/in.mp4 /media/out.mp4 \\
         --codec h264 --size 1280x720
 
@@ -12,8 +12,11 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from transcoded_client import Client, TranscodedError  # noqa: E402
+try:  # the installed package; else the checkout's, beside this example
+    from transcoded_client import Client, TranscodedError
+except ImportError:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    from transcoded_client import Client, TranscodedError
 
 
 def parse_args():

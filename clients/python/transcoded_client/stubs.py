@@ -2,11 +2,12 @@
 
 Debian 12 has no `python3 -m grpc_tools.protoc` that reads proto3 `optional` (its
 python3-grpc-tools bundles protoc 3.5.1), so this runs `protoc --python_out` with
-protobuf-compiler-grpc's plugin. Generated code is never committed: run
+protobuf-compiler-grpc's plugin. Generated code is never committed: the wheel (setup.py) carries
+the stubs it generated at build time; from a checkout, run
 
     python3 -m transcoded_client --proto-dir PATH/TO/proto
 
-once after checkout (it writes transcoded_client/_generated/), or pass `stubs_dir` to Client.
+once (it writes transcoded_client/_generated/), or pass `stubs_dir` to Client.
 """
 import argparse
 import glob
@@ -57,7 +58,9 @@ class Stubs:
 
     def __init__(self, stubs_dir):
         if not os.path.isdir(os.path.join(stubs_dir, "transcode", "v1")):
-            raise StubsError(f"no stubs in {stubs_dir}: run python3 -m transcoded_client")
+            raise StubsError(f"no stubs in {stubs_dir}: install the wheel built from the "
+                             "checkout (pip install clients/python), or in the checkout run "
+                             "python3 -m transcoded_client")
         # The generated modules import each other as transcode.v1.*.
         if stubs_dir not in sys.path:
             sys.path.insert(0, stubs_dir)
