@@ -132,6 +132,9 @@ const std::vector<Setting>& settings() {
                      "this daemon's name in the cluster; unset = host name"),
       double_setting("lease", &C::lease_s,
                      "seconds a node holds a running job without renewing it (cluster)"),
+      double_setting("capable_node_wait", &C::capable_node_wait_s,
+                     "seconds a queued job waits for a live node offering its backend, then "
+                     "fails; 0 = for ever (cluster)"),
       double_setting("node_forget", &C::node_forget_s,
                      "seconds after its last heartbeat a gone node is no longer listed (cluster)"),
       double_setting("claim_poll", &C::claim_poll_s,
@@ -383,6 +386,8 @@ Status validate_config(const DaemonConfig& c) {
   TC_RETURN_IF_ERROR(require(c.max_attempts >= 1, "max_attempts", "must be at least 1"));
   TC_RETURN_IF_ERROR(require(c.retention_hours > 0, "retention_hours", "must be positive"));
   TC_RETURN_IF_ERROR(require(c.lease_s >= 1 && c.lease_s <= 3600, "lease", "must be 1..3600 s"));
+  TC_RETURN_IF_ERROR(
+      require(c.capable_node_wait_s >= 0, "capable_node_wait", "must not be negative"));
   TC_RETURN_IF_ERROR(
       require(c.claim_poll_s >= 0.05 && c.claim_poll_s <= 60, "claim_poll", "must be 0.05..60 s"));
   TC_RETURN_IF_ERROR(

@@ -41,6 +41,9 @@ struct DaemonConfig {
   double lease_s = 30;           // a running job's lease, renewed every lease_s / 3 (at most 5 s)
   double claim_poll_s = 2;       // the claim loop's poll, besides LISTEN/NOTIFY wake-ups
   double node_forget_s = 86400;  // a gone node's row is dropped this long after its last beat
+  // A queued job whose backend no live node offers waits this long for one, then fails; 0 =
+  // for ever. An hour: a GPU node's reboot or driver upgrade, not a backend the cluster lacks.
+  double capable_node_wait_s = 3600;
   std::vector<std::string> backends;  // what this node offers; empty = every backend it has
   // Device discovery at start-up runs in a child given this long (discovery_child.h); past it
   // the node serves without its devices.

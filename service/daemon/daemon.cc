@@ -177,6 +177,7 @@ ManagerOptions manager_options(const DaemonConfig& config) {
   options.lease_s = config.lease_s;
   options.claim_poll_s = config.claim_poll_s;
   options.node_forget_s = config.node_forget_s;
+  options.capable_node_wait_s = config.capable_node_wait_s;
   options.retention_hours = config.retention_hours;
   options.proc_root = config.proc_root;
   options.sample_interval_s = config.sample_interval_s;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "service/daemon/jobs/backend_wait_expiry.h"
 #include "service/daemon/jobs/interrupted_publish.h"
 #include "service/daemon/jobs/job_writes.h"
 #include "service/daemon/jobs/partial_outputs.h"
@@ -74,6 +75,7 @@ Status ClusterMembership::beat(const NodeRecord& node) {
   renew_leases();
   TC_RETURN_IF_ERROR(take_orphans(""));
   TC_RETURN_IF_ERROR(parts_.dispatcher.learn_offers());
+  TC_RETURN_IF_ERROR(fail_jobs_past_backend_wait(parts_));
   parts_.dispatcher.wake();
   return {};
 }

@@ -84,15 +84,23 @@ std::vector<SchedDevice> Dispatcher::devices_now() const {
 Status Dispatcher::learn_offers() {
   TC_ASSIGN_OR_RETURN(std::vector<NodeRecord> nodes, nodes_.list());
   // Judged by the store's clock (silent_ms): a node whose own clock runs ahead must not take
-  // the others for gone.
-  int64_t live_within = 3 * lease_ms(std::max(options_.lease_s, 20.0));
+  // the others for gone. One taken for gone too soon costs a wait, never a job.
+  int64_t live_within = 3 * lease_ms(options_.lease_s);
   std::lock_guard lock(mutex_);
-  offered_anywhere_ = scheduler_.offered();
-  for (const NodeRecord& other : nodes)
-    if (other.silent_ms <= live_within && other.id != options_.node_id)
-      offered_anywhere_.insert(other.backends.begin(), other.backends.end());
+  offers_ = offers_of(nodes, options_.node_id, scheduler_.offered(), live_within);
   offers_learned_ = Clock::now();
   return {};
+}
+
+BackendOffers Dispatcher::offers() const {
+  std::lock_guard lock(mutex_);
+  return offers_;
+}
+
+Status Dispatcher::waiting(const JobRecord& job) const {
+  if (!shared_ || job.state != JobState::kQueued) return {};
+  std::lock_guard lock(mutex_);
+  return waiting_status(job, offers_, options_.capable_node_wait_s);
 }
 
 void Dispatcher::loop() {
@@ -129,7 +137,14 @@ bool Dispatcher::claim_one() {
       (void)learn_offers();
       lock.lock();
     }
-    backends = scheduler_.claimable(offered_anywhere_);
+    backends = scheduler_.claimable(offers_.live);
+    // In a cluster, a job whose backend no live node offers waits for one (backend_wait.h)
+    // rather than taking a software slot to fail there.
+    std::set<std::string> here = scheduler_.offered();
+    if (shared_)
+      std::erase_if(backends, [&](const std::string& b) {
+        return b != name_of(BackendKind::kAuto) && !here.count(b);
+      });
   }
   if (backends.empty()) return false;
   int device = -1;

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "service/daemon/jobs/backend_wait.h"
 #include "service/daemon/jobs/manager_options.h"
 #include "service/daemon/jobs/running_jobs.h"
 #include "service/daemon/policy/scheduler.h"
@@ -51,10 +52,16 @@ class Dispatcher {
   void sample(const std::string& job, const metrics::EngineUsage& live);
   const std::vector<SchedDevice>& devices() const { return devices_; }  // fixed
   std::vector<SchedDevice> devices_now() const;
-  // Which backends the live nodes offer (this one's included). A node silent for a few leases
-  // (a minute at least) is gone: its backends are no longer waited for. An error: the store
-  // could not be read.
+  // Which backends the live nodes offer (this one's included). A node silent for three leases
+  // is not live. In a cluster, a job whose backend no live node offers is not claimed: it
+  // waits (backend_wait.h). An error: the store could not be read.
   Status learn_offers();
+  // As the last learn_offers() saw them.
+  BackendOffers offers() const;
+  bool shared() const { return shared_; }
+  // Why a queued job waits for a node (backend_wait.h), for GetJob; ok when it does not, and
+  // always with a store no other node shares (this node's worker refuses what it cannot run).
+  Status waiting(const JobRecord& job) const;
 
  private:
   void loop();
@@ -76,7 +83,7 @@ class Dispatcher {
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   Scheduler scheduler_;
-  std::set<std::string> offered_anywhere_;  // backends the live nodes offer (learn_offers())
+  BackendOffers offers_;  // what the nodes offer (learn_offers())
   std::chrono::steady_clock::time_point offers_learned_{};
   bool stopping_ = false;       // the loop ends
   bool changed_ = false;        // a slot or a job appeared since the loop last looked

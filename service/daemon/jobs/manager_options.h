@@ -18,6 +18,9 @@ struct ManagerOptions {
   double lease_s = 30;           // a running job's lease; renewed every lease_s / 3
   double claim_poll_s = 2;       // the claim loop's safety net besides wake-ups
   double node_forget_s = 86400;  // gone nodes' rows are dropped this long after their last beat
+  // A queued job whose backend no live node offers waits this long for one, then fails
+  // (backend_wait.h); 0 = for ever.
+  double capable_node_wait_s = 3600;
   RequestPolicy policy;
   SuperviseOptions supervise;
   // What every job's worker runs under (node_decisions.h): the dispatcher hands it on, with

@@ -22,6 +22,10 @@ class Outbox {
   // claim returns it before then, and after then it is due again (its claimer died).
   virtual Result<std::vector<Notification>> claim_due_notifications(int64_t now_ms, int64_t hold_ms,
                                                                     int limit) = 0;
+  // Holds the notices `ids`, claimed by this caller and not settled yet, until `now_ms +
+  // hold_ms` too, unless a hold has already run out (another claim may have taken that one).
+  virtual Status renew_notification_holds(const std::vector<int64_t>& ids, int64_t now_ms,
+                                          int64_t hold_ms) = 0;
   virtual Status mark_notification_delivered(int64_t id) = 0;
   // Tried `attempts` times so far; due again at `due_ms`. `error` is kept for the operator.
   virtual Status reschedule_notification(int64_t id, int attempts, int64_t due_ms,

@@ -25,6 +25,17 @@ inline std::string claim_notifications_sql(const char* lock) {
          lock + ") RETURNING " + kNotificationColumns;
 }
 
+// $1 = now, $2 = held until, $3... = `ids`: renews the holds of the notices a daemon holds
+// (waiting in its pool or being sent), so that no other claims one while it is there. A hold
+// that ran out (its holder could not reach the store for that long) is not renewed: another
+// daemon may hold that notice now.
+inline std::string renew_notification_holds_sql(size_t ids) {
+  std::string in;
+  for (size_t i = 0; i < ids; ++i) in += (i ? ", $" : "$") + std::to_string(i + 3);
+  return "UPDATE notifications SET due_ms = $2 WHERE status = 0 AND due_ms > $1 AND id IN (" + in +
+         ")";
+}
+
 // $1 = id.
 inline constexpr const char* kMarkNotificationDelivered =
     "UPDATE notifications SET status = 1, attempts = attempts + 1, last_error = '' WHERE id = $1";

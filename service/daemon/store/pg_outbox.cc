@@ -40,6 +40,16 @@ Status PgJobStore::update_notice(const char* sql, const PgParams& params) {
   return db_->query(sql, params, "update notice " + params.front().value_or("")).status();
 }
 
+Status PgJobStore::renew_notification_holds(const std::vector<int64_t>& ids, int64_t now_ms,
+                                            int64_t hold_ms) {
+  if (ids.empty()) return {};
+  PgParams params{std::to_string(now_ms), std::to_string(now_ms + hold_ms)};
+  for (int64_t id : ids) params.push_back(std::to_string(id));
+  std::lock_guard lock(mutex_);
+  return db_->query(renew_notification_holds_sql(ids.size()), params, "renew the notices' holds")
+      .status();
+}
+
 Status PgJobStore::mark_notification_delivered(int64_t id) {
   return update_notice(kMarkNotificationDelivered, {std::to_string(id)});
 }

@@ -64,6 +64,19 @@ Status SqliteJobStore::step_notice(Statement& s, int64_t id) {
   return {};
 }
 
+Status SqliteJobStore::renew_notification_holds(const std::vector<int64_t>& ids, int64_t now_ms,
+                                                int64_t hold_ms) {
+  if (ids.empty()) return {};
+  std::lock_guard lock(mutex_);
+  Statement s(db_, sqlite_sql(renew_notification_holds_sql(ids.size())));
+  if (!s.ok()) return outbox_error(db_, "prepare the renewal of holds");
+  s.bind(1, now_ms);
+  s.bind(2, now_ms + hold_ms);
+  for (size_t i = 0; i < ids.size(); ++i) s.bind(static_cast<int>(i) + 3, ids[i]);
+  if (s.step() != SQLITE_DONE) return outbox_error(db_, "renew the holds");
+  return {};
+}
+
 Status SqliteJobStore::mark_notification_delivered(int64_t id) {
   std::lock_guard lock(mutex_);
   Statement s(db_, sqlite_sql(kMarkNotificationDelivered));

@@ -11,6 +11,17 @@ void log_outbox_error(const Status& status) {
   if (!status.is_ok()) spdlog::error("webhooks: {}", status.to_string());
 }
 
+// The longest one POST takes.
+int64_t send_ms(const WebhookTimeouts& timeouts) {
+  return timeouts.connect_ms + timeouts.total_ms;
+}
+
+// How long a claim or a renewal holds a notice: twice a POST, so that a send started under a
+// renewal ends under it even if every renewal after it fails.
+int64_t hold_ms(const WebhookTimeouts& timeouts) {
+  return 2 * send_ms(timeouts);
+}
+
 }  // namespace
 
 WebhookDelivery::WebhookDelivery(Outbox& outbox, DeliveryOptions options)
@@ -20,6 +31,7 @@ WebhookDelivery::WebhookDelivery(Outbox& outbox, DeliveryOptions options)
 }
 
 void WebhookDelivery::deliver_all_due() {
+  renew_holds();
   // A full batch: more may be due at once.
   while (deliver_due() == options_.batch) {
   }
@@ -28,12 +40,10 @@ void WebhookDelivery::deliver_all_due() {
 
 int WebhookDelivery::deliver_due() {
   if (!pool_->has_room()) return 0;
-  // Held longer than a POST can take: another daemon re-sends only when this one died mid-way.
-  // A notice still waiting here when its hold runs out is claimed again by this poll (the pool
-  // takes it once), which holds it anew.
-  int64_t hold_ms = 2 * (options_.timeouts.connect_ms + options_.timeouts.total_ms);
+  // Held longer than a POST can take, and renewed at each poll while here: another daemon
+  // sends it only when this one died or lost the store for longer than the hold.
   Result<std::vector<Notification>> due =
-      outbox_.claim_due_notifications(now_ms(), hold_ms, options_.batch);
+      outbox_.claim_due_notifications(now_ms(), hold_ms(options_.timeouts), options_.batch);
   if (!due.is_ok()) {
     log_outbox_error(due.status());
     return 0;
@@ -42,6 +52,16 @@ int WebhookDelivery::deliver_due() {
   for (const Notification& notice : *due) fresh += pool_->add(notice) ? 1 : 0;
   // Only notices new to the pool say more may be due.
   return fresh == static_cast<int>(due->size()) ? fresh : 0;
+}
+
+// A renewal that fails leaves the holds as they were; once they have run out, the waiting
+// notices may be another daemon's, so they leave the pool (the store hands them out again).
+void WebhookDelivery::renew_holds() {
+  int64_t now = now_ms();
+  if (held_until_ms_ < now) pool_->drop_waiting();
+  Status renewed = outbox_.renew_notification_holds(pool_->held(), now, hold_ms(options_.timeouts));
+  if (!renewed.is_ok()) return log_outbox_error(renewed);
+  held_until_ms_ = now + hold_ms(options_.timeouts);
 }
 
 void WebhookDelivery::count_backlog() {
@@ -59,6 +79,12 @@ NotificationBacklog WebhookDelivery::backlog() const {
 }
 
 void WebhookDelivery::deliver(const Notification& notice) {
+  if (now_ms() + send_ms(options_.timeouts) > held_until_ms_) {
+    // Its hold may run out mid-send: left to the store's next claim.
+    spdlog::debug("job {}: webhook {} ({}) not sent: its hold is not renewed", notice.job_id,
+                  notice.event, notice.delivery_id);
+    return;
+  }
   Status sent = post_notification(notice, options_.target, options_.timeouts);
   if (sent.is_ok()) {
     spdlog::debug("job {}: webhook {} delivered ({})", notice.job_id, notice.event,

@@ -2,7 +2,10 @@
 // several daemons on one database, each notice goes to one) and hands them to a WebhookPool,
 // whose threads POST them (at most a few at once per receiver, so a slow receiver delays only
 // its own notices), mark them delivered on 2xx, and otherwise reschedule them by WebhookBackoff
-// or give up (logged). Never an RPC thread. What was not delivered when the daemon stopped is
+// or give up (logged). A notice is held in the store while it waits in the pool or is being
+// sent: each poll renews the holds of the pool's notices, and a send starts only while the last
+// renewal covers the whole of it (WebhookTimeouts), so no other daemon sends a notice while its
+// first send is in flight. Never an RPC thread. What was not delivered when the daemon stopped is
 // still in the outbox and goes out after the next start.
 #pragma once
 
@@ -41,6 +44,7 @@ class WebhookDelivery {
 
  private:
   void deliver_all_due();
+  void renew_holds();
   void deliver(const Notification& notice);
   void count_backlog();
 
@@ -48,6 +52,8 @@ class WebhookDelivery {
   DeliveryOptions options_;
   std::atomic<int64_t> backlog_count_{0};
   std::atomic<int64_t> backlog_oldest_ms_{0};
+  // Until when every notice in the pool is held in the store (the last renewal's), unix ms.
+  std::atomic<int64_t> held_until_ms_{0};
   std::optional<WebhookPool> pool_;
   std::optional<PeriodicThread> polls_;  // last: stops before the rest goes
 };

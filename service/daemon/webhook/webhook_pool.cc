@@ -35,6 +35,19 @@ bool WebhookPool::has_room() const {
   return waiting_count_ < options_.max_waiting;
 }
 
+std::vector<int64_t> WebhookPool::held() const {
+  std::lock_guard lock(mutex_);
+  return {known_.begin(), known_.end()};
+}
+
+void WebhookPool::drop_waiting() {
+  std::lock_guard lock(mutex_);
+  for (auto& [receiver, queue] : waiting_)
+    for (const Notification& notice : queue) known_.erase(notice.id);
+  waiting_.clear();
+  waiting_count_ = 0;
+}
+
 std::deque<Notification>* WebhookPool::ready_locked() {
   for (auto& [receiver, queue] : waiting_)
     if (!queue.empty() && in_flight_[receiver] < options_.per_receiver) return &queue;

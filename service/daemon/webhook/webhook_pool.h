@@ -40,6 +40,11 @@ class WebhookPool {
   bool add(Notification notice);
   // Room for more notices.
   bool has_room() const;
+  // The notices waiting or in flight here: those whose holds the store must keep.
+  std::vector<int64_t> held() const;
+  // Forgets the waiting notices (their holds ran out: the store hands them out again); those in
+  // flight finish.
+  void drop_waiting();
 
  private:
   void work();
