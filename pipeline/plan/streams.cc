@@ -65,6 +65,13 @@ bool container_takes(const Target& target, AVCodecID codec) {
   return av::muxer_takes_codec(target.muxer, codec);
 }
 
+// AC-3 and E-AC-3 in MP4: the muxer writes them (dac3/dec3) and Safari plays them, but Chromium
+// and Firefox refuse the track (Chromium's MSE with it the whole file): --audio auto encodes
+// them for browsers; --audio copy keeps them, for the players that take them.
+bool browsers_refuse(const Target& target, AVCodecID codec) {
+  return target.container == "mp4" && (codec == AV_CODEC_ID_AC3 || codec == AV_CODEC_ID_EAC3);
+}
+
 std::string cannot_hold(const Target& target, const std::string& codec) {
   return target.container + " cannot hold " + codec;
 }
@@ -95,6 +102,8 @@ std::string audio_refusal(const Target& target, const AudioInfo& track) {
   if (target.container == "mp4" &&
       (track.codec == AV_CODEC_ID_MP1 || track.codec == AV_CODEC_ID_MP2))
     return "mp4 players do not take " + track.codec_name + ": it reads back as mp3";
+  if (browsers_refuse(target, track.codec))
+    return "browsers do not play " + track.codec_name + " in mp4; --audio copy keeps it";
   return cannot_hold(target, track.codec_name);
 }
 
@@ -120,7 +129,8 @@ Result<StreamOutcome> plan_audio_track(const Target& target, const MediaInfo& me
   Loudnorm loudnorm = target.spec.loudnorm;
   std::string reformat = reformat_reason(target.spec, track);
   if (loudnorm == Loudnorm::kOff && reformat.empty() &&
-      (mode == AudioMode::kCopy || (mode == AudioMode::kAuto && takes))) {
+      (mode == AudioMode::kCopy ||
+       (mode == AudioMode::kAuto && takes && !browsers_refuse(target, track.codec)))) {
     audio.mode = AudioPlan::Mode::kCopy;
     output.audio.push_back(audio);
     return kept(std::move(outcome), "copy");

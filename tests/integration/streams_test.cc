@@ -68,8 +68,8 @@ TEST_F(Streams, Mp4KeepsBothAudioTracksAndConvertsSubtitlesToMovText) {
   EXPECT_EQ(audio[0].language, "eng");
   EXPECT_EQ(audio[0].handler_name, "English");  // MP4's place for a track title
   EXPECT_TRUE(audio[0].is_default);
-  EXPECT_EQ(audio[1].codec, "ac3");
-  EXPECT_EQ(audio[1].channel_layout, "5.1(side)");
+  EXPECT_EQ(audio[1].codec, "aac");  // browsers do not play AC-3 in MP4
+  EXPECT_EQ(audio[1].channel_layout, "5.1");
   EXPECT_EQ(audio[1].language, "fra");
   EXPECT_EQ(audio[1].handler_name, "Français 5.1");
   EXPECT_FALSE(audio[1].is_default);
@@ -82,7 +82,8 @@ TEST_F(Streams, Mp4KeepsBothAudioTracksAndConvertsSubtitlesToMovText) {
   EXPECT_TRUE(subtitles[1].forced);
   EXPECT_EQ(outcomes(report),
             (std::vector<std::string>{
-                "kept: encode libx264", "kept: copy", "kept: copy",
+                "kept: encode libx264", "kept: copy",
+                "kept: encode aac (browsers do not play ac3 in mp4; --audio copy keeps it)",
                 "kept: convert to mov_text (mp4 holds text subtitles as mov_text)",
                 "kept: convert to mov_text (mp4 holds text subtitles as mov_text)"}));
 }

@@ -72,7 +72,8 @@ TEST(StreamsPlan, Mp4CopiesWhatItHoldsEncodesTheRestAndConvertsTextSubtitles) {
   EXPECT_EQ(outcome(plan, 0), "kept: encode libx264");
   EXPECT_EQ(outcome(plan, 1), "kept: copy");
   EXPECT_EQ(outcome(plan, 2), "kept: encode aac (mp4 cannot hold pcm_s16le)");
-  EXPECT_EQ(outcome(plan, 3), "kept: copy");
+  EXPECT_EQ(outcome(plan, 3),
+            "kept: encode aac (browsers do not play ac3 in mp4; --audio copy keeps it)");
   EXPECT_EQ(outcome(plan, 4), "kept: convert to mov_text (mp4 holds text subtitles as mov_text)");
   EXPECT_EQ(outcome(plan, 5), "kept: convert to mov_text (mp4 holds text subtitles as mov_text)");
   EXPECT_EQ(outcome(plan, 6), "dropped: mp4 cannot hold hdmv_pgs_subtitle");
@@ -82,10 +83,32 @@ TEST(StreamsPlan, Mp4CopiesWhatItHoldsEncodesTheRestAndConvertsTextSubtitles) {
   EXPECT_EQ(out.audio[1].input_stream, 2);
   ASSERT_EQ(out.subtitles.size(), 2u);
   EXPECT_EQ(out.subtitles[0].encoder, "mov_text");
-  // One graph for the one encoded track, feeding this output.
-  ASSERT_EQ(plan.audio_graphs.size(), 1u);
+  // A graph for each encoded track, feeding this output.
+  ASSERT_EQ(plan.audio_graphs.size(), 2u);
   EXPECT_EQ(plan.audio_graphs[0].input_stream, 2);
   EXPECT_EQ(plan.audio_graphs[0].graph.sink_label(0), "a2out0");
+}
+
+// AC-3 and E-AC-3 play in MP4 on Safari only: --audio auto encodes them to AAC there (as MP2),
+// an explicit --audio copy keeps them; Matroska and MPEG-TS keep them either way.
+TEST(StreamsPlan, Ac3AndEac3InMp4AreEncodedUnderAutoAndKeptUnderCopy) {
+  for (AVCodecID codec : {AV_CODEC_ID_AC3, AV_CODEC_ID_EAC3}) {
+    std::string name = avcodec_get_name(codec);
+    MediaInfo media = testing::media();
+    media.audio = {audio_track(1, codec, "eng", "", AV_DISPOSITION_DEFAULT)};
+    Plan file = plan_for(output("a.mp4"), media);
+    EXPECT_EQ(outcome(file, 1),
+              "kept: encode aac (browsers do not play " + name + " in mp4; --audio copy keeps it)");
+    ASSERT_EQ(file.outputs[0].audio.size(), 1u);
+    EXPECT_EQ(file.outputs[0].audio[0].codec, AV_CODEC_ID_AAC);
+    OutputSpec copy = output("a.mp4");
+    copy.audio = AudioMode::kCopy;
+    EXPECT_EQ(outcome(plan_for(copy, media), 1), "kept: copy") << name;
+    for (const char* other : {"a.mkv", "a.ts", "a.mov"})
+      EXPECT_EQ(outcome(plan_for(output(other), media), 1),
+                std::string_view(other) == "a.mov" ? outcome(file, 1) : "kept: copy")
+          << other;
+  }
 }
 
 TEST(StreamsPlan, MatroskaCopiesEveryTrack) {
@@ -177,8 +200,11 @@ TEST(StreamsPlan, TwoOutputsEncodingOneTrackShareItsGraph) {
   Result<Plan> plan =
       make_plan(job({output("a.mp4"), output("b.ts", 640, 360)}), rich_media(), inventory({}));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
-  ASSERT_EQ(plan->audio_graphs.size(), 1u);
+  // PCM #2 for both; AC-3 #3 for the mp4 alone (the ts copies it).
+  ASSERT_EQ(plan->audio_graphs.size(), 2u);
+  EXPECT_EQ(plan->audio_graphs[0].input_stream, 2);
   ASSERT_EQ(plan->audio_graphs[0].graph.sinks.size(), 2u);
+  EXPECT_EQ(plan->audio_graphs[1].graph.sinks.size(), 1u);
   EXPECT_EQ(plan->audio_graphs[0].graph.sink_label(1), "a2out1");
 }
 
