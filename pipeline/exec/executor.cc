@@ -20,6 +20,7 @@ extern "C" {
 #include "pipeline/exec/hdr_metadata.h"
 #include "pipeline/exec/quality_meter.h"
 #include "pipeline/exec/source_change.h"
+#include "pipeline/exec/source_priming.h"
 #include "pipeline/exec/stages.h"
 #include "pipeline/exec/thumbnail_writer.h"
 #include "pipeline/hw/backends.h"
@@ -73,6 +74,7 @@ struct AudioTrackState {
   const InputTrack* input = nullptr;
   Window window;
   const FilterGraphPlan* graph_plan = nullptr;  // null when every output copies it
+  SourcePriming priming;                        // decoded priming is not content
   std::optional<FilterGraph> graph;
   bool done = false;
   bool flushed = false;
@@ -121,7 +123,8 @@ class Transcode {
     video_window_ = Window::of(input_.video, spec_.start_s, spec_.duration_s);
     for (const InputTrack& track : input_.audio)
       audio_.push_back({&track, Window::of(track.stream, spec_.start_s, spec_.duration_s),
-                        audio_graph_plan(track.stream->index)});
+                        audio_graph_plan(track.stream->index),
+                        SourcePriming(*track.stream, spec_.start_s <= 0)});
     for (const InputTrack& track : input_.subtitles)
       subtitles_.push_back({&track, Window::of(track.stream, spec_.start_s, spec_.duration_s)});
     if (plan_.package.on()) {
@@ -304,6 +307,7 @@ class Transcode {
     if (!track.window.before(packet.pts))
       TC_RETURN_IF_ERROR(copy_to_every_output(packet, *track.input->stream, track.window.start));
     if (!track.input->decoder) return Status::ok();
+    track.priming.on_packet(packet);
     return decode_audio(track, &packet);
   }
 
@@ -517,7 +521,8 @@ class Transcode {
       if (err < 0) return av_status(err, Code::kInput, "decoding audio");
       AVFrame* frame = frame_.get();
       frame->pts = frame->best_effort_timestamp;
-      if (track.window.before(frame->pts) || track.window.past(frame->pts)) {
+      if (track.window.before(frame->pts) || track.window.past(frame->pts) ||
+          track.priming.covers(*frame)) {
         av_frame_unref(frame);
         continue;
       }

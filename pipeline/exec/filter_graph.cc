@@ -58,6 +58,15 @@ FilterGraph::Source video_source(const AVFrame& frame, AVRational time_base,
                      std::to_string(frame.height) + ":pix_fmt=" + std::to_string(frame.format) +
                      ":time_base=" + rational(time_base) + ":pixel_aspect=" + rational(aspect);
   if (frame_rate.num > 0) args += ":frame_rate=" + rational(frame_rate);
+#if LIBAVFILTER_VERSION_INT >= AV_VERSION_INT(10, 4, 100)
+  // FFmpeg 7.1 (libavfilter 10.4) negotiates YUV colorspace and range between filters like a
+  // pixel format, from what the source declares; undeclared, scale's output frames lose the
+  // source's matrix and zscale, asked for linear light from an unknown matrix, fails ("Generic
+  // error in an external library"). The ffmpeg CLI declares them; so do we. 5.1 has no such
+  // options: each filter reads the frames' own.
+  args += ":colorspace=" + std::to_string(frame.colorspace) +
+          ":range=" + std::to_string(frame.color_range);
+#endif
   return {"buffer", args, frame.hw_frames_ctx};
 }
 
