@@ -179,6 +179,9 @@ const std::vector<Setting>& settings() {
       string_setting("cgroup_root", &C::cgroup_root,
                      "the cgroup v2 filesystem whose memory.max bounds the workers' memory"),
       double_setting("sample_interval", &C::sample_interval_s,
+      string_setting("http_listen", &C::http_listen,
+                     "host:port of the HTTP/JSON API (the gRPC API's routes, same token and "
+                     "TLS); unset = off"),
                      "seconds between engine samples of a worker"),
   };
   return table;
@@ -423,6 +426,12 @@ Status validate_config(const DaemonConfig& c) {
   TC_RETURN_IF_ERROR(require(secure || c.allow_insecure_remote || is_loopback_address(c.listen),
                              "listen",
                              "'" + c.listen +
+  TC_RETURN_IF_ERROR(require(
+      c.http_listen.empty() ||
+          (c.http_listen.rfind("unix:", 0) != 0 && c.http_listen.find(':') != std::string::npos),
+      "http_listen", "'" + c.http_listen + "' is not host:port"));
+  TC_RETURN_IF_ERROR(require(c.http_listen.empty() || c.tls_cert.empty() || c.tls_client_ca.empty(),
+                             "http_listen", "client certificates (tls_client_ca) are gRPC only"));
                                  "' is not loopback: set tls_cert and tls_key, "
                                  "or allow_insecure_remote"));
   return {};
@@ -432,6 +441,12 @@ Status validate_config(const DaemonConfig& c) {
 // One secret, or two while rotating (the new one and the old, both signing).
 Status read_webhook_secret(DaemonConfig& config) {
   if (config.webhook_secret_file.empty()) return {};
+  TC_RETURN_IF_ERROR(require(c.http_listen.empty() || secure || c.allow_insecure_remote ||
+                                 is_loopback_address(c.http_listen),
+                             "http_listen",
+                             "'" + c.http_listen +
+                                 "' is not loopback: set tls_cert and tls_key, "
+                                 "or allow_insecure_remote"));
   Result<std::string> text = read_file(config.webhook_secret_file);
   if (!text.is_ok())
     return {Code::kInvalidArgument, "webhook_secret_file: " + text.status().message()};

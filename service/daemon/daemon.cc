@@ -351,6 +351,7 @@ int serve(const DaemonConfig& config) {
   if (server->health) std::printf("health %s\n", server->health_address.c_str());
   std::printf("listening %s\n", server->address.c_str());
   std::fflush(stdout);
+  if (server->http) std::printf("http %s\n", server->http->address().c_str());
 
   sigset_t signals = shutdown_signals();
   int signal_number = 0;

@@ -43,6 +43,23 @@ Status start_health_server(const DaemonConfig& config, StartedServer& started) {
   return {};
 }
 
+// The HTTP/JSON API on http_listen: the Transcoder's routes, through the server's in-process
+// channel, with the gRPC listener's TLS certificate and its message size bound.
+Status start_http_gateway(const DaemonConfig& config, StartedServer& started) {
+  HttpGatewayOptions options;
+  options.listen = config.http_listen;
+  if (!config.tls_cert.empty()) {
+    options.tls_cert_pem = read_file_or_empty(config.tls_cert);
+    options.tls_key_pem = read_file_or_empty(config.tls_key);
+  }
+  options.max_body_bytes = GRPC_DEFAULT_MAX_RECV_MESSAGE_LENGTH;
+  TC_ASSIGN_OR_RETURN(started.http,
+                      HttpGateway::start(std::move(options),
+                                         started.server->InProcessChannel(grpc::ChannelArguments()),
+                                         transcoder_service()));
+  return {};
+}
+
 void set_server_serving(grpc::Server& server, bool serving) {
   grpc::HealthCheckServiceInterface* health = server.GetHealthCheckService();
   if (!health) return;
@@ -75,6 +92,7 @@ Result<StartedServer> start_server(const DaemonConfig& config, grpc::Service* se
     return Status(Code::kInternal, "listen: cannot listen on " + config.listen);
   started.address = bound_address(config.listen, port);
   if (!config.health_listen.empty()) TC_RETURN_IF_ERROR(start_health_server(config, started));
+  if (!config.http_listen.empty()) TC_RETURN_IF_ERROR(start_http_gateway(config, started));
   return started;
 }
 

@@ -11,6 +11,7 @@
 #include "pipeline/core/status.h"
 #include "service/daemon/api/reflection_service.h"
 #include "service/daemon/config.h"
+#include "service/daemon/http/gateway.h"
 
 namespace tc::daemon {
 
@@ -26,6 +27,9 @@ struct StartedServer {
   std::unique_ptr<ReflectionService> health_reflection;
   std::unique_ptr<grpc::Server> health;
   std::string health_address;
+  // http_listen's HTTP/JSON API, forwarding to `server` in-process: declared after it, so it
+  // stops (waiting for its connections) before the server is freed.
+  std::unique_ptr<HttpGateway> http;
 };
 
 Result<StartedServer> start_server(const DaemonConfig& config, grpc::Service* service);

@@ -77,10 +77,13 @@ class RealDaemon:
         self.process = subprocess.Popen(args, stdout=subprocess.PIPE, env=env)
         self.metrics_address = None
         self.health_address = None  # with --health-listen
+        self.http_address = None  # with --http-listen
         line = self.process.stdout.readline().decode().strip()
-        while line.startswith(("metrics ", "health ")):
+        while line.startswith(("metrics ", "health ", "http ")):
             if line.startswith("metrics "):
                 self.metrics_address = line.split(" ", 1)[1]
+            elif line.startswith("http "):
+                self.http_address = line.split(" ", 1)[1]
             else:
                 self.health_address = line.split(" ", 1)[1]
             line = self.process.stdout.readline().decode().strip()
