@@ -5,7 +5,8 @@ namespace tc {
 // nlohmann's own mapping, field by field; AVCodecID keys make maps arrays of [id, value] pairs.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EncodeEntrypoints, full, low_power,
                                                 full_rate_control, low_power_rate_control,
-                                                max_width, max_height)
+                                                max_width, max_height, full_bit_depth,
+                                                low_power_bit_depth, full_chroma, low_power_chroma)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DecodeProfile, va_profile, name, codec, bit_depth,
                                                 chroma, max_width, max_height)
 
@@ -22,7 +23,8 @@ nlohmann::json device_to_json(const HwDevice& device) {
                          {"decode_profiles", device.decode_profiles},
                          {"model", device.model},
                          {"unusable_reason", device.unusable_reason}};
-  if (device.ordinal) json["ordinal"] = *device.ordinal;  // absent for DRM nodes
+  if (device.ordinal) json["ordinal"] = *device.ordinal;              // absent for DRM nodes
+  if (device.can_tonemap) json["can_tonemap"] = *device.can_tonemap;  // absent: not probed
   return json;
 }
 
@@ -39,6 +41,7 @@ Result<HwDevice> device_from_json(const nlohmann::json& json) {
   json.at("model").get_to(device.model);
   json.at("unusable_reason").get_to(device.unusable_reason);
   if (json.contains("ordinal")) device.ordinal = json.at("ordinal").get<unsigned>();
+  if (json.contains("can_tonemap")) device.can_tonemap = json.at("can_tonemap").get<bool>();
   return device;
 }
 
