@@ -175,13 +175,13 @@ const std::vector<Setting>& settings() {
       string_setting("health_listen", &C::health_listen,
                      "host:port of a plaintext listener serving only grpc.health.v1 (probes "
                      "beside a TLS listen); unset = off"),
+      string_setting("http_listen", &C::http_listen,
+                     "host:port of the HTTP/JSON API (the gRPC API's routes, same token and "
+                     "TLS); unset = off"),
       string_setting("proc_root", &C::proc_root, "where workers' /proc entries are read"),
       string_setting("cgroup_root", &C::cgroup_root,
                      "the cgroup v2 filesystem whose memory.max bounds the workers' memory"),
       double_setting("sample_interval", &C::sample_interval_s,
-      string_setting("http_listen", &C::http_listen,
-                     "host:port of the HTTP/JSON API (the gRPC API's routes, same token and "
-                     "TLS); unset = off"),
                      "seconds between engine samples of a worker"),
   };
   return table;
@@ -419,6 +419,12 @@ Status validate_config(const DaemonConfig& c) {
       require(c.health_listen.empty() || (c.health_listen.rfind("unix:", 0) != 0 &&
                                           c.health_listen.find(':') != std::string::npos),
               "health_listen", "'" + c.health_listen + "' is not host:port"));
+  TC_RETURN_IF_ERROR(require(
+      c.http_listen.empty() ||
+          (c.http_listen.rfind("unix:", 0) != 0 && c.http_listen.find(':') != std::string::npos),
+      "http_listen", "'" + c.http_listen + "' is not host:port"));
+  TC_RETURN_IF_ERROR(require(c.http_listen.empty() || c.tls_cert.empty() || c.tls_client_ca.empty(),
+                             "http_listen", "client certificates (tls_client_ca) are gRPC only"));
   TC_RETURN_IF_ERROR(require(!c.proc_root.empty(), "proc_root", "must not be empty"));
   TC_RETURN_IF_ERROR(require(c.sample_interval_s >= 0.05 && c.sample_interval_s <= 60,
                              "sample_interval", "must be 0.05..60 seconds"));
@@ -426,12 +432,12 @@ Status validate_config(const DaemonConfig& c) {
   TC_RETURN_IF_ERROR(require(secure || c.allow_insecure_remote || is_loopback_address(c.listen),
                              "listen",
                              "'" + c.listen +
-  TC_RETURN_IF_ERROR(require(
-      c.http_listen.empty() ||
-          (c.http_listen.rfind("unix:", 0) != 0 && c.http_listen.find(':') != std::string::npos),
-      "http_listen", "'" + c.http_listen + "' is not host:port"));
-  TC_RETURN_IF_ERROR(require(c.http_listen.empty() || c.tls_cert.empty() || c.tls_client_ca.empty(),
-                             "http_listen", "client certificates (tls_client_ca) are gRPC only"));
+                                 "' is not loopback: set tls_cert and tls_key, "
+                                 "or allow_insecure_remote"));
+  TC_RETURN_IF_ERROR(require(c.http_listen.empty() || secure || c.allow_insecure_remote ||
+                                 is_loopback_address(c.http_listen),
+                             "http_listen",
+                             "'" + c.http_listen +
                                  "' is not loopback: set tls_cert and tls_key, "
                                  "or allow_insecure_remote"));
   return {};
@@ -441,12 +447,6 @@ Status validate_config(const DaemonConfig& c) {
 // One secret, or two while rotating (the new one and the old, both signing).
 Status read_webhook_secret(DaemonConfig& config) {
   if (config.webhook_secret_file.empty()) return {};
-  TC_RETURN_IF_ERROR(require(c.http_listen.empty() || secure || c.allow_insecure_remote ||
-                                 is_loopback_address(c.http_listen),
-                             "http_listen",
-                             "'" + c.http_listen +
-                                 "' is not loopback: set tls_cert and tls_key, "
-                                 "or allow_insecure_remote"));
   Result<std::string> text = read_file(config.webhook_secret_file);
   if (!text.is_ok())
     return {Code::kInvalidArgument, "webhook_secret_file: " + text.status().message()};

@@ -79,12 +79,12 @@ struct DaemonConfig {
   // host:port of a plaintext gRPC listener serving grpc.health.v1 only, for probes that cannot
   // speak TLS (Kubernetes' grpc probes) while `listen` has it; empty = off.
   std::string health_listen;
-  // The cgroup v2 filesystem: the memory.max the daemon runs under (memory_budget.h) is read
-  // from here (tests: a fake).
   // host:port of the HTTP/JSON API: the gRPC API's routes (http.proto), its token and its TLS
   // (tls_cert/tls_key). Empty = off: a second port is a second surface to secure and expose, and
   // a deployment asks for it (docs/daemon.md, HTTP API).
   std::string http_listen;
+  // The cgroup v2 filesystem: the memory.max the daemon runs under (memory_budget.h) is read
+  // from here (tests: a fake).
   std::string cgroup_root = "/sys/fs/cgroup";
   // Where workers' fdinfo and stat, and the NVIDIA driver's version, are read (tests: a fake).
   std::string proc_root = "/proc";

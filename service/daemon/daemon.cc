@@ -349,9 +349,9 @@ int serve(const DaemonConfig& config) {
   spdlog::info("listening on {} (media roots: {})", server->address, roots);
   // Machine-readable lines on stdout: tests and scripts learn the ports chosen for :0.
   if (server->health) std::printf("health %s\n", server->health_address.c_str());
+  if (server->http) std::printf("http %s\n", server->http->address().c_str());
   std::printf("listening %s\n", server->address.c_str());
   std::fflush(stdout);
-  if (server->http) std::printf("http %s\n", server->http->address().c_str());
 
   sigset_t signals = shutdown_signals();
   int signal_number = 0;
