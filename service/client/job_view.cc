@@ -42,12 +42,15 @@ std::string code_name(grpc::StatusCode code) {
   }
 }
 
-std::string error_code_name(pb::ErrorCode code) {
-  std::string name = pb::ErrorCode_Name(code);
-  const std::string prefix = "ERROR_CODE_";
+// A proto enum value's name as a label: its prefix off, lower case ("ERROR_CODE_INPUT": "input").
+std::string enum_label(std::string name, const std::string& prefix) {
   if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
   for (char& c : name) c = static_cast<char>(std::tolower(c));
   return name;
+}
+
+std::string error_code_name(pb::ErrorCode code) {
+  return enum_label(pb::ErrorCode_Name(code), "ERROR_CODE_");
 }
 
 std::optional<QualityScore> quality_from_proto(const pb::OutputResult& o) {
@@ -63,6 +66,23 @@ std::optional<QualityScore> quality_from_proto(const pb::OutputResult& o) {
 
 std::string time_text(const google::protobuf::Timestamp& t) {
   return t.seconds() == 0 && t.nanos() == 0 ? "-" : TimeUtil::ToString(t);
+}
+
+std::string outcome_label(pb::AttemptOutcome outcome) {
+  return enum_label(pb::AttemptOutcome_Name(outcome), "ATTEMPT_OUTCOME_");
+}
+
+// One line per attempt: "attempt  1 crashed   node-a software 2026-...Z to 2026-...Z: why".
+std::string attempt_line(const pb::Attempt& a) {
+  char head[96];
+  std::snprintf(head, sizeof head, "attempt %2d %-11s ", a.number(),
+                outcome_label(a.outcome()).c_str());
+  std::string line = head + a.node() + " " + a.device() + " " + time_text(a.start_time()) + " to " +
+                     time_text(a.end_time());
+  if (a.has_error())
+    line += ": " + error_code_name(a.error().code()) + ": " + a.error().message() +
+            (a.error().retryable() ? " (retryable)" : "");
+  return line;
 }
 
 std::string percent(const pb::Job& job) {
@@ -219,6 +239,9 @@ std::string job_details(const pb::Job& job) {
   if (job.has_error())
     out << "error    " << error_code_name(job.error().code()) << ": " << job.error().message()
         << (job.error().retryable() ? " (retryable)" : "") << "\n";
+  if (job.has_not_before_time())
+    out << "retry    not before " << time_text(job.not_before_time()) << "\n";
+  for (const pb::Attempt& a : job.attempts()) out << attempt_line(a) << "\n";
   if (job.state() == pb::JOB_STATE_SUCCEEDED && job.has_result()) out << result_text(job.result());
   return out.str();
 }

@@ -122,7 +122,11 @@ const std::vector<Setting>& settings() {
       double_setting("stall_timeout", &C::stall_timeout_s, "seconds without progress"),
       double_setting("cancel_grace", &C::cancel_grace_s, "seconds from SIGTERM to SIGKILL"),
       double_setting("shutdown_grace", &C::shutdown_grace_s, "seconds running jobs get at exit"),
-      int_setting("max_attempts", &C::max_attempts, "runs of a job across daemon restarts"),
+      int_setting("max_attempts", &C::max_attempts,
+                  "runs of a job: across node deaths, and retries of retryable failures"),
+      double_setting("retry_base", &C::retry_base_s,
+                     "seconds before a retryable failure runs again, doubling per attempt"),
+      double_setting("retry_cap", &C::retry_cap_s, "seconds a retry waits at most"),
       double_setting("retention_hours", &C::retention_hours, "hours finished jobs are kept"),
       string_setting("store", &C::store,
                      "postgresql://... URL of a shared job store; unset = SQLite in state_dir"),
@@ -387,6 +391,9 @@ Status validate_config(const DaemonConfig& c) {
   TC_RETURN_IF_ERROR(require(c.cancel_grace_s >= 0, "cancel_grace", "must not be negative"));
   TC_RETURN_IF_ERROR(require(c.shutdown_grace_s >= 0, "shutdown_grace", "must not be negative"));
   TC_RETURN_IF_ERROR(require(c.max_attempts >= 1, "max_attempts", "must be at least 1"));
+  TC_RETURN_IF_ERROR(require(c.retry_base_s >= 0, "retry_base", "must be at least 0"));
+  TC_RETURN_IF_ERROR(
+      require(c.retry_cap_s >= c.retry_base_s, "retry_cap", "must be at least retry_base"));
   TC_RETURN_IF_ERROR(require(c.retention_hours > 0, "retention_hours", "must be positive"));
   TC_RETURN_IF_ERROR(require(c.lease_s >= 1 && c.lease_s <= 3600, "lease", "must be 1..3600 s"));
   TC_RETURN_IF_ERROR(

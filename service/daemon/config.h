@@ -32,7 +32,9 @@ struct DaemonConfig {
   // Storage
   std::string state_dir = "/var/lib/transcoded";
   double retention_hours = 168;  // how long finished jobs are kept
-  int max_attempts = 3;          // runs of a job interrupted by daemon restarts
+  int max_attempts = 3;          // runs of a job: interrupted by node deaths, or retried
+  double retry_base_s = 10;      // the delay before a retryable failure's next attempt, doubling
+  double retry_cap_s = 300;      // ... up to this
 
   // Cluster (README, Cluster)
   std::string store;                // postgresql://... = the shared cluster store; empty = SQLite

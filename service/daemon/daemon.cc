@@ -172,6 +172,8 @@ ManagerOptions manager_options(const DaemonConfig& config) {
   options.warm.jobs_per_worker = config.worker_jobs;
   options.warm.zygote = config.worker_zygote;
   options.max_attempts = config.max_attempts;
+  options.retry_base_s = config.retry_base_s;
+  options.retry_cap_s = config.retry_cap_s;
   options.node_id = node_id(config);
   options.max_queue = config.max_queue;
   options.lease_s = config.lease_s;

@@ -331,7 +331,8 @@ TEST_F(DaemonTest, TwentyConcurrentJobsAllSucceed) {
 }
 
 TEST_F(DaemonTest, CrashedWorkerFailsOnlyItsJob) {
-  ASSERT_TRUE(daemon.start({}, "crash:crashme"));
+  // One attempt: a crash is retryable (retry_test.py retries one); here it ends its job.
+  ASSERT_TRUE(daemon.start({"--max-attempts", "1"}, "crash:crashme"));
   std::string crash_input = media + "/crashme.mp4";
   fs::copy_file(input, crash_input);
   CommandResult crashed = client({"submit", crash_input, media + "/x.mp4", "--wait", "--quiet"});
@@ -343,7 +344,7 @@ TEST_F(DaemonTest, CrashedWorkerFailsOnlyItsJob) {
 }
 
 TEST_F(DaemonTest, StalledWorkerIsKilledByTheWatchdog) {
-  ASSERT_TRUE(daemon.start({"--stall-timeout", "2"}, "stall:stallme"));
+  ASSERT_TRUE(daemon.start({"--stall-timeout", "2", "--max-attempts", "1"}, "stall:stallme"));
   std::string stall_input = media + "/stallme.mp4";
   fs::copy_file(input, stall_input);
   CommandResult stalled = client({"submit", stall_input, media + "/y.mp4", "--wait", "--quiet"});

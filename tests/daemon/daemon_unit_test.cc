@@ -562,6 +562,8 @@ TEST(WorkerSupervisor, JudgesHowAWorkerEnded) {
   waitpid(pid, &segv, 0);
   Status crashed = judge_exit(segv, false, {});
   EXPECT_NE(crashed.message().find("SIGSEGV"), std::string::npos) << crashed.message();
+  EXPECT_TRUE(crashed.retryable());  // nothing says the job is at fault: it runs again
+  EXPECT_FALSE(judge_exit(3 << 8, false, Status(Code::kInput, "x")).retryable());
   EXPECT_EQ(judge_exit(3 << 8, false, Status(Code::kInput, "x")).code(), Code::kInput);
 }
 
@@ -570,6 +572,7 @@ TEST(WorkerFaults, OnlyMatchingInputs) {
   EXPECT_EQ(fault_for("crash", "/a"), Fault::kCrash);
   EXPECT_EQ(fault_for("stall:hang", "/x/hang.mp4"), Fault::kStall);
   EXPECT_EQ(fault_for("stall:hang", "/x/ok.mp4"), Fault::kNone);
+  EXPECT_EQ(fault_for("crash-first:once", "/x/once.mp4"), Fault::kCrashFirst);
 }
 
 TEST(JobManager, RecoveryRequeuesOrFailsInterruptedJobsAndRemovesPartials) {

@@ -50,7 +50,7 @@ TEST(JobTransitions, StartingAnAttemptKeepsNothingOfTheLastOne) {
 
 TEST(JobTransitions, ARequeuedOrphanShowsNoDeviceNodeOrStartAndKeepsItsAttempt) {
   JobRecord job = ran_twice();
-  requeue(job, AttemptUse::kSpent);
+  requeue(job, AttemptUse::kSpent, {AttemptOutcome::kLost, {}, 2500});
   EXPECT_EQ(job.state, JobState::kQueued);
   EXPECT_EQ(job.attempt, 2);  // the next start is attempt 3
   EXPECT_EQ(job.start_ms, 0);
@@ -64,7 +64,7 @@ TEST(JobTransitions, ARequeuedOrphanShowsNoDeviceNodeOrStartAndKeepsItsAttempt) 
 
 TEST(JobTransitions, AJobRequeuedAtShutdownGivesItsAttemptBack) {
   JobRecord job = ran_twice();
-  requeue(job, AttemptUse::kGivenBack);
+  requeue(job, AttemptUse::kGivenBack, {AttemptOutcome::kInterrupted, {}, 2500});
   EXPECT_EQ(job.state, JobState::kQueued);
   EXPECT_EQ(job.attempt, 1);  // the next start is attempt 2 again
   EXPECT_EQ(job.start_ms, 0);
@@ -95,4 +95,57 @@ TEST(JobTransitions, FinishingKeepsWhereAndHowFarItRan) {
   EXPECT_TRUE(done.error.is_ok());
   ASSERT_TRUE(done.report.has_value());
   EXPECT_EQ(done.report->frames_decoded, 240);
+}
+
+// The history (attempt_record.h): a start adds its attempt, an end records how it ended; a record
+// read without its history (a claim's, an orphan scan's) gets its running attempt's row from its
+// own fields, so a takeover still says which node's attempt was lost.
+TEST(JobTransitions, EachAttemptIsARowOfTheHistoryWithItsOutcome) {
+  JobRecord job = ran_twice();  // attempt 2 on node-a, its history not read
+  requeue(job, AttemptUse::kSpent, {AttemptOutcome::kLost, Status(Code::kInternal, "gone"), 2500},
+          10000);
+  ASSERT_EQ(job.attempts.size(), 1u);
+  EXPECT_EQ(job.attempts[0].number, 2);
+  EXPECT_EQ(job.attempts[0].node, "node-a");
+  EXPECT_EQ(job.attempts[0].device, "vaapi /dev/dri/renderD128");
+  EXPECT_EQ(job.attempts[0].start_ms, 2000);
+  EXPECT_EQ(job.attempts[0].end_ms, 2500);
+  EXPECT_EQ(job.attempts[0].outcome, AttemptOutcome::kLost);
+  EXPECT_EQ(job.attempts[0].error.message(), "gone");
+  EXPECT_EQ(job.retry_delay_ms, 10000);
+
+  start_attempt(job, "software", "node-b", 3000);
+  EXPECT_EQ(job.retry_delay_ms, 0);
+  finish(job, JobState::kFailed, Status(Code::kInput, "no video"), std::nullopt, 4000);
+  ASSERT_EQ(job.attempts.size(), 2u);
+  EXPECT_EQ(job.attempts[0].outcome, AttemptOutcome::kLost);
+  EXPECT_EQ(job.attempts[1].number, 3);
+  EXPECT_EQ(job.attempts[1].node, "node-b");
+  EXPECT_EQ(job.attempts[1].device, "software");
+  EXPECT_EQ(job.attempts[1].start_ms, 3000);
+  EXPECT_EQ(job.attempts[1].end_ms, 4000);
+  EXPECT_EQ(job.attempts[1].outcome, AttemptOutcome::kFailed);
+  EXPECT_EQ(job.attempts[1].error.code(), Code::kInput);
+}
+
+TEST(JobTransitions, AnAttemptGivenBackAtShutdownIsStartedAgainUnderItsNumber) {
+  JobRecord job = ran_twice();
+  requeue(job, AttemptUse::kGivenBack, {AttemptOutcome::kInterrupted, {}, 2500});
+  ASSERT_EQ(job.attempts.size(), 1u);
+  EXPECT_EQ(job.attempts[0].outcome, AttemptOutcome::kInterrupted);
+  start_attempt(job, "software", "node-a", 3000);
+  ASSERT_EQ(job.attempts.size(), 1u);
+  EXPECT_EQ(job.attempts[0].number, 2);
+  EXPECT_EQ(job.attempts[0].outcome, AttemptOutcome::kRunning);
+  EXPECT_EQ(job.attempts[0].start_ms, 3000);
+}
+
+TEST(JobTransitions, CancellingAQueuedJobEndsNoAttempt) {
+  JobRecord job;
+  job.attempt = 1;
+  job.attempts.push_back({1, "node-a", "software", 100, 200, AttemptOutcome::kCrashed, {}});
+  finish(job, JobState::kCancelled, Status(Code::kCancelled, "asked"), std::nullopt, 300);
+  ASSERT_EQ(job.attempts.size(), 1u);
+  EXPECT_EQ(job.attempts[0].outcome, AttemptOutcome::kCrashed);
+  EXPECT_EQ(job.attempts[0].end_ms, 200);
 }

@@ -11,8 +11,10 @@
 #include <set>
 #include <thread>
 
+#include "service/daemon/model/job_transitions.h"
 #include "service/daemon/store/job_store.h"
 #include "service/daemon/store/job_store_schema.h"
+#include "service/daemon/store/lease_sql.h"
 #include "service/daemon/store/pg_connection.h"
 #include "service/daemon/store/pg_schema.h"
 #include "tests/support/media_tools.h"
@@ -27,6 +29,7 @@ namespace {
 class SqliteEngine {
  public:
   static constexpr const char* kName = "sqlite";
+  static constexpr const char* kNow = kSqliteNow;  // the store's clock, as its SQL reads it
   bool prepare(std::string&) { return true; }
   Result<JobStore> open() { return open_job_store({.state_dir = dir_.path()}); }
   int latest_version() const { return job_store_schema_version(); }
@@ -56,6 +59,14 @@ class SqliteEngine {
   void make_oldest_database() {
     exec(std::string(kJobsTable) + "CREATE INDEX jobs_by_state ON jobs(state, seq);");
   }
+  // The layout of the version before the newest (4: leases, before the attempt history), as
+  // that release left it: the newest, with version 5's additions taken out.
+  void make_previous_database() {
+    ASSERT_TRUE(open().is_ok());
+    exec(
+        "DROP TABLE job_attempts; ALTER TABLE jobs DROP COLUMN not_before_ms; "
+        "PRAGMA user_version = 4;");
+  }
   static constexpr const char* kJobsTable = R"sql(
 CREATE TABLE jobs (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
   request_id TEXT UNIQUE, state INTEGER NOT NULL, priority INTEGER NOT NULL, labels TEXT NOT NULL,
@@ -72,6 +83,7 @@ CREATE TABLE jobs (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQU
 class PostgresEngine {
  public:
   static constexpr const char* kName = "postgresql";
+  static constexpr const char* kNow = kPgNow;
   bool prepare(std::string& why_not) {
     tc::testing::PostgresServer* server = tc::testing::shared_postgres(why_not);
     if (server == nullptr) return false;
@@ -111,6 +123,12 @@ class PostgresEngine {
     Result<std::unique_ptr<PgConnection>> db = PgConnection::connect(url_, "");
     ASSERT_TRUE(db.is_ok()) << db.status().message();
     ASSERT_TRUE(migrate_pg_schema(**db, "test", 1).is_ok());
+  }
+  // Version 4 (leases, before the attempt history), as that release's migration made it.
+  void make_previous_database() {
+    Result<std::unique_ptr<PgConnection>> db = PgConnection::connect(url_, "");
+    ASSERT_TRUE(db.is_ok()) << db.status().message();
+    ASSERT_TRUE(migrate_pg_schema(**db, "test", 4).is_ok());
   }
   const std::string& url() const { return url_; }
 
@@ -750,6 +768,167 @@ TYPED_TEST(StoreContract, AnAcceptedCancelOutlivesARequeueAndPublishingDoesNot) 
   for (const HeldJob& job : *held) EXPECT_EQ(job.cancel_requested, job.id == "asked") << job.id;
   EXPECT_EQ(*store->leases().hold_lease("asked", 2, "node-b", 60000), Fence::kCancelled);
   EXPECT_EQ(*store->jobs().request_cancel("was-publishing"), CancelAnswer::kAccepted);
+}
+
+// ---- The attempt history and the retry backoff (attempt_columns.h): the same on both engines.
+
+// Claims job `id` for `node` through the real transition (job_transitions.h), as the dispatcher
+// does: the claim writes the attempt's history row.
+std::optional<JobRecord> start_on(JobQueue& jobs, const std::string& id, const std::string& node,
+                                  int64_t lease_ms = 60000) {
+  auto take = [&](JobRecord& j, std::optional<Notification>&) {
+    if (j.id != id) return false;
+    start_attempt(j, "software", node, 1000);
+    return true;
+  };
+  Result<std::optional<JobRecord>> claimed =
+      jobs.claim(claim_for(node, {"software"}, lease_ms), take);
+  EXPECT_TRUE(claimed.is_ok()) << claimed.status().message();
+  return claimed.is_ok() ? *claimed : std::nullopt;
+}
+
+// Attempt 1 crashes on node-a (retried), attempt 2's node-b dies (taken over from the orphan
+// scan, whose record has no history), attempt 3 succeeds on node-c: GetJob's record lists all
+// three with how each ended; a list does not read them; a stale writer's history is not kept;
+// purging the job purges its history.
+TYPED_TEST(StoreContract, EveryAttemptIsKeptWithItsNodeEndAndOutcome) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  JobRecord job = queued_on("h", BackendKind::kSoftware, 0);
+  ASSERT_TRUE(*store->jobs().insert(job));
+  std::optional<JobRecord> first = start_on(store->jobs(), "h", "node-a");
+  ASSERT_TRUE(first);
+  JobRecord stale = *first;
+  Status crashed(Code::kInternal, "worker crashed: killed by signal 11 (SIGSEGV)", true);
+  requeue(*first, AttemptUse::kSpent, {AttemptOutcome::kCrashed, crashed, 1500});
+  ASSERT_TRUE(*store->jobs().write(*first, RowState{JobState::kRunning, 1, false}, nullptr));
+  // node-a's stale copy of attempt 1 (its row moved on) writes nothing, history included.
+  finish(stale, JobState::kSucceeded, {}, std::nullopt, 1600);
+  EXPECT_FALSE(*store->jobs().write(stale, RowState{JobState::kRunning, 1, false}, nullptr));
+
+  ASSERT_TRUE(start_on(store->jobs(), "h", "node-b", -1000));  // its lease ran out at once
+  Result<std::vector<JobRecord>> orphans = store->leases().orphans("");
+  ASSERT_TRUE(orphans.is_ok() && orphans->size() == 1u) << orphans.status().message();
+  JobRecord orphan = orphans->front();
+  requeue(orphan, AttemptUse::kSpent,
+          {AttemptOutcome::kLost, Status(Code::kInternal, "its node node-b stopped", true), 2500});
+  ASSERT_TRUE(*store->jobs().write(orphan, RowState{JobState::kRunning, 2, true}, nullptr));
+
+  std::optional<JobRecord> third = start_on(store->jobs(), "h", "node-c");
+  ASSERT_TRUE(third);
+  finish(*third, JobState::kSucceeded, {}, std::nullopt, 3500);
+  ASSERT_TRUE(*store->jobs().write(*third, RowState{JobState::kRunning, 3, false}, nullptr));
+
+  JobRecord back = **store->jobs().get("h");
+  ASSERT_EQ(back.attempts.size(), 3u);
+  const AttemptRecord& a1 = back.attempts[0];
+  EXPECT_EQ(a1.number, 1);
+  EXPECT_EQ(a1.node, "node-a");
+  EXPECT_EQ(a1.device, "software");
+  EXPECT_EQ(a1.start_ms, 1000);
+  EXPECT_EQ(a1.end_ms, 1500);
+  EXPECT_EQ(a1.outcome, AttemptOutcome::kCrashed);
+  EXPECT_EQ(a1.error.code(), Code::kInternal);
+  EXPECT_EQ(a1.error.message(), "worker crashed: killed by signal 11 (SIGSEGV)");
+  EXPECT_TRUE(a1.error.retryable());
+  EXPECT_EQ(back.attempts[1].number, 2);
+  EXPECT_EQ(back.attempts[1].node, "node-b");
+  EXPECT_EQ(back.attempts[1].end_ms, 2500);
+  EXPECT_EQ(back.attempts[1].outcome, AttemptOutcome::kLost);
+  EXPECT_EQ(back.attempts[2].number, 3);
+  EXPECT_EQ(back.attempts[2].node, "node-c");
+  EXPECT_EQ(back.attempts[2].end_ms, 3500);
+  EXPECT_EQ(back.attempts[2].outcome, AttemptOutcome::kSucceeded);
+  EXPECT_TRUE(back.attempts[2].error.is_ok());
+
+  Result<std::vector<JobRecord>> listed = store->jobs().list(std::nullopt, 0, 10);
+  ASSERT_TRUE(listed.is_ok() && listed->size() == 1u);
+  EXPECT_TRUE(listed->front().attempts.empty());
+  ASSERT_EQ(*store->jobs().purge_ended_before(99999999999), 1);
+  store.reset();  // read by another connection: SQLite's store holds its file while open
+  EXPECT_EQ(this->engine_.scalar("SELECT COUNT(*) FROM job_attempts"), 0);
+}
+
+// A retried job waits out its backoff on the store's clock: the write sets its not-before to
+// the store's now plus the delay; until then a claim does not offer it (a job queued without a
+// delay is offered meanwhile); once the store's clock passes it (the test moves the row's time
+// back rather than waiting), it is claimed as attempt 2.
+TYPED_TEST(StoreContract, ARetriedJobIsNotClaimedBeforeItsNotBeforeOnTheStoresClock) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  JobRecord job = queued_on("retry", BackendKind::kSoftware, 5);
+  ASSERT_TRUE(*store->jobs().insert(job));
+  std::optional<JobRecord> first = start_on(store->jobs(), "retry", "node-a");
+  ASSERT_TRUE(first);
+  requeue(*first, AttemptUse::kSpent,
+          {AttemptOutcome::kCrashed, Status(Code::kInternal, "worker crashed", true), 1500},
+          3600000);
+  ASSERT_TRUE(*store->jobs().write(*first, RowState{JobState::kRunning, 1, false}, nullptr));
+  int64_t store_now = this->engine_.scalar(std::string("SELECT ") + TypeParam::kNow);
+  JobRecord back = **store->jobs().get("retry");
+  EXPECT_EQ(back.state, JobState::kQueued);
+  EXPECT_GE(back.not_before_ms, store_now + 3600000 - 60000);  // the store's now, not 1500's
+  EXPECT_LE(back.not_before_ms, store_now + 3600000);
+  JobRecord other = queued_on("fresh", BackendKind::kSoftware, 0);
+  ASSERT_TRUE(*store->jobs().insert(other));
+  std::vector<std::string> offered;
+  Result<std::optional<JobRecord>> claimed = store->jobs().claim(
+      claim_for("node-b", {"software"}), [&](JobRecord& j, std::optional<Notification>&) {
+        offered.push_back(j.id);
+        return false;
+      });
+  ASSERT_TRUE(claimed.is_ok()) << claimed.status().message();
+  EXPECT_EQ(offered, std::vector<std::string>{"fresh"});  // "retry" outranks it, but waits
+  // A write of the queued job without a delay (a cancel's, say) keeps the not-before.
+  back.retry_delay_ms = 0;
+  ASSERT_TRUE(*store->jobs().write(back, RowState{JobState::kQueued, 1, false}, nullptr));
+  EXPECT_EQ((*store->jobs().get("retry"))->not_before_ms, back.not_before_ms);
+  store.reset();  // written by another connection: SQLite's store holds its file while open
+  this->engine_.exec("UPDATE jobs SET not_before_ms = not_before_ms - 3700000 WHERE id = 'retry'");
+  store = this->open();
+  ASSERT_TRUE(store);
+  std::optional<JobRecord> second = start_on(store->jobs(), "retry", "node-b");
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->attempt, 2);
+}
+
+// A database the previous release made (schema version 4) gets the history table, with a row
+// for each job that ran (its latest attempt, from the job's own columns: the earlier ones were
+// not kept), none for a job never started, and its jobs claimable at once.
+TYPED_TEST(StoreContract, ADatabaseOfThePreviousVersionGetsTheAttemptHistory) {
+  this->engine_.make_previous_database();
+  ASSERT_EQ(this->engine_.schema_version(), 4);
+  const std::string columns =
+      "INSERT INTO jobs (id, request_id, state, priority, labels, spec, create_ms, start_ms, "
+      "end_ms, attempt, device, progress, report, error_code, error_message, error_retryable, "
+      "node, backend) VALUES ";
+  const std::string spec =
+      "'{\"input\":\"/media/in.mp4\",\"outputs\":[{\"path\":\"/media/o.mkv\",\"codec\":"
+      "\"h264\"}]}'";
+  this->engine_.exec(columns + "('done', NULL, 4, 0, '{}', " + spec +
+                     ", 1000, 2000, 3000, 2, 'software', '{}', '', 'input', 'moov atom not "
+                     "found', 0, 'node-x', 'software'), ('waiting', NULL, 1, 0, '{}', " +
+                     spec + ", 1000, 0, 0, 0, '', '{}', '', 'ok', '', 0, '', 'software')");
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  JobRecord done = **store->jobs().get("done");
+  ASSERT_EQ(done.attempts.size(), 1u);
+  EXPECT_EQ(done.attempts[0].number, 2);
+  EXPECT_EQ(done.attempts[0].node, "node-x");
+  EXPECT_EQ(done.attempts[0].device, "software");
+  EXPECT_EQ(done.attempts[0].start_ms, 2000);
+  EXPECT_EQ(done.attempts[0].end_ms, 3000);
+  EXPECT_EQ(done.attempts[0].outcome, AttemptOutcome::kFailed);
+  EXPECT_EQ(done.attempts[0].error.code(), Code::kInput);
+  EXPECT_EQ(done.attempts[0].error.message(), "moov atom not found");
+  JobRecord waiting = **store->jobs().get("waiting");
+  EXPECT_TRUE(waiting.attempts.empty());
+  EXPECT_EQ(waiting.not_before_ms, 0);
+  std::optional<JobRecord> started = start_on(store->jobs(), "waiting", "node-a");
+  ASSERT_TRUE(started);
+  EXPECT_EQ((*store->jobs().get("waiting"))->attempts.size(), 1u);
+  store.reset();  // read by another connection: SQLite's store holds its file while open
+  EXPECT_EQ(this->engine_.schema_version(), this->engine_.latest_version());
 }
 
 // ---- PostgreSQL alone: what only a shared server has.

@@ -194,6 +194,23 @@ void set_time(int64_t ms, google::protobuf::Timestamp* out) {
   *out = TimeUtil::MillisecondsToTimestamp(ms);
 }
 
+void error_to_proto(const Status& error, pb::JobError* out) {
+  out->set_code(error_code_to_proto(error.code()));
+  out->set_message(error.message());
+  out->set_retryable(error.retryable());
+}
+
+void attempt_to_proto(const AttemptRecord& attempt, pb::Attempt* out) {
+  out->set_number(attempt.number);
+  out->set_node(attempt.node);
+  out->set_device(attempt.device);
+  if (attempt.start_ms) set_time(attempt.start_ms, out->mutable_start_time());
+  if (attempt.end_ms) set_time(attempt.end_ms, out->mutable_end_time());
+  // AttemptOutcome's values are the proto's, in order (job.proto).
+  out->set_outcome(static_cast<pb::AttemptOutcome>(attempt.outcome));
+  if (!attempt.error.is_ok()) error_to_proto(attempt.error, out->mutable_error());
+}
+
 std::vector<std::string> codec_names(const std::map<AVCodecID, int>& codecs) {
   std::vector<std::string> names;
   for (const auto& [id, depth] : codecs) names.push_back(avcodec_get_name(id));
@@ -248,11 +265,10 @@ void job_to_proto(const JobRecord& job, pb::Job* out) {
     engines_to_proto(job.engines, out->mutable_progress()->mutable_engines());
   if (job.state == JobState::kSucceeded && job.report)
     result_to_proto(*job.report, out->mutable_result());
-  if (!job.error.is_ok()) {
-    out->mutable_error()->set_code(error_code_to_proto(job.error.code()));
-    out->mutable_error()->set_message(job.error.message());
-    out->mutable_error()->set_retryable(job.error.retryable());
-  }
+  if (!job.error.is_ok()) error_to_proto(job.error, out->mutable_error());
+  for (const AttemptRecord& attempt : job.attempts) attempt_to_proto(attempt, out->add_attempts());
+  if (job.state == JobState::kQueued && job.not_before_ms > now_ms())
+    set_time(job.not_before_ms, out->mutable_not_before_time());
   for (const auto& [key, value] : job.labels) (*out->mutable_labels())[key] = value;
   out->set_priority(job.priority);
   out->set_device(job.device);

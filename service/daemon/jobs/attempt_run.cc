@@ -8,6 +8,7 @@
 #include "service/daemon/jobs/job_writes.h"
 #include "service/daemon/jobs/partial_outputs.h"
 #include "service/daemon/model/job_transitions.h"
+#include "service/daemon/model/retry_policy.h"
 #include "service/daemon/worker/worker_process.h"
 
 namespace tc::daemon {
@@ -17,6 +18,11 @@ using Clock = std::chrono::steady_clock;
 
 double monotonic_s() {
   return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
+// A failed attempt's history outcome: its worker crashed, or the job's error ended it.
+AttemptOutcome attempt_outcome(const WorkerOutcome& outcome) {
+  return outcome.crashed ? AttemptOutcome::kCrashed : AttemptOutcome::kFailed;
 }
 
 }  // namespace
@@ -232,8 +238,15 @@ JobRecord AttemptRunner::finished_record(const Attempt& attempt, const WorkerOut
     remove_partial_outputs(job.spec, job.attempt, parts_.options.policy.roots);
   if (stop == kStopShutdown && !outcome.status.is_ok()) {
     // Not the job's fault: the next start runs it again without using up an attempt.
-    requeue(job, AttemptUse::kGivenBack);
+    requeue(job, AttemptUse::kGivenBack, {AttemptOutcome::kInterrupted, outcome.status, now_ms()});
     spdlog::info("job {}: stopped by shutdown, left queued", job.id);
+  } else if (stop != kStopCancel &&
+             should_retry(parts_.options.retry(), outcome.status, job.attempt)) {
+    int64_t delay_ms = retry_delay_ms(parts_.options.retry(), job.attempt);
+    requeue(job, AttemptUse::kSpent, {attempt_outcome(outcome), outcome.status, now_ms()},
+            delay_ms);
+    spdlog::warn("job {}: attempt {} failed ({}): runs again in {} s", job.id, job.attempt,
+                 escape_text(outcome.status.to_string()), delay_ms / 1000.0);
   } else if (outcome.status.is_ok()) {
     finish(job, JobState::kSucceeded, {}, attach_engine_usage(outcome.report, engines), now_ms());
     spdlog::info("job {}: succeeded", job.id);
@@ -242,7 +255,8 @@ JobRecord AttemptRunner::finished_record(const Attempt& attempt, const WorkerOut
            std::nullopt, now_ms());
     spdlog::info("job {}: cancelled", job.id);
   } else {
-    finish(job, JobState::kFailed, outcome.status, std::nullopt, now_ms());
+    finish(job, JobState::kFailed, outcome.status, std::nullopt, now_ms(),
+           attempt_outcome(outcome));
     spdlog::warn("job {}: failed: {}", job.id, escape_text(outcome.status.to_string()));
   }
   return job;

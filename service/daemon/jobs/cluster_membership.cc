@@ -38,17 +38,19 @@ Status ClusterMembership::take_orphans(const std::string& own_node) {
 Status ClusterMembership::requeue_orphan(JobRecord job, bool lease_expired) {
   RowState expected{JobState::kRunning, job.attempt, lease_expired};
   std::string from = job.node;
+  Status lost(Code::kInternal, "its node " + (from.empty() ? "?" : from) + " stopped", true);
   if (job.gate == AttemptGate::kCancelAsked)
     finish(job, JobState::kCancelled, Status(Code::kCancelled, "cancelled by request"),
-           std::nullopt, now_ms());
+           std::nullopt, now_ms(), AttemptOutcome::kLost);
   else if (job.gate == AttemptGate::kPublishing &&
            finish_interrupted_publish(job.spec, job.attempt, parts_.options.policy.roots) ==
                InterruptedPublish::kFinished)
     finish(job, JobState::kSucceeded, {}, std::nullopt, now_ms());
   else if (job.attempt >= parts_.options.max_attempts)
-    finish(job, JobState::kFailed, spent_error(job.attempt), std::nullopt, now_ms());
+    finish(job, JobState::kFailed, spent_error(job.attempt), std::nullopt, now_ms(),
+           AttemptOutcome::kLost);
   else
-    requeue(job, AttemptUse::kSpent);
+    requeue(job, AttemptUse::kSpent, {AttemptOutcome::kLost, lost, now_ms()});
   TC_ASSIGN_OR_RETURN(bool written,
                       save_job(parts_.store.jobs(), parts_.options.webhook_body, job, expected));
   if (!written) return {};  // another node took it over first, or its owner renewed

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "service/daemon/model/node_decisions.h"
+#include "service/daemon/model/retry_policy.h"
 #include "service/daemon/policy/request_policy.h"
 #include "service/daemon/webhook/webhook_notice.h"
 #include "service/daemon/worker/worker_pool.h"
@@ -28,6 +29,8 @@ struct ManagerOptions {
   NodeSettings node;
   WarmOptions warm;  // workers started ahead of jobs (worker_pool.h)
   int max_attempts = 3;
+  double retry_base_s = 10;  // a retryable failure's backoff (retry_policy.h)
+  double retry_cap_s = 300;
   double retention_hours = 168;
   std::string proc_root = "/proc";  // workers' fdinfo and stat are read under it
   double sample_interval_s = 0.5;
@@ -35,6 +38,8 @@ struct ManagerOptions {
   // (docs/daemon.md, Webhooks): jobs with a webhook_url are refused without it. Each state change
   // of such a job is stored with its notice.
   JobJson webhook_body;
+
+  RetryPolicy retry() const { return {max_attempts, retry_base_s, retry_cap_s}; }
 };
 
 }  // namespace tc::daemon

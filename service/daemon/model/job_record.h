@@ -7,11 +7,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "pipeline/core/status.h"
 #include "pipeline/exec/report.h"
 #include "pipeline/metrics/engine_usage.h"
 #include "pipeline/spec/job_spec.h"
+#include "service/daemon/model/attempt_record.h"
 
 namespace tc::daemon {
 
@@ -52,6 +54,15 @@ struct JobRecord {
   // cancel and the publish gate. A cancel is durable (no later attempt may run or publish); a
   // gate passed is the attempt's publish intent (its outputs are the spec's).
   AttemptGate gate = AttemptGate::kOpen;
+  // Its attempts, oldest first: all of them as JobQueue::get reads it, none as other reads do.
+  // The transitions add and end the current one; a write saves those here.
+  std::vector<AttemptRecord> attempts;
+  // A retried job is claimed no earlier than this (unix ms on the store's clock; 0 = at once).
+  // Read from the store, never written: retry_delay_ms is.
+  int64_t not_before_ms = 0;
+  // Set by a retry's requeue: the write makes not_before_ms the store's now plus this, so the
+  // delay is measured on one clock whichever node wrote it. 0 leaves not_before_ms as it is.
+  int64_t retry_delay_ms = 0;
 };
 
 int64_t now_ms();

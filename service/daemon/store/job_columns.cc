@@ -62,6 +62,7 @@ JobColumns to_columns(const JobRecord& job) {
   row.node = job.node;
   row.backend = std::string(name_of(job.spec.backend));
   row.device_path = job.spec.device;
+  row.retry_delay_ms = job.retry_delay_ms;
   return row;
 }
 
@@ -70,8 +71,10 @@ std::string update_job_sql(bool expected, bool lease_expired, const char* now) {
       "UPDATE jobs SET request_id = $2, state = $3, priority = $4, labels = $5, spec = $6, "
       "create_ms = $7, start_ms = $8, end_ms = $9, attempt = $10, device = $11, progress = $12, "
       "report = $13, error_code = $14, error_message = $15, error_retryable = $16, "
-      "webhook_url = $17, node = $18, backend = $19, device_path = $20 WHERE id = $1";
-  if (expected) sql += " AND state = $21 AND attempt = $22";
+      "webhook_url = $17, node = $18, backend = $19, device_path = $20, not_before_ms = CASE "
+      "WHEN CAST($21 AS BIGINT) > 0 THEN " +
+      std::string(now) + " + CAST($21 AS BIGINT) ELSE not_before_ms END WHERE id = $1";
+  if (expected) sql += " AND state = $22 AND attempt = $23";
   if (expected && lease_expired) sql += std::string(" AND lease_ms < ") + now;
   return sql;
 }
@@ -95,6 +98,7 @@ Result<JobRecord> from_columns(const JobColumns& row) {
   job.device = row.device;
   job.webhook_url = row.webhook_url;
   job.node = row.node;
+  job.not_before_ms = row.not_before_ms;
   job.gate = row.cancel_requested == kCancelAsked  ? AttemptGate::kCancelAsked
              : row.cancel_requested == kPublishing ? AttemptGate::kPublishing
                                                    : AttemptGate::kOpen;

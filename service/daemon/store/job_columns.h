@@ -15,7 +15,7 @@ namespace tc::daemon {
 inline constexpr const char* kJobColumnList =
     "seq, id, request_id, state, priority, labels, spec, create_ms, start_ms, end_ms, attempt, "
     "device, progress, report, error_code, error_message, error_retryable, webhook_url, node, "
-    "backend, device_path, cancel_requested";
+    "backend, device_path, cancel_requested, not_before_ms";
 
 struct JobColumns {
   int64_t seq = 0;
@@ -42,14 +42,19 @@ struct JobColumns {
   std::string device_path;
   // The cancel asked of its running attempt (lease_sql.h): read, written only by the cancel.
   int64_t cancel_requested = 0;
+  // The retry backoff (attempt_columns.h): not_before_ms is read back; retry_delay_ms, when > 0,
+  // is written as the store's now plus it (update_job_sql's $21).
+  int64_t not_before_ms = 0;
+  int64_t retry_delay_ms = 0;
 };
 
 JobColumns to_columns(const JobRecord& job);
 
 // The UPDATE of every column but seq, for both engines: $1 = id, $2 to $20 the other columns in
-// kJobColumnList order. With `expected`, only while the row still holds that state ($21) and
-// attempt ($22), and with `lease_expired` only once its lease ran out on the store's clock
-// (`now`, an SQL expression: lease_sql.h).
+// kJobColumnList order, $21 the retry delay (not_before_ms becomes `now` plus it when > 0, on the
+// store's clock: `now` is an SQL expression, lease_sql.h). With `expected`, only while the row
+// still holds that state ($22) and attempt ($23), and with `lease_expired` only once its lease
+// ran out on the store's clock.
 std::string update_job_sql(bool expected, bool lease_expired, const char* now);
 // kInternal naming the job and the column that does not read back.
 Result<JobRecord> from_columns(const JobColumns& row);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pipeline/exec/report.h"
+#include "service/daemon/store/attempt_columns.h"
 #include "service/daemon/store/lease_sql.h"
 #include "service/daemon/store/sqlite_statement.h"
 
@@ -146,9 +147,15 @@ Status add_leases(sqlite3* db) {
               "fill the backend and device columns");
 }
 
+// Version 5: the attempt history and the retry backoff (attempt_columns.h).
+Status add_attempts(sqlite3* db) {
+  return exec(db, kAddAttemptsSql, "add the attempt history");
+}
+
 // Step i takes the database from version i to i + 1. Append; never edit a released step.
 using Step = Status (*)(sqlite3*);
-constexpr Step kSteps[] = {create_jobs_table, split_stage_devices, add_notifications, add_leases};
+constexpr Step kSteps[] = {create_jobs_table, split_stage_devices, add_notifications, add_leases,
+                           add_attempts};
 
 Result<int> user_version(sqlite3* db) {
   Statement statement(db, "PRAGMA user_version");

@@ -31,14 +31,16 @@ inline constexpr const char* kSqliteNow =
     "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
 
 // The queued jobs a node may take, best first (priority, then age): `backends` placeholders
-// from $1. `lock`: PostgreSQL's FOR UPDATE SKIP LOCKED (a row another node is claiming is
+// from $1; none whose retry backoff (not_before_ms) is still ahead on the store's clock `now`.
+// `lock`: PostgreSQL's FOR UPDATE SKIP LOCKED (a row another node is claiming is
 // passed over, not waited for); empty for SQLite, whose one writer holds the database.
 inline std::string claim_candidates_sql(const std::string& columns, size_t backends, int limit,
-                                        const char* lock) {
+                                        const char* now, const char* lock) {
   std::string in;
   for (size_t i = 0; i < backends; ++i) in += (i ? ", $" : "$") + std::to_string(i + 1);
   return "SELECT " + columns + " FROM jobs WHERE state = 1 AND backend IN (" + in +
-         ") ORDER BY priority DESC, seq LIMIT " + std::to_string(limit) + " " + lock;
+         ") AND not_before_ms <= " + now + " ORDER BY priority DESC, seq LIMIT " +
+         std::to_string(limit) + " " + lock;
 }
 
 // $1 = id, $2 = node, $3 = lease length (ms): the claimed row's lease. A cancel accepted of an

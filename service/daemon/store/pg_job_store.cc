@@ -1,5 +1,6 @@
 #include "service/daemon/store/pg_job_store.h"
 
+#include "service/daemon/store/attempt_columns.h"
 #include "service/daemon/store/job_columns.h"
 #include "service/daemon/store/lease_sql.h"
 #include "service/daemon/store/outbox_sql.h"
@@ -62,6 +63,7 @@ Result<JobRecord> row_to_job(const PgRows& rows, int i) {
   row.webhook_url = rows.text(i, 17);
   row.node = rows.text(i, 18);
   row.cancel_requested = rows.integer(i, 21);
+  row.not_before_ms = rows.integer(i, 22);
   return from_columns(row);
 }
 
@@ -97,6 +99,7 @@ Result<std::optional<JobRecord>> PgJobStore::find_one(const char* column,
                       select(std::string("WHERE ") + column + " = $1", {value},
                              std::string("find the job of ") + column + " " + value));
   if (jobs.empty()) return std::optional<JobRecord>();
+  TC_ASSIGN_OR_RETURN(jobs.front().attempts, attempts_locked(jobs.front().id));
   return std::optional<JobRecord>(std::move(jobs.front()));
 }
 
@@ -131,6 +134,7 @@ Result<bool> PgJobStore::insert_locked(JobRecord& job) {
           job_params(job), "insert job " + job.id));
   if (rows.size() == 1) {
     job.seq = rows.integer(0, 0);
+    TC_RETURN_IF_ERROR(save_attempts_locked(job));
     return true;
   }
   TC_ASSIGN_OR_RETURN(std::optional<JobRecord> first, find_one("request_id", job.request_id));
@@ -153,12 +157,12 @@ Result<std::optional<JobRecord>> PgJobStore::find_by_request_id(const std::strin
 Result<bool> PgJobStore::write(const JobRecord& job, const std::optional<RowState>& expected,
                                const Notification* notice) {
   std::lock_guard lock(mutex_);
-  if (!notice) return update_locked(job, expected);
+  if (!notice && job.attempts.empty()) return update_locked(job, expected);
   bool written = false;
   TC_RETURN_IF_ERROR(db_->transaction(
       [&]() -> Status {
         TC_ASSIGN_OR_RETURN(written, update_locked(job, expected));
-        return written ? enqueue_locked(*notice) : Status();
+        return written && notice ? enqueue_locked(*notice) : Status();
       },
       "update job " + job.id));
   return written;
@@ -167,6 +171,7 @@ Result<bool> PgJobStore::write(const JobRecord& job, const std::optional<RowStat
 Result<bool> PgJobStore::update_locked(const JobRecord& job,
                                        const std::optional<RowState>& expected) {
   PgParams params = job_params(job);
+  params.push_back(text_of(job.retry_delay_ms));
   if (expected) {
     params.push_back(text_of(static_cast<int64_t>(expected->state)));
     params.push_back(text_of(expected->attempt));
@@ -175,7 +180,37 @@ Result<bool> PgJobStore::update_locked(const JobRecord& job,
       PgRows rows,
       db_->query(update_job_sql(expected.has_value(), expected && expected->lease_expired, kPgNow),
                  params, "update job " + job.id));
-  return rows.affected() > 0;
+  if (rows.affected() == 0) return false;
+  TC_RETURN_IF_ERROR(save_attempts_locked(job));
+  return true;
+}
+
+// Every attempt the record holds (attempt_columns.h), over what the table has of them.
+Status PgJobStore::save_attempts_locked(const JobRecord& job) {
+  for (const AttemptRecord& attempt : job.attempts) {
+    AttemptColumns row = attempt_columns_of(attempt);
+    TC_RETURN_IF_ERROR(db_->query(kUpsertAttemptSql,
+                                  {job.id, text_of(row.number), row.node, row.device,
+                                   text_of(row.start_ms), text_of(row.end_ms), row.outcome,
+                                   row.error_code, row.error_message, text_of(row.error_retryable)},
+                                  "record attempt " + text_of(row.number) + " of job " + job.id)
+                           .status());
+  }
+  return {};
+}
+
+Result<std::vector<AttemptRecord>> PgJobStore::attempts_locked(const std::string& id) {
+  TC_ASSIGN_OR_RETURN(PgRows rows,
+                      db_->query(kSelectAttemptsSql, {id}, "read the attempts of job " + id));
+  std::vector<AttemptRecord> attempts;
+  for (int i = 0; i < rows.size(); ++i) {
+    AttemptColumns row{rows.integer(i, 0), rows.text(i, 1),    rows.text(i, 2),
+                       rows.integer(i, 3), rows.integer(i, 4), rows.text(i, 5),
+                       rows.text(i, 6),    rows.text(i, 7),    rows.integer(i, 8)};
+    TC_ASSIGN_OR_RETURN(AttemptRecord attempt, attempt_from_columns(id, row));
+    attempts.push_back(std::move(attempt));
+  }
+  return attempts;
 }
 
 Result<std::vector<JobRecord>> PgJobStore::list(std::optional<JobState> state, int64_t before_seq,
@@ -204,6 +239,7 @@ Result<int> PgJobStore::purge_ended_before(int64_t end_ms) {
       db_->query("DELETE FROM jobs WHERE state >= $1 AND end_ms < $2",
                  {text_of(static_cast<int64_t>(JobState::kSucceeded)), text_of(end_ms)}, "purge"));
   TC_RETURN_IF_ERROR(db_->query(kPurgeOrphanNotifications, {}, "purge notices").status());
+  TC_RETURN_IF_ERROR(db_->query(kPurgeOrphanAttemptsSql, {}, "purge attempts").status());
   return static_cast<int>(rows.affected());
 }
 
@@ -262,10 +298,11 @@ Result<std::optional<JobRecord>> PgJobStore::claim(const ClaimRequest& claim, co
   PgParams backends(claim.backends.begin(), claim.backends.end());
   TC_RETURN_IF_ERROR(db_->transaction(
       [&]() -> Status {
-        TC_ASSIGN_OR_RETURN(std::vector<JobRecord> candidates,
-                            select_sql(claim_candidates_sql(kJobColumnList, backends.size(),
-                                                            kClaimBatch, "FOR UPDATE SKIP LOCKED"),
-                                       backends, "claim a job"));
+        TC_ASSIGN_OR_RETURN(
+            std::vector<JobRecord> candidates,
+            select_sql(claim_candidates_sql(kJobColumnList, backends.size(), kClaimBatch, kPgNow,
+                                            "FOR UPDATE SKIP LOCKED"),
+                       backends, "claim a job"));
         for (JobRecord& job : candidates) {
           std::optional<Notification> notice;
           if (!take(job, notice)) continue;

@@ -74,6 +74,9 @@ class PgJobStore final : public JobQueue, public Outbox, public NodeRegistry, pu
   // The bodies of insert and update, mutex_ held.
   Result<bool> insert_locked(JobRecord& job);
   Result<bool> update_locked(const JobRecord& job, const std::optional<RowState>& expected);
+  // The attempt history (attempt_columns.h), mutex_ held.
+  Status save_attempts_locked(const JobRecord& job);
+  Result<std::vector<AttemptRecord>> attempts_locked(const std::string& id);
   Status enqueue_locked(const Notification& notice);  // pg_outbox.cc
   Status update_notice(const char* sql, const PgParams& params);
 

@@ -3,6 +3,7 @@
 #include <iterator>
 #include <string>
 
+#include "service/daemon/store/attempt_columns.h"
 #include "service/daemon/store/lease_sql.h"
 
 namespace tc::daemon {
@@ -90,7 +91,9 @@ std::string add_leases() {
 }
 
 // Step i takes the database from version i to i + 1. Append; never edit a released step.
-const std::string kSteps[] = {kCreateJobs, kCreateNodes, kAddNotifications, add_leases()};
+// Version 5: the attempt history and the retry backoff (attempt_columns.h).
+const std::string kSteps[] = {kCreateJobs, kCreateNodes, kAddNotifications, add_leases(),
+                              kAddAttemptsSql};
 
 // Any constant both daemons agree on: "tcschema".
 constexpr const char* kMigrationLock = "SELECT pg_advisory_xact_lock(8386385893716369773)";

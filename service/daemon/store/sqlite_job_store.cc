@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "service/daemon/store/attempt_columns.h"
 #include "service/daemon/store/job_columns.h"
 #include "service/daemon/store/job_store_schema.h"
 #include "service/daemon/store/lease_sql.h"
@@ -43,6 +44,7 @@ Result<JobRecord> row_to_job(Statement& s) {
   row.webhook_url = s.text_at(17);
   row.node = s.text_at(18);
   row.cancel_requested = s.int_at(21);
+  row.not_before_ms = s.int_at(22);
   return from_columns(row);
 }
 
@@ -186,14 +188,15 @@ Result<bool> SqliteJobStore::insert_locked(JobRecord& job) {
       return false;
     }
   }
-  Statement s(db_,
-              std::string("INSERT INTO jobs (") + kColumns +
-                  ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)");
+  Statement s(
+      db_, std::string("INSERT INTO jobs (") + kColumns +
+               ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0)");
   if (!s.ok()) return db_error(db_, "prepare insert");
   s.bind(1, job.id);
   bind_fields(s, 2, job);
   if (s.step() != SQLITE_DONE) return db_error(db_, "insert job " + job.id);
   job.seq = sqlite3_last_insert_rowid(db_);
+  TC_RETURN_IF_ERROR(save_attempts_locked(job));
   return true;
 }
 
@@ -207,6 +210,7 @@ Result<std::optional<JobRecord>> SqliteJobStore::find_one(const char* column,
   if (rc == SQLITE_DONE) return std::optional<JobRecord>();
   if (rc != SQLITE_ROW) return db_error(db_, std::string("find ") + column + " " + value);
   TC_ASSIGN_OR_RETURN(JobRecord job, row_to_job(s));
+  TC_ASSIGN_OR_RETURN(job.attempts, attempts_locked(job.id));
   return std::optional<JobRecord>(std::move(job));
 }
 
@@ -221,11 +225,11 @@ Result<std::optional<JobRecord>> SqliteJobStore::find_by_request_id(const std::s
 Result<bool> SqliteJobStore::write(const JobRecord& job, const std::optional<RowState>& expected,
                                    const Notification* notice) {
   std::lock_guard lock(mutex_);
-  if (!notice) return update_locked(job, expected);
+  if (!notice && job.attempts.empty()) return update_locked(job, expected);
   bool written = false;
   TC_RETURN_IF_ERROR(in_transaction([&]() -> Status {
     TC_ASSIGN_OR_RETURN(written, update_locked(job, expected));
-    return written ? enqueue_locked(*notice) : Status();
+    return written && notice ? enqueue_locked(*notice) : Status();
   }));
   return written;
 }
@@ -237,12 +241,52 @@ Result<bool> SqliteJobStore::update_locked(const JobRecord& job,
   if (!s.ok()) return db_error(db_, "prepare update");
   s.bind(1, job.id);
   bind_fields(s, 2, job);
+  s.bind(21, job.retry_delay_ms);
   if (expected) {
-    s.bind(21, static_cast<int64_t>(expected->state));
-    s.bind(22, int64_t{expected->attempt});
+    s.bind(22, static_cast<int64_t>(expected->state));
+    s.bind(23, int64_t{expected->attempt});
   }
   if (s.step() != SQLITE_DONE) return db_error(db_, "update job " + job.id);
-  return sqlite3_changes(db_) > 0;
+  if (sqlite3_changes(db_) == 0) return false;
+  TC_RETURN_IF_ERROR(save_attempts_locked(job));
+  return true;
+}
+
+// Every attempt the record holds (attempt_columns.h), over what the table has of them.
+Status SqliteJobStore::save_attempts_locked(const JobRecord& job) {
+  for (const AttemptRecord& attempt : job.attempts) {
+    AttemptColumns row = attempt_columns_of(attempt);
+    Statement s(db_, sqlite_sql(kUpsertAttemptSql));
+    if (!s.ok()) return db_error(db_, "prepare the attempt history");
+    s.bind(1, job.id);
+    s.bind(2, row.number);
+    s.bind(3, row.node);
+    s.bind(4, row.device);
+    s.bind(5, row.start_ms);
+    s.bind(6, row.end_ms);
+    s.bind(7, row.outcome);
+    s.bind(8, row.error_code);
+    s.bind(9, row.error_message);
+    s.bind(10, row.error_retryable);
+    if (s.step() != SQLITE_DONE) return db_error(db_, "record attempt of job " + job.id);
+  }
+  return {};
+}
+
+Result<std::vector<AttemptRecord>> SqliteJobStore::attempts_locked(const std::string& id) {
+  Statement s(db_, sqlite_sql(kSelectAttemptsSql));
+  if (!s.ok()) return db_error(db_, "prepare the attempt history");
+  s.bind(1, id);
+  std::vector<AttemptRecord> attempts;
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW) {
+    AttemptColumns row{s.int_at(0),  s.text_at(1), s.text_at(2), s.int_at(3), s.int_at(4),
+                       s.text_at(5), s.text_at(6), s.text_at(7), s.int_at(8)};
+    TC_ASSIGN_OR_RETURN(AttemptRecord attempt, attempt_from_columns(id, row));
+    attempts.push_back(std::move(attempt));
+  }
+  if (rc != SQLITE_DONE) return db_error(db_, "read the attempts of job " + id);
+  return attempts;
 }
 
 Result<std::vector<JobRecord>> SqliteJobStore::list(std::optional<JobState> state,
@@ -279,6 +323,8 @@ Result<int> SqliteJobStore::purge_ended_before(int64_t end_ms) {
   int purged = sqlite3_changes(db_);
   Statement notices(db_, kPurgeOrphanNotifications);
   if (!notices.ok() || notices.step() != SQLITE_DONE) return db_error(db_, "purge notices");
+  Statement attempts(db_, kPurgeOrphanAttemptsSql);
+  if (!attempts.ok() || attempts.step() != SQLITE_DONE) return db_error(db_, "purge attempts");
   return purged;
 }
 
@@ -335,8 +381,8 @@ Result<std::optional<JobRecord>> SqliteJobStore::claim(const ClaimRequest& claim
   std::optional<JobRecord> taken;
   if (claim.backends.empty()) return taken;
   TC_RETURN_IF_ERROR(in_transaction([&]() -> Status {
-    Statement s(db_,
-                sqlite_sql(claim_candidates_sql(kColumns, claim.backends.size(), kClaimBatch, "")));
+    Statement s(db_, sqlite_sql(claim_candidates_sql(kColumns, claim.backends.size(), kClaimBatch,
+                                                     kSqliteNow, "")));
     if (!s.ok()) return db_error(db_, "prepare claim");
     for (size_t i = 0; i < claim.backends.size(); ++i)
       s.bind(static_cast<int>(i) + 1, claim.backends[i]);

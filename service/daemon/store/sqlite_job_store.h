@@ -77,6 +77,9 @@ class SqliteJobStore final : public JobQueue,
   // The bodies of insert and update, mutex_ held.
   Result<bool> insert_locked(JobRecord& job);
   Result<bool> update_locked(const JobRecord& job, const std::optional<RowState>& expected);
+  // The attempt history (attempt_columns.h), mutex_ held.
+  Status save_attempts_locked(const JobRecord& job);
+  Result<std::vector<AttemptRecord>> attempts_locked(const std::string& id);
   // The outbox's statements, mutex_ held (sqlite_outbox.cc).
   Status in_transaction(const std::function<Status()>& body);
   Status enqueue_locked(const Notification& notice);

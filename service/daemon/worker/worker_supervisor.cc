@@ -109,9 +109,11 @@ Status judge_exit(int wait_status, bool got_result, const Status& said) {
   if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0 && got_result) return {};
   if (!said.is_ok()) return said;
   if (WIFSIGNALED(wait_status))
-    return {Code::kInternal, "worker crashed: killed by " + describe_signal(WTERMSIG(wait_status))};
+    return {Code::kInternal, "worker crashed: killed by " + describe_signal(WTERMSIG(wait_status)),
+            true};
   int code = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
-  return {Code::kInternal, "worker exited with code " + std::to_string(code) + " and no result"};
+  return {Code::kInternal, "worker exited with code " + std::to_string(code) + " and no result",
+          true};
 }
 
 WorkerOutcome supervise(WorkerProcess& worker, const SuperviseOptions& options,
@@ -146,6 +148,7 @@ WorkerOutcome supervise(WorkerProcess& worker, const SuperviseOptions& options,
     return outcome;
   }
   outcome.status = judge_exit(wait_status, watch.got_result, watch.said);
+  outcome.crashed = !outcome.status.is_ok() && watch.said.is_ok();
   if (outcome.status.is_ok()) outcome.report = std::move(watch.report);
   return outcome;
 }

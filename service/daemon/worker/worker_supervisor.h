@@ -27,6 +27,9 @@ struct WorkerOutcome {
   // It said it is ready for another job after its result (worker_main.h --jobs): it still
   // runs, waiting on its stdin.
   bool ready_again = false;
+  // It ended without a result and without saying why (a signal, an exit): its status is
+  // retryable, as nothing says the job itself is at fault.
+  bool crashed = false;
 };
 
 // Decides whether the worker may publish its complete outputs: ok allows; any other status is
@@ -42,7 +45,8 @@ WorkerOutcome supervise(WorkerProcess& worker, const SuperviseOptions& options,
                         const std::function<void()>& on_tick = {},
                         const PublishCheck& may_publish = {});
 
-// How a worker ended, from what it said (`said`: its error line, if any) and its wait status.
+// How a worker ended, from what it said (`said`: its error line, if any) and its wait status. A
+// crash (no result, nothing said) is retryable.
 Status judge_exit(int wait_status, bool got_result, const Status& said);
 
 }  // namespace tc::daemon
