@@ -6,6 +6,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "pipeline/package/iframe_playlist.h"
 #include "pipeline/package/manifest_quote.h"
 #include "pipeline/spec/package_spec.h"
 
@@ -341,6 +342,15 @@ std::string hls_master(const PackageMeasure& package) {
     if (!package.text.empty()) m3u8 << ",SUBTITLES=\"subs\"";
     // No CEA-608/708 captions are carried in the video (the encoders are given none).
     m3u8 << ",CLOSED-CAPTIONS=NONE\n" << video.name << "/" << kHlsMediaPlaylist << "\n";
+  }
+  // Trick play (RFC 8216 4.3.4.3): each rendition's keyframes, as byte ranges of its segments.
+  for (const TrackMeasure& video : package.video) {
+    if (iframe_segments(video).empty()) continue;
+    m3u8 << "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=" << iframe_peak_bitrate(video)
+         << ",RESOLUTION=" << video.width << "x" << video.height;
+    if (!video.codec.empty()) m3u8 << "," << hls_quoted("CODECS", video.codec);
+    if (hdr) m3u8 << ",VIDEO-RANGE=" << video_range(video);
+    m3u8 << "," << hls_quoted("URI", video.name + "/" + kHlsIFramePlaylist) << "\n";
   }
   return m3u8.str();
 }

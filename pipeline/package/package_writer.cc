@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "pipeline/package/iframe_playlist.h"
 #include "pipeline/package/language_tag.h"
 #include "pipeline/package/manifests.h"
 #include "pipeline/plan/segment_container.h"
@@ -159,6 +160,10 @@ Status PackageWriter::write_manifests(const PackageMeasure& measure,
       for (const TrackMeasure& track : *tracks)
         TC_RETURN_IF_ERROR(dir_->write_file(track.name + "/" + kHlsMediaPlaylist,
                                             hls_media_playlist(track, plan_.segment_name, target)));
+    for (const TrackMeasure& video : measure.video)
+      if (!iframe_segments(video).empty())
+        TC_RETURN_IF_ERROR(dir_->write_file(video.name + "/" + kHlsIFramePlaylist,
+                                            hls_iframe_playlist(video, plan_.segment_name)));
     TC_RETURN_IF_ERROR(dir_->write_file(kHlsMaster, hls_master(measure)));
     written.push_back(kHlsMaster);
   }

@@ -90,6 +90,8 @@ int TrackSegmenter::write_bytes(void* opaque, av::AvioWriteBuffer data, int size
     done += int(n);
   }
   self->file_bytes_ += size;
+  if (self->measure_.type == AVMEDIA_TYPE_VIDEO)
+    self->written_.append(reinterpret_cast<const char*>(data), size_t(size));
   return size;
 }
 
@@ -192,6 +194,7 @@ Status TrackSegmenter::end_segment(bool last) {
     return av_status(AVERROR(write_error_), Code::kOutput, "writing " + setup_.name);
   SegmentMeasure& segment = measure_.segments.back();
   segment.bytes = file_bytes_;
+  measure_keyframes();
   segment.duration = segment_end_ - segment.start;
   file_.reset();
   segment_open_ = false;
@@ -204,6 +207,8 @@ Status TrackSegmenter::start_segment(const AVPacket& packet) {
   std::string name = segment_file(*container_, setup_.segment_name, number);
   TC_ASSIGN_OR_RETURN(file_, dir_.create_file(dir_fd_, name, setup_.name + "/" + name));
   file_bytes_ = 0;
+  written_.clear();
+  keyframe_writes_.clear();
   if (int err = begin_segment(*container_, *format_); err < 0)
     return av_status(err, Code::kInternal, "starting a segment of " + setup_.name);
   // The previous segment ends where this one starts (a gap in pts is the previous one's).
@@ -314,6 +319,8 @@ Status TrackSegmenter::mux(AVPacket& packet, bool starts_segment) {
   }
   if (starts_segment) TC_RETURN_IF_ERROR(start_segment(packet));
   segment_end_ = std::max(segment_end_, packet.pts + std::max<int64_t>(packet.duration, 0));
+  bool keyframe = measure_.type == AVMEDIA_TYPE_VIDEO && (packet.flags & AV_PKT_FLAG_KEY);
+  if (keyframe) TC_RETURN_IF_ERROR(begin_keyframe(packet, starts_segment));
   packet.pts += measure_.media_shift;
   packet.dts += measure_.media_shift;
   if (setup_.format == SegmentFormat::kFmp4 && packet.dts < 0)
@@ -322,7 +329,51 @@ Status TrackSegmenter::mux(AVPacket& packet, bool starts_segment) {
                                     " s before the earliest a package can hold");
   if (int err = av_write_frame(format_.get(), &packet); err < 0)
     return av_status(err, Code::kOutput, "writing a segment of " + setup_.name);
+  return keyframe ? end_keyframe() : Status::ok();
+}
+
+// fMP4: a keyframe within a segment (a GOP shorter than the segment) starts a fragment of its
+// own, so that its moof and its sample are one range. The bytes before it are flushed to the
+// file so that where its writing begins is known.
+Status TrackSegmenter::begin_keyframe(const AVPacket& packet, bool starts_segment) {
+  if (setup_.format == SegmentFormat::kFmp4 && !starts_segment)
+    if (int err = av_write_frame(format_.get(), nullptr); err < 0)
+      return av_status(err, Code::kOutput, "writing a segment of " + setup_.name);
+  avio_flush(io_);
+  if (write_error_)
+    return av_status(AVERROR(write_error_), Code::kOutput, "writing " + setup_.name);
+  keyframe_writes_.push_back({packet.pts, file_bytes_, file_bytes_});
   return Status::ok();
+}
+
+// TS: the muxer writes a video packet's PES at once; it ends where the file now ends. (fMP4's
+// sample is written with its fragment, located by its moof in measure_keyframes.)
+Status TrackSegmenter::end_keyframe() {
+  if (setup_.format != SegmentFormat::kTs) return Status::ok();
+  avio_flush(io_);
+  if (write_error_)
+    return av_status(AVERROR(write_error_), Code::kOutput, "writing " + setup_.name);
+  keyframe_writes_.back().end = file_bytes_;
+  return Status::ok();
+}
+
+void TrackSegmenter::measure_keyframes() {
+  std::string_view written = written_;
+  std::vector<KeyframeMeasure>& keyframes = measure_.segments.back().keyframes;
+  for (const KeyframeWrite& write : keyframe_writes_) {
+    if (write.begin > int64_t(written.size())) continue;
+    ByteRange range{write.begin, 0};
+    if (setup_.format == SegmentFormat::kFmp4) {
+      range.length = fmp4_keyframe_length(written.substr(size_t(write.begin)));
+    } else {
+      ByteRange pes = ts_keyframe_range(
+          written.substr(size_t(write.begin), size_t(write.end - write.begin)));
+      range = {write.begin + pes.offset, pes.length};
+    }
+    if (range.length > 0) keyframes.push_back({write.pts, range});
+  }
+  written_.clear();
+  keyframe_writes_.clear();
 }
 
 AVRational TrackSegmenter::highest_frame_rate() const {

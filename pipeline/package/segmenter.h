@@ -1,10 +1,10 @@
 // One rendition track of a package: as CMAF, an fMP4 init segment (ftyp + moov) and media
 // segments (moof + mdat); or as MPEG-TS segments that stand alone (segment_container.h). Each
 // segment starts at the first keyframe at or past a multiple of the segment duration. One
-// FFmpeg muxer per track writes every segment (mp4: frag_custom, one fragment per segment,
-// flushed by us; mpegts: flushed the same way) through an AVIOContext of ours whose file we
-// switch at each boundary; every file is created by the PackageDir. What was written is
-// measured here.
+// FFmpeg muxer per track writes every segment (mp4: frag_custom, one fragment per segment and
+// one more at each keyframe inside it, flushed by us; mpegts: flushed the same way) through an
+// AVIOContext of ours whose file we switch at each boundary; every file is created by the
+// PackageDir. What was written is measured here.
 #pragma once
 
 #include <memory>
@@ -19,10 +19,18 @@ extern "C" {
 #include "pipeline/core/compat.h"
 #include "pipeline/core/fd.h"
 #include "pipeline/core/status.h"
+#include "pipeline/package/keyframe_range.h"
 #include "pipeline/package/package_dir.h"
 #include "pipeline/plan/segment_container.h"
 
 namespace tc::package {
+
+// A video keyframe as written: its pts (the track's time base, as a segment's start) and its
+// bytes in its segment file (keyframe_range.h), for the I-frame playlists.
+struct KeyframeMeasure {
+  int64_t pts = 0;
+  ByteRange range;
+};
 
 // A media segment as written: times in the track's time base.
 struct SegmentMeasure {
@@ -30,6 +38,7 @@ struct SegmentMeasure {
   int64_t duration = 0;
   int64_t bytes = 0;
   bool starts_with_keyframe = false;
+  std::vector<KeyframeMeasure> keyframes;  // video: every keyframe in it, in order
 };
 
 // A track as written: what the manifests and the report say of it.
@@ -112,6 +121,9 @@ class TrackSegmenter {
   void decode_times();
   Status flush_pending(bool last);
   Status mux(AVPacket& packet, bool starts_segment);
+  Status begin_keyframe(const AVPacket& packet, bool starts_segment);
+  Status end_keyframe();
+  void measure_keyframes();
   AVRational highest_frame_rate() const;
 
   PackageDir& dir_;
@@ -121,6 +133,13 @@ class TrackSegmenter {
   ScopedFd file_;    // the file being written: init, then each segment
   int write_error_ = 0;
   int64_t file_bytes_ = 0;
+  // Video: the open segment's bytes as written, and where each keyframe's writing began and
+  // (TS) ended in them; measured into the segment's keyframes when it ends.
+  std::string written_;
+  struct KeyframeWrite {
+    int64_t pts, begin, end;
+  };
+  std::vector<KeyframeWrite> keyframe_writes_;
   AVIOContext* io_ = nullptr;
   av::OutputFormatPtr format_;
   AVStream* stream_ = nullptr;

@@ -21,11 +21,6 @@ constexpr int kFps = 30;
 constexpr double kSegment = 2;
 constexpr size_t kTsPacket = 188;
 
-int ts_pid(const std::string& bytes, size_t at) {
-  return ((static_cast<unsigned char>(bytes[at + 1]) & 0x1f) << 8) |
-         static_cast<unsigned char>(bytes[at + 2]);
-}
-
 // The PID of the first packet that is not the SDT (service names, which may come first).
 int first_table(const std::string& bytes) {
   constexpr int kSdtPid = 0x11;

@@ -27,6 +27,11 @@ std::string ffprobe_json(const std::vector<std::string>& args) {
   return run.out;
 }
 
+int ts_pid(const std::string& bytes, size_t at) {
+  return ((static_cast<unsigned char>(bytes[at + 1]) & 0x1f) << 8) |
+         static_cast<unsigned char>(bytes[at + 2]);
+}
+
 std::map<std::string, std::string> stream_inf_for(const std::string& master,
                                                   const std::string& uri) {
   std::istringstream lines(master);

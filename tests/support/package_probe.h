@@ -30,6 +30,9 @@ std::vector<ProbedSegment> probe_rendition(const std::string& dir, const TempDir
 // ffprobe -v error -of json ARGS: its output (a failure reported through gtest).
 std::string ffprobe_json(const std::vector<std::string>& args);
 
+// The PID of the MPEG-TS packet at byte `at` of `bytes`.
+int ts_pid(const std::string& bytes, size_t at);
+
 // The attributes of the master playlist's EXT-X-STREAM-INF for `uri` (the line before it):
 // `KEY=value` or `KEY="value"`.
 std::map<std::string, std::string> stream_inf_for(const std::string& master,
