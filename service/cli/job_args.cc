@@ -9,6 +9,7 @@
 #include "pipeline/spec/frame_rate.h"
 #include "pipeline/spec/package_spec.h"
 #include "pipeline/spec/thumbnail_spec.h"
+#include "service/cli/preset.h"
 #include "service/common/command_line.h"
 
 namespace tc::cli {
@@ -85,7 +86,7 @@ const std::vector<OutputOption>& output_options() {
        [](OutputSpec& o, const std::string& v) { return assign(o.gop, parse_int(v)); }},
       {"--bframes", "N", "B-frames (default: the encoder's)",
        [](OutputSpec& o, const std::string& v) { return assign(o.b_frames, parse_int(v)); }},
-      {"--preset", "NAME", "encoder preset (software default: veryfast)",
+      {"--encoder-preset", "NAME", "encoder preset (software default: veryfast)",
        [](OutputSpec& o, const std::string& v) {
          o.preset = v;
          return Status::ok();
@@ -150,7 +151,64 @@ using OptionValues = std::vector<std::pair<const OutputOption*, std::string>>;
 struct PendingOutput {
   std::string path;
   OptionValues options;
+  const PresetValues* preset = nullptr;  // applied first: the command line's options win
 };
+
+const OutputOption* output_option(std::string_view name) {
+  for (const OutputOption& option : output_options())
+    if (std::string_view(option.flag).substr(2) == name) return &option;
+  return nullptr;
+}
+
+// The preset's output options, as if typed before every other option.
+Status apply_preset(const Preset& preset, const PresetValues& values, OutputSpec& output,
+                    bool& codec_given) {
+  for (const auto& [key, value] : values) {
+    codec_given |= key == "codec";
+    TC_RETURN_IF_ERROR(
+        named("--preset " + preset.name + ": " + key, output_option(key)->apply(output, value)));
+  }
+  return {};
+}
+
+// A ladder's rungs are the outputs; a one-output preset applies to each output of the line.
+Status add_preset_outputs(const Preset& preset, std::vector<PendingOutput>& outputs,
+                          bool positional) {
+  if (!preset.ladder()) {
+    for (PendingOutput& output : outputs) output.preset = &preset.outputs.front().options;
+    return {};
+  }
+  if (!outputs.empty() || positional)
+    return usage("--preset " + preset.name + ": a ladder of " +
+                 std::to_string(preset.outputs.size()) +
+                 " outputs that it names itself: give no OUTPUT and no -o");
+  for (const PresetOutput& rung : preset.outputs) outputs.push_back({rung.name, {}, &rung.options});
+  return {};
+}
+
+}  // namespace
+
+bool is_output_option(std::string_view name) {
+  return output_option(name) != nullptr;
+}
+
+namespace {
+
+// The options whose value is a name from a parser's table: completion offers the table's names.
+void offer_choices(const CLI::App& app) {
+  constexpr std::pair<const char*, Choice> kChoices[] = {
+      {"--codec", Choice::kCodec},
+      {"--rc", Choice::kRateControl},
+      {"--container", Choice::kContainer},
+      {"--audio", Choice::kAudio},
+      {"--hdr", Choice::kHdr},
+      {"--backend", Choice::kBackend},
+      {"--deinterlace", Choice::kDeinterlace},
+      {"--package", Choice::kPackage},
+      {"--segment-format", Choice::kSegmentFormat}};
+  for (const auto& [flag, choice] : kChoices)
+    offer_values(app.get_option(flag), choice_names(choice));
+}
 
 }  // namespace
 
@@ -213,6 +271,11 @@ JobOptions::JobOptions(CLI::App& app) : app_(app) {
                              "the least memory; 2 or more: a single output too)")
                       ->check(CLI::Range(0, kMaxGopParallel));
   job_file_ = job_option("--job", "FILE", "the whole job as JSON (the daemon's job config shape)");
+  preset_ = job_option("--preset", "NAME",
+                       "a named output preset or ladder (transcode presets lists them): sets the "
+                       "options it names; options given on the command line win");
+  presets_file_ = job_option("--presets-file", "FILE", "more presets (JSON), repeatable")
+                      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   json_ = job_flag("--json", "print the final report as JSON");
   dry_run_ = job_flag("--dry-run", "print the plan and the equivalent ffmpeg command; run nothing");
   quiet_ = job_flag("-q,--quiet", "no progress bar");
@@ -313,7 +376,7 @@ Result<JobSpec> JobOptions::spec_from_job_file(const JobArgs& parsed) const {
 
 // Each output gets the options before the first -o, then its own: the parse order says which -o
 // an option follows.
-Status JobOptions::add_outputs(JobSpec& spec) const {
+Status JobOptions::add_outputs(JobSpec& spec, const std::optional<Preset>& preset) const {
   OptionValues common;
   std::vector<PendingOutput> outputs;
   std::map<const CLI::Option*, size_t> seen;
@@ -328,17 +391,22 @@ Status JobOptions::add_outputs(JobSpec& spec) const {
         (outputs.empty() ? common : outputs.back().options)
             .emplace_back(definition, option->results()[index]);
   }
-  if (outputs.empty()) {
+  if (preset && preset->ladder()) {
+    TC_RETURN_IF_ERROR(add_preset_outputs(*preset, outputs, output_->count() > 0));
+  } else if (outputs.empty()) {
     if (!output_->count()) return usage("missing OUTPUT (or -o OUTPUT)");
     outputs.push_back({last_value(output_), {}});
   } else if (output_->count()) {
     return usage("unexpected argument '" + last_value(output_) +
                  "' (several outputs: -o OUT1 -o OUT2)");
   }
+  if (preset && !preset->ladder()) TC_RETURN_IF_ERROR(add_preset_outputs(*preset, outputs, false));
   for (const PendingOutput& pending : outputs) {
     OutputSpec output;
     output.path = pending.path;
     bool codec_given = false;
+    if (pending.preset)
+      TC_RETURN_IF_ERROR(apply_preset(*preset, *pending.preset, output, codec_given));
     // The options before the first -o, then the output's own (so they win).
     for (const OptionValues* list :
          std::initializer_list<const OptionValues*>{&common, &pending.options})
@@ -352,8 +420,36 @@ Status JobOptions::add_outputs(JobSpec& spec) const {
   return {};
 }
 
+Result<std::optional<Preset>> JobOptions::chosen_preset() const {
+  if (!preset_->count()) {
+    if (presets_file_->count()) return usage("--presets-file: needs --preset NAME");
+    return std::optional<Preset>();
+  }
+  TC_ASSIGN_OR_RETURN(std::vector<Preset> presets, load_presets(presets_file_->results()));
+  TC_ASSIGN_OR_RETURN(Preset preset, find_preset(presets, last_value(preset_)));
+  return std::optional<Preset>(std::move(preset));
+}
+
+// The preset's job options, before the command line's (which replace them).
+Status JobOptions::apply_preset_job(const Preset& preset, JobSpec& spec) const {
+  PackageSpec& package = spec.package;
+  for (const auto& [key, value] : preset.job) {
+    std::string flag = "--preset " + preset.name + ": " + key;
+    if (key == "package")
+      TC_RETURN_IF_ERROR(named(flag, assign(package.kind, parse_package_kind(value))));
+    else if (key == "segment")
+      TC_RETURN_IF_ERROR(named(flag, assign(package.segment_s, parse_seconds(value))));
+    else if (key == "segment-format")
+      TC_RETURN_IF_ERROR(named(flag, assign(package.segment_format, parse_segment_format(value))));
+  }
+  return {};
+}
+
 Result<JobArgs> JobOptions::job_args() const {
   JobArgs parsed;
+  TC_ASSIGN_OR_RETURN(std::optional<Preset> preset, chosen_preset());
+  if (preset && job_file_->count()) return usage("--preset: not with --job (the file is the job)");
+  if (preset) TC_RETURN_IF_ERROR(apply_preset_job(*preset, parsed.spec));
   TC_RETURN_IF_ERROR(read_job_options(parsed));
   if (job_file_->count()) {
     TC_ASSIGN_OR_RETURN(parsed.spec, spec_from_job_file(parsed));
@@ -361,7 +457,7 @@ Result<JobArgs> JobOptions::job_args() const {
   }
   if (!input_->count()) return usage("missing INPUT (transcode run INPUT OUTPUT [options])");
   parsed.spec.input = last_value(input_);
-  TC_RETURN_IF_ERROR(add_outputs(parsed.spec));
+  TC_RETURN_IF_ERROR(add_outputs(parsed.spec, preset));
   normalize_package(parsed.spec);
   return parsed;
 }

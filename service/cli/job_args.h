@@ -5,12 +5,15 @@
 // Options before the first -o apply to every output; options after an -o to that one only.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "pipeline/core/status.h"
 #include "pipeline/spec/job_spec.h"
+#include "service/cli/preset.h"
 
 namespace CLI {
 class App;
@@ -38,7 +41,9 @@ class JobOptions {
  private:
   Status read_job_options(JobArgs& parsed) const;
   Result<JobSpec> spec_from_job_file(const JobArgs& parsed) const;
-  Status add_outputs(JobSpec& spec) const;
+  Status add_outputs(JobSpec& spec, const std::optional<Preset>& preset) const;
+  Result<std::optional<Preset>> chosen_preset() const;  // --preset's, loaded with --presets-file
+  Status apply_preset_job(const Preset& preset, JobSpec& spec) const;
   Status read_package_options(PackageSpec& package) const;
   Status read_thumbnail_options(ThumbnailSpec& thumbnails) const;
 
@@ -64,10 +69,15 @@ class JobOptions {
   CLI::Option* thumbnail_grid_;
   CLI::Option* gop_parallel_;
   CLI::Option* job_file_;
+  CLI::Option* preset_;        // --preset NAME: a named output preset or ladder (preset.h)
+  CLI::Option* presets_file_;  // --presets-file FILE, repeatable
   CLI::Option* json_;
   CLI::Option* dry_run_;
   CLI::Option* quiet_;
 };
+
+// Whether `name` ("size", "crf": a flag without "--") is a per-output option: a preset's keys.
+bool is_output_option(std::string_view name);
 
 // Parses run's arguments alone (`args` without the program and command names).
 Result<JobArgs> parse_job_args(const std::vector<std::string>& args);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "service/cli/commands.h"
+#include "service/cli/presets_command.h"
 #include "service/common/command_line.h"
 #include "service/common/process_exit.h"
 #include "service/transcode/doctor_command.h"
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   tc::cli::CommandActions actions;
   tc::cli::add_run_command(app, actions);
   tc::cli::add_doctor_command(app, actions);
+  tc::cli::add_presets_command(app, actions);
 #ifdef TC_WITH_GRPC
   tc::client::add_client_commands(app, actions);
 #else

@@ -326,9 +326,9 @@ TEST_F(TranscodeRun, VaapiRunsWhereAnIntelGpuExists) {
 TEST_F(TranscodeRun, CancelLeavesNothingBehind) {
   make_clip(dir_ / "long.mp4", {.width = 640, .height = 360, .seconds = 20, .audio = false});
   // Interrupted as Ctrl-C would, once it is writing.
-  int exit_code =
-      interrupt_once_written({"run", dir_ / "long.mp4", dir_ / "out.mp4", "--preset", "veryslow"},
-                             dir_ / ".out.mp4.partial");
+  int exit_code = interrupt_once_written(
+      {"run", dir_ / "long.mp4", dir_ / "out.mp4", "--encoder-preset", "veryslow"},
+      dir_ / ".out.mp4.partial");
   ASSERT_NE(exit_code, -1) << "the transcode never started writing";
   EXPECT_EQ(exit_code, kExitCancelled);
   EXPECT_EQ(dir_.entries(), std::vector<std::string>{"long.mp4"});

@@ -317,7 +317,7 @@ TEST_F(Package, CancelLeavesNoPartialDirectory) {
   make_clip(dir_ / "long.mp4", {.width = 640, .height = 360, .seconds = 20, .audio = false});
   int exit_code =
       interrupt_once_written({"run", dir_ / "long.mp4", "--package", "hls", "--package-dir",
-                              dir_ / "pkg", "--preset", "veryslow", "-o", "a"},
+                              dir_ / "pkg", "--encoder-preset", "veryslow", "-o", "a"},
                              dir_ / ".pkg.partial/a/init.mp4");
   ASSERT_NE(exit_code, -1) << "the package was never started";
   EXPECT_EQ(exit_code, kExitCancelled);
@@ -329,7 +329,7 @@ TEST_F(Package, FailureLeavesNoPartialDirectory) {
   // directory holds the first rendition's init segment.
   ProcessResult run = package(input(), "hls",
                               {"-o", "a", "--size", "320x180", "-o", "b", "--size", "160x90",
-                               "--preset", "no-such-preset"});
+                               "--encoder-preset", "no-such-preset"});
   EXPECT_NE(run.exit_code, 0);
   EXPECT_NE(run.err.find("libx264"), std::string::npos) << run.err;
   EXPECT_TRUE(dir_.entries().empty()) << run.err;

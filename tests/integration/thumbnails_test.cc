@@ -192,8 +192,8 @@ TEST_F(Thumbnails, CancelLeavesNoPackageAndNoSheet) {
   make_clip(dir_ / "long.mp4", {.width = 640, .height = 360, .seconds = 20, .audio = false});
   // A sheet a tile: the first is written at once, into the package's partial directory.
   int exit_code = interrupt_once_written(
-      {"run", dir_ / "long.mp4", "--package", "hls", "--package-dir", dir_ / "pkg", "--preset",
-       "veryslow", "--thumbnails", "0.5", "--thumbnail-grid", "1x1", "-o", "a"},
+      {"run", dir_ / "long.mp4", "--package", "hls", "--package-dir", dir_ / "pkg",
+       "--encoder-preset", "veryslow", "--thumbnails", "0.5", "--thumbnail-grid", "1x1", "-o", "a"},
       dir_ / ".pkg.partial/sheet_1.jpg");
   ASSERT_NE(exit_code, -1) << "no sheet was ever written";
   EXPECT_EQ(exit_code, kExitCancelled);
@@ -203,8 +203,8 @@ TEST_F(Thumbnails, CancelLeavesNoPackageAndNoSheet) {
 TEST_F(Thumbnails, CancelLeavesNoSheetBesideTheOutput) {
   make_clip(dir_ / "long.mp4", {.width = 640, .height = 360, .seconds = 20, .audio = false});
   int exit_code =
-      interrupt_once_written({"run", dir_ / "long.mp4", dir_ / "out.mp4", "--preset", "veryslow",
-                              "--thumbnails", "0.5", "--thumbnail-grid", "1x1"},
+      interrupt_once_written({"run", dir_ / "long.mp4", dir_ / "out.mp4", "--encoder-preset",
+                              "veryslow", "--thumbnails", "0.5", "--thumbnail-grid", "1x1"},
                              dir_ / ".sheet_1.jpg.partial");
   ASSERT_NE(exit_code, -1) << "no sheet was ever written";
   EXPECT_EQ(exit_code, kExitCancelled);

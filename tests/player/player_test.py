@@ -181,7 +181,7 @@ def _transcode_package(source, out_dir, segment_format="fmp4"):
         raise RuntimeError("TC_TRANSCODE (the transcode binary) is not set; ctest sets it")
     package = ["hls", "--segment-format", "ts"] if segment_format == "ts" else ["cmaf"]
     command = [transcode, "run", str(source), "--package", *package, "--package-dir", str(out_dir),
-               "--segment", str(SEGMENT_SECONDS), "--codec", "h264", "--preset", "ultrafast",
+               "--segment", str(SEGMENT_SECONDS), "--codec", "h264", "--encoder-preset", "ultrafast",
                "--backend", "software", "--quiet"]
     for rung in LADDER:
         command += ["-o", f"{rung.height}p", "--size", f"{rung.width}x{rung.height}",

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <tuple>
 
 namespace tc::cli {
 namespace {
@@ -46,7 +47,7 @@ TEST(JobArgs, HdrPerOutputAndDeinterlacePerJob) {
 
 TEST(JobArgs, OptionsBeforeTheFirstOutputApplyToAll) {
   Result<JobArgs> args =
-      parse({"in.mp4", "--preset", "fast", "--codec", "hevc", "-o", "a.mp4", "-o", "b.mp4",
+      parse({"in.mp4", "--encoder-preset", "fast", "--codec", "hevc", "-o", "a.mp4", "-o", "b.mp4",
              "--size", "640x360", "--codec", "h264", "-o", "c.ts", "--bitrate", "1M"});
   ASSERT_TRUE(args.is_ok()) << args.status().to_string();
   const auto& outputs = args->spec.outputs;
@@ -145,6 +146,47 @@ TEST(JobArgs, JobFileGivesTheWholeSpec) {
   EXPECT_FALSE(parse({"--job", path, "in.mp4"}).is_ok());
   EXPECT_FALSE(parse({"--job", path + ".missing"}).is_ok());
   std::remove(path.c_str());
+}
+
+// Apple's HLS Authoring Specification for Apple Devices, "Video": the recommended 16:9 H.264
+// variants (average bit rate, kb/s), and 6 s segments. Its 768x432 1100 kb/s rung is left out:
+// a job holds at most 8 outputs (SpecLimits).
+TEST(JobArgs, AppleHlsPresetIsApplesLadder) {
+  Result<JobArgs> args = parse({"in.mp4", "--preset", "apple-hls", "--package-dir", "pkg"});
+  ASSERT_TRUE(args.is_ok()) << args.status().to_string();
+  const JobSpec& spec = args->spec;
+  EXPECT_EQ(spec.package.kind, PackageKind::kHls);
+  EXPECT_EQ(spec.package.segment_s, 6);
+  const std::vector<std::tuple<int, int, int64_t>> apple{
+      {416, 234, 145'000},     {640, 360, 365'000},    {768, 432, 730'000},
+      {960, 540, 2'000'000},   {1280, 720, 3'000'000}, {1280, 720, 4'500'000},
+      {1920, 1080, 6'000'000}, {1920, 1080, 7'800'000}};
+  std::vector<std::tuple<int, int, int64_t>> rungs;
+  for (const OutputSpec& output : spec.outputs) {
+    EXPECT_EQ(output.codec, VideoCodec::kH264);
+    rungs.emplace_back(output.width, output.height, output.bitrate);
+  }
+  EXPECT_EQ(rungs, apple);
+}
+
+// A preset sets what its options would; an option on the command line wins over it.
+TEST(JobArgs, PresetExpandsAndExplicitOptionsWin) {
+  Result<JobArgs> preset = parse({"in.mp4", "out.mp4", "--preset", "web-720p", "--crf", "30"});
+  Result<JobArgs> typed = parse({"in.mp4", "out.mp4", "--size", "1280x0", "--codec", "h264",
+                                 "--crf", "30", "--gop", "60", "--audio", "aac", "--audio-bitrate",
+                                 "96k", "--audio-channels", "2", "--container", "mp4"});
+  ASSERT_TRUE(preset.is_ok()) << preset.status().to_string();
+  ASSERT_TRUE(typed.is_ok()) << typed.status().to_string();
+  EXPECT_EQ(job_spec_to_json(preset->spec), job_spec_to_json(typed->spec));
+  EXPECT_EQ(preset->spec.outputs[0].quality, 30);
+}
+
+TEST(JobArgs, UnknownPresetIsAUsageErrorNamingIt) {
+  Result<JobArgs> args = parse({"in.mp4", "out.mp4", "--preset", "veryfast"});
+  ASSERT_FALSE(args.is_ok());
+  EXPECT_EQ(args.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(args.status().message().find("unknown preset 'veryfast'"), std::string::npos)
+      << args.status().message();
 }
 
 }  // namespace
