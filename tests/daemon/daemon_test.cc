@@ -5,9 +5,12 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -330,17 +333,51 @@ TEST_F(DaemonTest, TwentyConcurrentJobsAllSucceed) {
   EXPECT_TRUE(partial_files(media).empty());
 }
 
+// Every frame of `path`'s video that ffprobe decodes (not its packet count: a cut or corrupt
+// stream decodes fewer).
+int decoded_frames(const std::string& path) {
+  std::string command =
+      "ffprobe -v error -select_streams v:0 -count_frames -show_entries stream=nb_read_frames "
+      "-of csv=p=0 '" +
+      path + "' 2>/dev/null";  // a temp dir's path: no quote in it
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  char count[32] = {};
+  if (!pipe || !fgets(count, sizeof count, pipe.get())) return -1;
+  return std::atoi(count);
+}
+
+// One worker dies of SIGSEGV while another runs a job beside it: the crash fails only its own
+// job; the job beside it (held mid-run by the test fault "hold" until the crash is recorded, so
+// the two overlap however loaded the machine) and a job submitted after it succeed, every frame
+// decodable.
 TEST_F(DaemonTest, CrashedWorkerFailsOnlyItsJob) {
   // One attempt: a crash is retryable (retry_test.py retries one); here it ends its job.
-  ASSERT_TRUE(daemon.start({"--max-attempts", "1"}, "crash:crashme"));
+  ASSERT_TRUE(daemon.start({"--slots", "2", "--max-attempts", "1"}, "hold:held_,crash:crashme"));
+  std::string held_input = media + "/held_in.mp4";
   std::string crash_input = media + "/crashme.mp4";
+  fs::copy_file(input, held_input);
   fs::copy_file(input, crash_input);
+  std::string beside = media + "/beside.mp4";
+  std::string held = submit(held_input, beside);
+  ASSERT_TRUE(wait_until(
+      [&] { return state_of(held) == "JOB_STATE_RUNNING" && !partial_files(media).empty(); }));
   CommandResult crashed = client({"submit", crash_input, media + "/x.mp4", "--wait", "--quiet"});
   EXPECT_EQ(crashed.exit_code, 1) << crashed.err;
   EXPECT_NE(crashed.err.find("SIGSEGV"), std::string::npos) << crashed.err;
+  EXPECT_EQ(state_of(held), "JOB_STATE_RUNNING") << "the job beside the crash is still running";
+  std::ofstream(held_input + ".release").put('\n');
+  CommandResult watched = client({"watch", held, "--quiet"});
+  EXPECT_EQ(watched.exit_code, 0) << watched.err;
+  EXPECT_EQ(state_of(held), "JOB_STATE_SUCCEEDED");
+  EXPECT_EQ(get_json(held).value("attempt", 0), 1) << "the crash cost the job beside it nothing";
   EXPECT_EQ(client({"health"}).exit_code, 0);
-  CommandResult fine = client({"submit", input, media + "/fine.mp4", "--wait", "--quiet"});
-  EXPECT_EQ(fine.exit_code, 0) << fine.err;
+  CommandResult after = client({"submit", input, media + "/after.mp4", "--wait", "--quiet"});
+  EXPECT_EQ(after.exit_code, 0) << after.err;
+  // The 1 s, 30 fps input: every frame of both outputs decodes; the crashed job wrote nothing.
+  EXPECT_EQ(decoded_frames(beside), 30);
+  EXPECT_EQ(decoded_frames(media + "/after.mp4"), 30);
+  EXPECT_FALSE(fs::exists(media + "/x.mp4"));
+  EXPECT_TRUE(partial_files(media).empty());
 }
 
 TEST_F(DaemonTest, StalledWorkerIsKilledByTheWatchdog) {

@@ -98,6 +98,21 @@ void throttle_if_slow(Fault fault, RunOptions& options) {
   };
 }
 
+// The test fault "hold": the job stops at its first frame, its outputs open, until a file named
+// as its input plus ".release" exists (a latch for a test that acts beside a running job, not a
+// sleep), saying its progress meanwhile so that the watchdog sees it alive.
+void hold_if_asked(Fault fault, const std::string& input, RunOptions& options) {
+  if (fault != Fault::kHold) return;
+  options.progress_interval_s = 0;
+  options.on_progress = [release = input + ".release", held = true](const Progress& p) mutable {
+    while (held && access(release.c_str(), F_OK) != 0) {
+      emit(worker_line(p));
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    held = false;
+  };
+}
+
 // The daemon decides whether the outputs may get their names (the job may have passed to
 // another attempt meanwhile): asked on stdout, answered on stdin. No answer, because the daemon
 // is gone, is a refusal.
@@ -171,6 +186,11 @@ Result<WorkerJob> read_job() {
 Fault fault_for(const char* env_value, const std::string& input) {
   if (!env_value || !*env_value) return Fault::kNone;
   std::string value = env_value;
+  // A list: the first entry that hits this input.
+  if (size_t comma = value.find(','); comma != std::string::npos) {
+    Fault first = fault_for(value.substr(0, comma).c_str(), input);
+    return first != Fault::kNone ? first : fault_for(value.c_str() + comma + 1, input);
+  }
   std::string kind = value.substr(0, value.find(':'));
   std::string pattern =
       value.find(':') == std::string::npos ? "" : value.substr(value.find(':') + 1);
@@ -178,10 +198,10 @@ Fault fault_for(const char* env_value, const std::string& input) {
   if (kind == "crash") return Fault::kCrash;
   if (kind == "stall") return Fault::kStall;
   if (kind == "slow") return Fault::kSlow;
+  if (kind == "hold") return Fault::kHold;
   if (kind == "device") return Fault::kDevice;
   if (kind == "slow-setup") return Fault::kSlowSetup;
   if (kind == "stop-published") return Fault::kStopPublished;
-  if (kind == "crash-first") return Fault::kCrashFirst;
   return Fault::kNone;
 }
 
@@ -242,10 +262,10 @@ int run_one(const WorkerJob& job, RunOptions run, long long max_pixels, bool las
   const JobSpec spec = placed_spec(job.spec, job.placement);
   if (lift_address_cap_for(spec)) last = true;  // no later job runs uncapped
   Fault fault = fault_for(std::getenv("TC_TEST_FAULT"), spec.input);
-  if (fault == Fault::kCrashFirst) fault = job.attempt == 1 ? Fault::kCrash : Fault::kNone;
   apply_fault(fault);
   if (g_cancel.load()) return fail(Status(Code::kCancelled, "cancelled before start"));
   throttle_if_slow(fault, run);
+  hold_if_asked(fault, spec.input, run);
   run.attempt = job.attempt;
   set_log_job(job.id);
   Result<PreparedJob> prepared = prepare_job(spec, run, pixel_check(spec, max_pixels));

@@ -47,22 +47,14 @@ int serve_jobs(const Result<WorkerOptions>& set_up_worker);
 
 // Test-only faults, read from TC_TEST_FAULT in the daemon's environment (which workers inherit)
 // and never from a request: "crash", "stall" or "slow", optionally ":SUBSTRING" to hit only
-// jobs whose input path contains it. slow throttles the pipeline so tests can act mid-run.
+// jobs whose input path contains it; several, separated by commas, the first that hits counts.
+// slow throttles the pipeline so tests can act mid-run. "hold": the job waits at its first frame
+// until a file named as its input plus ".release" exists.
 // "device": every --open-device fails, as a device whose context does not open (warm pools).
 // "slow-setup": every worker takes 2 s more to set up before it says it is ready.
 // "stop-published": the worker stops itself (SIGSTOP) once its outputs are renamed into place,
 // before it says its result: a test kills its node there, between the rename and the record.
-// "crash-first": "crash" on a job's first attempt only (its retry runs normally).
-enum class Fault {
-  kNone,
-  kCrash,
-  kStall,
-  kSlow,
-  kDevice,
-  kSlowSetup,
-  kStopPublished,
-  kCrashFirst
-};
+enum class Fault { kNone, kCrash, kStall, kSlow, kDevice, kSlowSetup, kStopPublished, kHold };
 Fault fault_for(const char* env_value, const std::string& input);
 
 }  // namespace tc::daemon
