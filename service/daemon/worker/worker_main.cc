@@ -202,6 +202,7 @@ Fault fault_for(const char* env_value, const std::string& input) {
   if (kind == "device") return Fault::kDevice;
   if (kind == "slow-setup") return Fault::kSlowSetup;
   if (kind == "stop-published") return Fault::kStopPublished;
+  if (kind == "crash-first") return Fault::kCrashFirst;
   return Fault::kNone;
 }
 
@@ -262,6 +263,7 @@ int run_one(const WorkerJob& job, RunOptions run, long long max_pixels, bool las
   const JobSpec spec = placed_spec(job.spec, job.placement);
   if (lift_address_cap_for(spec)) last = true;  // no later job runs uncapped
   Fault fault = fault_for(std::getenv("TC_TEST_FAULT"), spec.input);
+  if (fault == Fault::kCrashFirst) fault = job.attempt == 1 ? Fault::kCrash : Fault::kNone;
   apply_fault(fault);
   if (g_cancel.load()) return fail(Status(Code::kCancelled, "cancelled before start"));
   throttle_if_slow(fault, run);

@@ -54,7 +54,18 @@ int serve_jobs(const Result<WorkerOptions>& set_up_worker);
 // "slow-setup": every worker takes 2 s more to set up before it says it is ready.
 // "stop-published": the worker stops itself (SIGSTOP) once its outputs are renamed into place,
 // before it says its result: a test kills its node there, between the rename and the record.
-enum class Fault { kNone, kCrash, kStall, kSlow, kDevice, kSlowSetup, kStopPublished, kHold };
+// "crash-first": "crash" on a job's first attempt only (its retry runs normally).
+enum class Fault {
+  kNone,
+  kCrash,
+  kStall,
+  kSlow,
+  kDevice,
+  kSlowSetup,
+  kStopPublished,
+  kCrashFirst,
+  kHold
+};
 Fault fault_for(const char* env_value, const std::string& input);
 
 }  // namespace tc::daemon
