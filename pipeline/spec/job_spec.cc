@@ -55,6 +55,22 @@ constexpr std::array kPackageNames{
 constexpr std::array kSegmentFormatNames{Named<SegmentFormat>{SegmentFormat::kFmp4, "fmp4"},
                                          Named<SegmentFormat>{SegmentFormat::kTs, "ts"}};
 
+// Each container's name, and the other names (extensions) that mean it.
+struct ContainerNames {
+  std::string_view name;
+  std::array<std::string_view, 2> also;
+};
+constexpr std::array kContainerNames{
+    ContainerNames{"mp4", {"m4v", "mov"}}, ContainerNames{"mkv", {"matroska"}},
+    ContainerNames{"webm", {}}, ContainerNames{"mpegts", {"ts", "m2ts"}}};
+
+template <typename Table>
+std::vector<std::string> names_in(const Table& table) {
+  std::vector<std::string> names;
+  for (const auto& entry : table) names.emplace_back(entry.name);
+  return names;
+}
+
 template <typename Enum, size_t N>
 std::string_view name_in(const std::array<Named<Enum>, N>& table, Enum value) {
   for (const auto& entry : table)
@@ -139,6 +155,30 @@ Status validate_output(const OutputSpec& output, const std::string& field, int m
 
 }  // namespace
 
+std::vector<std::string> choice_names(Choice choice) {
+  switch (choice) {
+    case Choice::kBackend:
+      return names_in(kBackendNames);
+    case Choice::kCodec:
+      return names_in(kCodecNames);
+    case Choice::kRateControl:
+      return names_in(kRateControlNames);
+    case Choice::kAudio:
+      return names_in(kAudioNames);
+    case Choice::kHdr:
+      return names_in(kHdrNames);
+    case Choice::kDeinterlace:
+      return names_in(kDeinterlaceNames);
+    case Choice::kPackage:
+      return names_in(kPackageNames);
+    case Choice::kSegmentFormat:
+      return names_in(kSegmentFormatNames);
+    case Choice::kContainer:
+      return names_in(kContainerNames);
+  }
+  return {};
+}
+
 std::string_view name_of(BackendKind backend) {
   return name_in(kBackendNames, backend);
 }
@@ -218,10 +258,10 @@ Status parse_size(std::string_view text, int& width, int& height) {
 
 Result<std::string> container_of(const OutputSpec& output) {
   std::string name = output.container.empty() ? lower_extension(output.path) : output.container;
-  if (name == "mp4" || name == "m4v" || name == "mov") return std::string("mp4");
-  if (name == "mkv" || name == "matroska") return std::string("mkv");
-  if (name == "webm") return std::string("webm");
-  if (name == "ts" || name == "mpegts" || name == "m2ts") return std::string("mpegts");
+  for (const ContainerNames& container : kContainerNames)
+    if (name == container.name ||
+        (!name.empty() && (name == container.also[0] || name == container.also[1])))
+      return std::string(container.name);
   if (output.container.empty())
     return invalid(quote_value(output.path) + ": cannot tell the container from the extension " +
                    quote_value(name) + " (use .mp4, .mkv, .webm or .ts, or set the container)");

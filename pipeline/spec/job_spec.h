@@ -172,6 +172,20 @@ Result<HdrMode> parse_hdr(std::string_view name);
 Result<Deinterlace> parse_deinterlace(std::string_view name);
 Result<PackageKind> parse_package_kind(std::string_view name);
 Result<SegmentFormat> parse_segment_format(std::string_view name);
+// The names a parse_* above (and container_of) takes, in its own table's order: what shell
+// completion offers for the option.
+enum class Choice {
+  kBackend,
+  kCodec,
+  kRateControl,
+  kAudio,
+  kHdr,
+  kDeinterlace,
+  kPackage,
+  kSegmentFormat,
+  kContainer
+};
+std::vector<std::string> choice_names(Choice choice);
 // "4M", "800k", "2500000" -> bits per second.
 Result<int64_t> parse_bitrate(std::string_view text);
 // "1280x720", "1280x0", "0x720" -> width, height.

@@ -2,6 +2,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cctype>
+#include <map>
 #include <sstream>
 
 namespace tc::cli {
@@ -24,11 +27,21 @@ struct Command {
   std::vector<Argument> positionals;
 };
 
+std::map<const CLI::Option*, std::vector<std::string>>& offered() {
+  static std::map<const CLI::Option*, std::vector<std::string>> values;
+  return values;
+}
+
+std::string join(const std::vector<std::string>& words);
+
 // What a value completes to, from its label: files, command names, or the words of "a|b".
 std::string values_for(const std::string& label) {
   if (label == "FILE" || label == "PATH" || label == "INPUT" || label == "OUTPUT") return "@files";
   if (label == "COMMAND") return "@commands";
-  if (label.find('|') == std::string::npos) return "";
+  // Words of a fixed set ("bar|json"), not the shapes of a free value ("N|N/D").
+  if (label.find('|') == std::string::npos ||
+      std::any_of(label.begin(), label.end(), [](char c) { return std::isupper(c); }))
+    return "";
   std::string words = label;
   for (char& c : words) c = c == '|' ? ' ' : c;
   return words;
@@ -43,6 +56,8 @@ Argument describe_option(const CLI::Option& option) {
   argument.takes_value = option.get_expected_max() > 0;  // flags expect 0 values
   argument.repeatable = option.get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll;
   argument.values = argument.takes_value ? values_for(argument.label) : "";
+  if (auto values = offered().find(&option); values != offered().end() && argument.takes_value)
+    argument.values = join(values->second);
   return argument;
 }
 
@@ -61,10 +76,14 @@ std::vector<Command> describe(const CLI::App& root) {
   return commands;
 }
 
-std::string join(const std::vector<std::string>& words) {
+std::string join_with(const std::vector<std::string>& words, const char* separator) {
   std::string text;
-  for (const std::string& word : words) text += (text.empty() ? "" : " ") + word;
+  for (const std::string& word : words) text += (text.empty() ? "" : separator) + word;
   return text;
+}
+
+std::string join(const std::vector<std::string>& words) {
+  return join_with(words, " ");
 }
 
 std::string command_names(const std::vector<Command>& commands) {
@@ -97,6 +116,19 @@ std::string bash_positional(const Command& command, const std::string& all_comma
   return "";
 }
 
+// A command's options with a fixed set of values: `choices` is the set of the option before the
+// word being completed.
+std::string bash_choices(const Command& command) {
+  std::ostringstream out;
+  out << "      case $prev in\n";
+  for (const Argument& option : command.options)
+    if (option.takes_value && !option.values.empty() && option.values[0] != '@')
+      out << "        " << join_with(option.names, "|") << ") choices='" << option.values
+          << "' ;;\n";
+  out << "      esac";
+  return out.str();
+}
+
 std::string bash_script(const std::vector<Command>& commands) {
   const std::string names = command_names(commands);
   std::ostringstream out;
@@ -105,7 +137,7 @@ std::string bash_script(const std::vector<Command>& commands) {
                        "#   transcode completion bash > /etc/bash_completion.d/transcode")
       << "_transcode() {\n"
          "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
-         "  local options values files positional\n"
+         "  local options values files positional choices\n"
          "  if [[ $COMP_CWORD -eq 1 ]]; then\n"
          "    COMPREPLY=($(compgen -W '"
       << names << " " << option_names(commands.front(), [](const Argument&) { return true; })
@@ -121,10 +153,15 @@ std::string bash_script(const std::vector<Command>& commands) {
         << option_names(command, [](const Argument& a) { return a.takes_value; }) << "'\n"
         << "      files='"
         << option_names(command, [](const Argument& a) { return a.values == "@files"; }) << "'\n"
-        << "      positional='" << bash_positional(command, names) << "' ;;\n";
+        << "      positional='" << bash_positional(command, names) << "'\n"
+        << bash_choices(command) << " ;;\n";
   }
   out << "    *) return ;;\n"
          "  esac\n"
+         "  if [[ -n $choices ]]; then  # the value of an option with a fixed set\n"
+         "    COMPREPLY=($(compgen -W \"$choices\" -- \"$cur\"))\n"
+         "    return\n"
+         "  fi\n"
          "  if [[ \" $values \" == *\" $prev \"* ]]; then  # the value of an option\n"
          "    [[ \" $files \" == *\" $prev \"* ]] && COMPREPLY=($(compgen -f -- \"$cur\"))\n"
          "    return\n"
@@ -224,13 +261,74 @@ std::string zsh_script(const std::vector<Command>& commands) {
   return out.str();
 }
 
+// Text inside a single-quoted fish word.
+std::string fish_quoted(const std::string& text) {
+  std::string quoted;
+  for (char c : text) quoted += c == '\'' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+  return quoted;
+}
+
+// The `complete` flags for an option's names and its value: -s/-l, then -x -a WORDS (a fixed
+// set, in its order: -k), -r -F (a file) or -x (free text), or nothing for a flag.
+std::string fish_option(const Argument& option, const std::string& all_commands) {
+  std::string line;
+  for (const std::string& name : option.names)
+    line += name.size() == 2 ? " -s " + name.substr(1) : " -l " + name.substr(2);
+  if (option.values == "@files")
+    line += " -r -F";
+  else if (option.values == "@commands")
+    line += " -x -k -a '" + all_commands + "'";
+  else if (!option.values.empty())
+    line += " -x -k -a '" + fish_quoted(option.values) + "'";
+  else if (option.takes_value)
+    line += " -x";
+  return line + " -d '" + fish_quoted(option.help) + "'";
+}
+
+std::string fish_script(const std::vector<Command>& commands) {
+  const std::string names = command_names(commands);
+  std::ostringstream out;
+  out << script_header("fish",
+                       "Install: transcode completion fish > "
+                       "~/.config/fish/completions/transcode.fish")
+      << "complete -c transcode -f\n";
+  for (const Command& command : commands) {
+    if (command.name.empty()) {
+      for (const Argument& option : command.options)
+        out << "complete -c transcode -n __fish_use_subcommand" << fish_option(option, names)
+            << "\n";
+      continue;
+    }
+    out << "complete -c transcode -n __fish_use_subcommand -a " << command.name << " -d '"
+        << fish_quoted(command.help) << "'\n";
+    const std::string when = " -n '__fish_seen_subcommand_from " + command.name + "'";
+    for (const Argument& option : command.options)
+      out << "complete -c transcode" << when << fish_option(option, names) << "\n";
+    for (const Argument& positional : command.positionals) {
+      if (positional.values == "@files")
+        out << "complete -c transcode" << when << " -F\n";
+      else if (positional.values == "@commands")
+        out << "complete -c transcode" << when << " -a '" << names << "'\n";
+      else if (!positional.values.empty())
+        out << "complete -c transcode" << when << " -a '" << fish_quoted(positional.values)
+            << "'\n";
+    }
+  }
+  return out.str();
+}
+
 struct Generator {
   const char* shell;
   std::string (*script)(const std::vector<Command>& commands);
 };
-constexpr Generator kGenerators[] = {{"bash", bash_script}, {"zsh", zsh_script}};
+constexpr Generator kGenerators[] = {
+    {"bash", bash_script}, {"zsh", zsh_script}, {"fish", fish_script}};
 
 }  // namespace
+
+void offer_values(const CLI::Option* option, std::vector<std::string> values) {
+  offered()[option] = std::move(values);
+}
 
 const std::vector<std::string>& completion_shells() {
   static const std::vector<std::string> shells = [] {

@@ -10,11 +10,17 @@
 
 namespace CLI {
 class App;
-}
+class Option;
+}  // namespace CLI
 
 namespace tc::cli {
 
-// The shells a script can be made for: "bash", "zsh".
+// Offers `values` for `option`'s value in every script: the names its parser takes, read from
+// the parser's own table (job_spec.h choice_names), so a script cannot offer a word the parser
+// refuses. Call it where the option is added; it lasts as long as the process.
+void offer_values(const CLI::Option* option, std::vector<std::string> values);
+
+// The shells a script can be made for: "bash", "zsh", "fish".
 const std::vector<std::string>& completion_shells();
 
 // The script for `shell`; kInvalidArgument for a shell not in completion_shells().

@@ -9,6 +9,7 @@
 #include "pipeline/spec/frame_rate.h"
 #include "pipeline/spec/package_spec.h"
 #include "pipeline/spec/thumbnail_spec.h"
+#include "service/cli/completion.h"
 #include "service/cli/preset.h"
 #include "service/common/command_line.h"
 
@@ -212,8 +213,12 @@ void offer_choices(const CLI::App& app) {
 
 }  // namespace
 
-JobOptions::JobOptions(CLI::App& app) : app_(app) {
+JobOptions::JobOptions(CLI::App& app, Inputs inputs) : app_(app) {
   input_ = app.add_option("INPUT", "input file or URL")->type_name("");
+  if (inputs == Inputs::kMany)
+    input_->description("input files or URLs (several: -o with a name template)")
+        ->expected(1, -1)
+        ->allow_extra_args();  // a positional takes more than its minimum only with this
   output_ = app.add_option("OUTPUT", "output file (or -o OUTPUT, repeatable)")->type_name("");
   outputs_ = app.add_option("-o,--output", "an output; the output options after it are its own")
                  ->type_name("FILE")
@@ -279,6 +284,7 @@ JobOptions::JobOptions(CLI::App& app) : app_(app) {
   json_ = job_flag("--json", "print the final report as JSON");
   dry_run_ = job_flag("--dry-run", "print the plan and the equivalent ffmpeg command; run nothing");
   quiet_ = job_flag("-q,--quiet", "no progress bar");
+  offer_choices(app);
   app.footer(
       "Outputs: INPUT OUTPUT [options], or several from one decode:\n"
       "  INPUT [options for all] -o OUT1 [options for OUT1] -o OUT2 [options for OUT2] ...\n"
@@ -376,7 +382,8 @@ Result<JobSpec> JobOptions::spec_from_job_file(const JobArgs& parsed) const {
 
 // Each output gets the options before the first -o, then its own: the parse order says which -o
 // an option follows.
-Status JobOptions::add_outputs(JobSpec& spec, const std::optional<Preset>& preset) const {
+Status JobOptions::add_outputs(JobSpec& spec, const std::optional<std::string>& positional,
+                               const std::optional<Preset>& preset) const {
   OptionValues common;
   std::vector<PendingOutput> outputs;
   std::map<const CLI::Option*, size_t> seen;
@@ -392,13 +399,12 @@ Status JobOptions::add_outputs(JobSpec& spec, const std::optional<Preset>& prese
             .emplace_back(definition, option->results()[index]);
   }
   if (preset && preset->ladder()) {
-    TC_RETURN_IF_ERROR(add_preset_outputs(*preset, outputs, output_->count() > 0));
+    TC_RETURN_IF_ERROR(add_preset_outputs(*preset, outputs, positional.has_value()));
   } else if (outputs.empty()) {
-    if (!output_->count()) return usage("missing OUTPUT (or -o OUTPUT)");
-    outputs.push_back({last_value(output_), {}});
-  } else if (output_->count()) {
-    return usage("unexpected argument '" + last_value(output_) +
-                 "' (several outputs: -o OUT1 -o OUT2)");
+    if (!positional) return usage("missing OUTPUT (or -o OUTPUT)");
+    outputs.push_back({*positional, {}});
+  } else if (positional) {
+    return usage("unexpected argument '" + *positional + "' (several outputs: -o OUT1 -o OUT2)");
   }
   if (preset && !preset->ladder()) TC_RETURN_IF_ERROR(add_preset_outputs(*preset, outputs, false));
   for (const PendingOutput& pending : outputs) {
@@ -456,8 +462,19 @@ Result<JobArgs> JobOptions::job_args() const {
     return parsed;
   }
   if (!input_->count()) return usage("missing INPUT (transcode run INPUT OUTPUT [options])");
-  parsed.spec.input = last_value(input_);
-  TC_RETURN_IF_ERROR(add_outputs(parsed.spec, preset));
+  // INPUT OUTPUT, or INPUT... -o: with several input words and no -o, the last is the output.
+  parsed.inputs = input_->results();
+  std::optional<std::string> positional;
+  if (output_->count())
+    positional = last_value(output_);
+  else if (parsed.inputs.size() == 2 && !outputs_->count()) {
+    positional = parsed.inputs.back();
+    parsed.inputs.pop_back();
+  }
+  if (parsed.inputs.size() > 1 && !outputs_->count())
+    return usage("several inputs: name their outputs with -o TEMPLATE (e.g. -o 'out/{stem}.mp4')");
+  parsed.spec.input = parsed.inputs.front();
+  TC_RETURN_IF_ERROR(add_outputs(parsed.spec, positional, preset));
   normalize_package(parsed.spec);
   return parsed;
 }

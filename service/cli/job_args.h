@@ -27,21 +27,28 @@ struct JobArgs {
   bool json = false;     // --json: print the final report as JSON
   bool dry_run = false;  // --dry-run: print the plan and the ffmpeg command, run nothing
   bool quiet = false;    // --quiet: no progress bar
+  // Every INPUT given (spec.input is the first): several with JobOptions' Inputs::kMany.
+  std::vector<std::string> inputs;
 };
+
+// `run` takes one input; `submit` several, named through an output name template.
+enum class Inputs { kOne, kMany };
 
 struct OutputOption;  // one per-output option: its flag, help and how it sets an OutputSpec
 
 // Adds run's positionals and options to `app`; job_args() reads them back once it has parsed.
 class JobOptions {
  public:
-  explicit JobOptions(CLI::App& app);
+  // Inputs::kMany: INPUT... and -o TEMPLATE, or INPUT OUTPUT as with one.
+  explicit JobOptions(CLI::App& app, Inputs inputs = Inputs::kOne);
   // The job the command line describes. Errors are kInvalidArgument naming the option.
   Result<JobArgs> job_args() const;
 
  private:
   Status read_job_options(JobArgs& parsed) const;
   Result<JobSpec> spec_from_job_file(const JobArgs& parsed) const;
-  Status add_outputs(JobSpec& spec, const std::optional<Preset>& preset) const;
+  Status add_outputs(JobSpec& spec, const std::optional<std::string>& positional,
+                     const std::optional<Preset>& preset) const;
   Result<std::optional<Preset>> chosen_preset() const;  // --preset's, loaded with --presets-file
   Status apply_preset_job(const Preset& preset, JobSpec& spec) const;
   Status read_package_options(PackageSpec& package) const;

@@ -1,5 +1,6 @@
 #include "service/cli/progress_bar.h"
 
+#include "pipeline/exec/progress_estimate.h"
 #include "pipeline/exec/thumbnail_writer.h"
 #include "pipeline/package/package_writer.h"
 
@@ -31,14 +32,10 @@ ProgressBar::~ProgressBar() {
 void ProgressBar::update(const Progress& progress, const std::string& detail) {
   if (!active_) return;
   constexpr int kWidth = 30;
-  double done = progress.input_duration_s > 0
-                    ? std::min(1.0, progress.media_time_s / progress.input_duration_s)
-                    : 0;
+  double done = progress_percent(progress).value_or(0) / 100;
   int filled = int(done * kWidth);
   std::string bar = std::string(filled, '#') + std::string(kWidth - filled, '.');
-  double eta = progress.speed > 0
-                   ? (progress.input_duration_s - progress.media_time_s) / progress.speed
-                   : -1;
+  double eta = progress_eta_s(progress).value_or(-1);
   // \033[K clears what a longer previous line left.
   std::fprintf(stream_, "\r[%s] %3d%%  frames %lld  %.1f fps  %.2fx  ETA %s %s\033[K", bar.c_str(),
                int(done * 100), static_cast<long long>(progress.frames_decoded), progress.fps,

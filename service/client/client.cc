@@ -63,10 +63,24 @@ Result<std::map<std::string, std::string>> parse_labels(const std::vector<std::s
   return labels;
 }
 
+// With --jobs the jobs come whole from the file: only the flags of the command line count.
+Result<cli::JobArgs> batch_flags(const CLI::App& command) {
+  for (const char* positional : {"INPUT", "OUTPUT", "--output", "--job"})
+    if (command.get_option(positional)->count())
+      return Status(Code::kInvalidArgument,
+                    "--jobs: give every input and output in the file, not on the command line");
+  cli::JobArgs flags;
+  flags.json = command.get_option("--json")->count() > 0;
+  flags.quiet = command.get_option("--quiet")->count() > 0;
+  return flags;
+}
+
 void add_submit(CLI::App& root, cli::CommandActions& actions) {
   CLI::App* command = root.add_subcommand(
-      "submit", "queue a job on the daemon (run's options); prints its id, or --wait for it");
-  auto job = std::make_shared<cli::JobOptions>(*command);
+      "submit",
+      "queue jobs on the daemon (run's options; several inputs with -o 'out/{stem}.mp4', or "
+      "--jobs FILE); prints an id a line, or --wait for them");
+  auto job = std::make_shared<cli::JobOptions>(*command, cli::Inputs::kMany);
   auto args = std::make_shared<SubmitArgs>();
   const char* group = "Submit options";
   command->add_flag("--wait", args->wait, "follow the job: progress bar, then its report")
@@ -84,8 +98,13 @@ void add_submit(CLI::App& root, cli::CommandActions& actions) {
   command->add_option("--webhook", args->webhook_url, "POST every state change of the job there")
       ->type_name("URL")
       ->group(group);
+  command
+      ->add_option("--jobs", args->jobs_file,
+                   "a JSON Lines file of jobs (- for stdin), each line a --job file's object")
+      ->type_name("FILE")
+      ->group(group);
   add_action(actions, command, [command, job, args, labels](const Connection& c) {
-    Result<cli::JobArgs> parsed = job->job_args();
+    Result<cli::JobArgs> parsed = args->jobs_file.empty() ? job->job_args() : batch_flags(*command);
     if (!parsed.is_ok()) return usage(*command, parsed.status().message());
     Result<std::map<std::string, std::string>> parsed_labels = parse_labels(labels->results());
     if (!parsed_labels.is_ok()) return usage(*command, parsed_labels.status().message());
@@ -94,6 +113,18 @@ void add_submit(CLI::App& root, cli::CommandActions& actions) {
     submit.labels = std::move(parsed_labels).value();
     return submit_command(submit, c);
   });
+}
+
+void add_wait(CLI::App& root, cli::CommandActions& actions) {
+  CLI::App* command = root.add_subcommand(
+      "wait",
+      "wait for jobs to end, a line each; exit 0 if all succeeded, else the first failure's");
+  auto ids = std::make_shared<std::vector<std::string>>();
+  auto json = std::make_shared<bool>(false);
+  command->add_option("ID", *ids, "the jobs' ids")->type_name("")->required();
+  add_json_flag(command, *json);
+  add_action(actions, command,
+             [ids, json](const Connection& c) { return wait_jobs(c, *ids, *json); });
 }
 
 void add_jobs(CLI::App& root, cli::CommandActions& actions) {
@@ -147,8 +178,15 @@ void add_client_commands(CLI::App& root, cli::CommandActions& actions) {
       root, actions, "watch", "follow a job: progress bar, then its report",
       [](CLI::App* command, JobIdArgs& args) {
         command->add_flag("-q,--quiet", args.quiet, "no progress bar");
+        command
+            ->add_option("--progress", args.progress,
+                         "bar (default: a progress bar on a terminal) or json (a JSON object a "
+                         "line on stdout: state, frames, fps, media_time_s, percent, eta_s; then "
+                         "the job on one line)")
+            ->type_name(cli::progress_mode_label());
       },
       watch_command);
+  add_wait(root, actions);
   add_job_command(
       root, actions, "get", "a job's state, times, error or result", [](CLI::App*, JobIdArgs&) {},
       get_command);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "service/cli/job_args.h"
+#include "service/cli/progress_json.h"
 #include "service/client/connection.h"
 
 namespace tc::client {
@@ -15,8 +16,9 @@ namespace tc::client {
 struct JobIdArgs {
   std::string id;
   bool json = false;
-  bool quiet = false;  // watch: no progress bar
-  bool wait = false;   // cancel: wait for the job to end
+  bool quiet = false;            // watch: no progress bar
+  bool wait = false;             // cancel: wait for the job to end
+  std::string progress = "bar";  // watch: bar or json (--progress)
 };
 
 struct JobsArgs {
@@ -28,6 +30,7 @@ struct JobsArgs {
 
 struct SubmitArgs {
   cli::JobArgs job;
+  std::string jobs_file;  // --jobs: a JSON Lines file of jobs, "-" for stdin
   bool wait = false;
   int priority = 0;
   std::map<std::string, std::string> labels;
@@ -37,6 +40,9 @@ struct SubmitArgs {
 
 int submit_command(const SubmitArgs& args, const Connection& connection);
 int watch_command(const JobIdArgs& args, const Connection& connection);
+// `transcode wait ID...`: every job watched at once over one connection; a line per job as it
+// ends. 0 when all succeeded, else the exit code of the first failed one in `ids`' order.
+int wait_jobs(const Connection& connection, const std::vector<std::string>& ids, bool json);
 int get_command(const JobIdArgs& args, const Connection& connection);
 int jobs_command(const JobsArgs& args, const Connection& connection);
 int cancel_command(const JobIdArgs& args, const Connection& connection);
@@ -47,7 +53,9 @@ int profiles_command(bool json);
 int health_command(const std::string& service, const Connection& connection);
 
 // Follows a job to its end: a progress bar (unless quiet or json), then the report (or the
-// job as JSON). Returns exit_code_for_job of the final job.
-int watch_job(const Connection& connection, const std::string& id, bool quiet, bool json);
+// job as JSON). ProgressMode::kJson: a JSON line per event instead (cli/progress_json.h), then
+// the job as JSON on one line. Returns exit_code_for_job of the final job.
+int watch_job(const Connection& connection, const std::string& id, bool quiet, bool json,
+              cli::ProgressMode mode = cli::ProgressMode::kBar);
 
 }  // namespace tc::client

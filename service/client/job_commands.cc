@@ -57,20 +57,31 @@ std::string live_engines(const pb::Progress& progress) {
   return cores;
 }
 
-int watch_job(const Connection& connection, const std::string& id, bool quiet, bool json) {
+// A JSON progress line of a job's event: its state, and the daemon's percent and ETA.
+std::string event_line(const pb::Job& job) {
+  const pb::Progress& p = job.progress();
+  return cli::progress_json_line(state_label(job.state()), progress_from_proto(p),
+                                 p.has_percent() ? std::optional(p.percent()) : std::nullopt,
+                                 p.has_eta_s() ? std::optional(p.eta_s()) : std::nullopt);
+}
+
+int watch_job(const Connection& connection, const std::string& id, bool quiet, bool json,
+              cli::ProgressMode mode) {
   auto stub = stub_for(connection);
   grpc::ClientContext context;
   prepare_context(context, connection, std::chrono::seconds(0));
   pb::WatchJobRequest request;
   request.set_id(id);
   std::unique_ptr<grpc::ClientReader<pb::JobEvent>> reader = stub->WatchJob(&context, request);
-  bool talk = !quiet && !json;
+  bool lines = mode == cli::ProgressMode::kJson;
+  bool talk = !quiet && !json && !lines;
   cli::ProgressBar bar(talk);
   pb::JobEvent event;
   pb::Job last;
   pb::JobState shown = pb::JOB_STATE_UNSPECIFIED;
   while (reader->Read(&event)) {
     last = event.job();
+    if (lines) std::cout << event_line(last) << std::flush;
     if (last.state() != shown && talk && !is_terminal(last.state())) announce_state(last);
     shown = last.state();
     if (last.state() == pb::JOB_STATE_RUNNING && last.progress().elapsed_s() > 0)
@@ -83,11 +94,17 @@ int watch_job(const Connection& connection, const std::string& id, bool quiet, b
     std::fprintf(stderr, "transcode: the watch of job %s ended before the job did\n", id.c_str());
     return kExitUnavailable;
   }
+  if (lines) {
+    std::cout << to_json_line(last);
+    return exit_code_for_job(last);
+  }
   return print_outcome(last, json);
 }
 
 int watch_command(const JobIdArgs& args, const Connection& connection) {
-  return watch_job(connection, args.id, args.quiet, args.json);
+  Result<cli::ProgressMode> mode = cli::parse_progress_mode(args.progress);
+  if (!mode.is_ok()) return usage(mode.status().message());
+  return watch_job(connection, args.id, args.quiet, args.json, *mode);
 }
 
 int get_command(const JobIdArgs& args, const Connection& connection) {

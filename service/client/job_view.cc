@@ -255,6 +255,14 @@ std::string to_json(const google::protobuf::Message& message) {
   return json;
 }
 
+std::string to_json_line(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  std::string json;
+  (void)google::protobuf::util::MessageToJsonString(message, &json, options);
+  return json + "\n";
+}
+
 int exit_code_for_job(const pb::Job& job) {
   switch (job.state()) {
     case pb::JOB_STATE_SUCCEEDED:

@@ -27,6 +27,8 @@ std::string job_line(const pb::Job& job);
 // Several lines: state, times, device, error or per-output result.
 std::string job_details(const pb::Job& job);
 std::string to_json(const google::protobuf::Message& message);
+// The same on one line, ending in a newline: the last line of a JSON line stream.
+std::string to_json_line(const google::protobuf::Message& message);
 
 // "capacity 3 more, load 25%, a job ~0.50 cores" (GPUs: "... ~0.10 cores, 20% engine"): the
 // load model's figures, as a Device (caps) and a NodeDevice (nodes) both carry them.

@@ -12,12 +12,14 @@ extern "C" {
 }
 
 #include "pipeline/exec/executor.h"
+#include "pipeline/exec/progress_estimate.h"
 #include "pipeline/hw/discovery_cache.h"
 #include "pipeline/hw/intel_profiles.h"
 #include "pipeline/hw/intel_stack.h"
 #include "pipeline/plan/cores.h"
 #include "service/cli/job_args.h"
 #include "service/cli/progress_bar.h"
+#include "service/cli/progress_json.h"
 #include "service/common/exit_codes.h"
 #include "service/common/process_exit.h"
 
@@ -40,6 +42,7 @@ struct RunFlags {
   std::string assumed_device;
   bool serial = false;
   bool no_cache = false;
+  std::string progress = "bar";  // --progress: bar or json
   // Where discovery keeps what it found ("" with --no-cache).
   std::string cache_dir() const { return no_cache ? "" : default_cache_dir(); }
 };
@@ -105,18 +108,33 @@ int run(const JobArgs& job, const RunFlags& flags) {
 
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
-  ProgressBar bar(!job.quiet && !job.json);
+  Result<ProgressMode> mode = parse_progress_mode(flags.progress);
+  if (!mode.is_ok()) return fail(mode.status());
+  bool lines = *mode == ProgressMode::kJson;
+  ProgressBar bar(!job.quiet && !job.json && !lines);
   Result<RunOptions> made = run_options(job.spec, flags);
   if (!made.is_ok()) return fail(made.status());
   RunOptions& options = *made;
-  options.on_progress = [&bar](const Progress& progress) { bar.update(progress); };
+  Progress last;
+  options.on_progress = [&bar, &last, lines](const Progress& progress) {
+    last = progress;
+    if (lines)
+      std::cout << progress_json_line("running", progress, progress_percent(progress),
+                                      progress_eta_s(progress))
+                << std::flush;
+    bar.update(progress);
+  };
   Result<PreparedJob> prepared = prepare_job(job.spec, options);
   Result<FinishedJob> finished = prepared.is_ok() ? run_prepared(*prepared, job.spec, options)
                                                   : Result<FinishedJob>(prepared.status());
   bar.finish();
   if (!finished.is_ok()) return fail(finished.status());
   const JobReport& report = finished->report;
-  std::cout << (job.json ? report_to_json(report) + "\n" : format_report(report));
+  if (lines)  // the last line: the report, on one line
+    std::cout << progress_json_line("succeeded", last, progress_percent(last), {})
+              << report_to_json(report, -1) << "\n";
+  else
+    std::cout << (job.json ? report_to_json(report) + "\n" : format_report(report));
   // The outputs are published and the report is out: end with the pipeline still open.
   return end_process(kExitOk);
 }
@@ -136,6 +154,11 @@ void add_run_command(CLI::App& root, CommandActions& actions) {
       "--no-cache", flags->no_cache,
       "discover the devices again instead of reading what an earlier run found "
       "(kept under ~/.cache/transcoded, keyed by the devices, drivers and libraries)");
+  command
+      ->add_option("--progress", flags->progress,
+                   "bar (default: a progress bar on a terminal) or json (a JSON object a line on "
+                   "stdout: state, frames, fps, media_time_s, percent, eta_s; then the report)")
+      ->type_name(progress_mode_label());
   command->add_flag("--serial", flags->serial,
                     "encode and mux every output on the demux thread, one after another, instead "
                     "of each on its own thread (the same bitstreams; for comparison)");

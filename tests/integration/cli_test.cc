@@ -566,9 +566,82 @@ TEST(CommandLine, ZshCompletionNamesEveryCommandAndOption) {
     EXPECT_NE(script.out.find("    '" + command + ":"), std::string::npos) << command;
   for (const char* spec : {"'*'--size='[", "'*'--codec='[", "'*'{-o+,--output=}'[", "--json'["})
     EXPECT_NE(script.out.find(spec), std::string::npos) << spec << "\n" << script.out;
-  ProcessResult fish = transcode({"completion", "fish"});
-  EXPECT_EQ(fish.exit_code, kExitUsage);
-  EXPECT_NE(fish.err.find("fish"), std::string::npos) << fish.err;
+  ProcessResult tcsh = transcode({"completion", "tcsh"});
+  EXPECT_EQ(tcsh.exit_code, kExitUsage);
+  EXPECT_NE(tcsh.err.find("bash zsh fish"), std::string::npos) << tcsh.err;
+}
+
+// `transcode completion SHELL` written to `dir`/`file`, and passed by the shell's own syntax
+// check (`check`, then the file's path). Returns the path ("" when it failed).
+std::string checked_completion(TempDir& dir, const std::string& shell, const std::string& file,
+                               std::vector<std::string> check) {
+  ProcessResult script = transcode({"completion", shell});
+  EXPECT_EQ(script.exit_code, 0) << script.err;
+  std::string path = dir.file(file, script.out);
+  check.push_back(path);
+  ProcessResult syntax = run_process(check);
+  EXPECT_EQ(syntax.exit_code, 0) << syntax.err;
+  return script.exit_code == 0 && syntax.exit_code == 0 ? path : "";
+}
+
+// Completion offers the values of options with a fixed set, the names the parser takes (issue
+// 41): bash's function run by bash, zsh's _arguments specs checked by zsh, fish's `complete -C`.
+TEST(CommandLine, BashCompletionOffersAnOptionsValues) {
+  TempDir dir;
+  std::string path = checked_completion(dir, "bash", "transcode.bash", {"bash", "-n"});
+  ASSERT_FALSE(path.empty());
+  using Words = std::vector<std::string>;
+  EXPECT_EQ(bash_completions(path, {"transcode", "run", "in.mp4", "--codec", ""}),
+            (Words{"h264", "hevc", "av1", "vp9", "copy"}));
+  EXPECT_EQ(bash_completions(path, {"transcode", "submit", "--backend", "v"}),
+            (Words{"vaapi", "vulkan"}));
+  EXPECT_EQ(bash_completions(path, {"transcode", "run", "--container", ""}),
+            (Words{"mp4", "mkv", "webm", "mpegts"}));
+  EXPECT_EQ(bash_completions(path, {"transcode", "watch", "--progress", ""}),
+            (Words{"bar", "json"}));
+  // A free value (--fps N|N/D) offers nothing, files' options still offer files.
+  EXPECT_TRUE(bash_completions(path, {"transcode", "run", "--fps", ""}).empty());
+  EXPECT_EQ(bash_completions(path, {"transcode", "run", "--job", path.substr(0, path.size() - 2)}),
+            Words{path});
+}
+
+TEST(CommandLine, ZshCompletionOffersAnOptionsValues) {
+  TempDir dir;
+  ASSERT_FALSE(checked_completion(dir, "zsh", "_transcode", {"zsh", "-n"}).empty());
+  ProcessResult script = transcode({"completion", "zsh"});
+  for (const char* spec : {":NAME:(h264 hevc av1 vp9 copy)'", ":NAME:(mp4 mkv webm mpegts)'",
+                           ":NAME:(auto software vaapi vulkan cuda qsv)'", ":bar|json:(bar json)'"})
+    EXPECT_NE(script.out.find(spec), std::string::npos) << spec << "\n" << script.out;
+  EXPECT_EQ(script.out.find(":N|N/D:(N N/D)"), std::string::npos) << script.out;
+}
+
+// fish itself completes the command lines from the script.
+std::vector<std::string> fish_completions(const std::string& script, const std::string& line) {
+  ProcessResult run = run_process(
+      {"fish", "--no-config", "-c", "source '" + script + "'; complete -C '" + line + "'"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  std::vector<std::string> found;
+  std::istringstream lines(run.out);
+  for (std::string text; std::getline(lines, text);)
+    if (!text.empty()) found.push_back(text.substr(0, text.find('\t')));
+  return found;
+}
+
+TEST(CommandLine, FishCompletionNamesCommandsOptionsAndValues) {
+  TempDir dir;
+  std::string path = checked_completion(dir, "fish", "transcode.fish", {"fish", "--no-execute"});
+  ASSERT_FALSE(path.empty());
+  std::vector<std::string> commands = fish_completions(path, "transcode ");
+  for (const std::string& command : listed_commands())
+    EXPECT_TRUE(contains(commands, command)) << command;
+  std::vector<std::string> options = fish_completions(path, "transcode run in.mp4 --");
+  for (const char* option : {"--size", "--codec", "--output", "--json", "--backend", "--progress"})
+    EXPECT_TRUE(contains(options, option)) << option;
+  EXPECT_EQ(fish_completions(path, "transcode run in.mp4 --codec "),
+            (std::vector<std::string>{"h264", "hevc", "av1", "vp9", "copy"}));
+  EXPECT_EQ(fish_completions(path, "transcode run --container m"),
+            (std::vector<std::string>{"mp4", "mkv", "mpegts"}));
+  EXPECT_TRUE(contains(fish_completions(path, "transcode completion "), "fish"));
 }
 
 // Planning for an Intel GPU that is not here (issue 14).

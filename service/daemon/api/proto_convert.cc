@@ -10,6 +10,7 @@ extern "C" {
 #include <libavcodec/avcodec.h>
 }
 
+#include "pipeline/exec/progress_estimate.h"
 #include "service/daemon/webhook/webhook_url.h"
 
 namespace tc::daemon {
@@ -60,6 +61,8 @@ void progress_to_proto(const Progress& p, pb::Progress* out) {
   out->set_elapsed_s(p.elapsed_s);
   out->set_fps(p.fps);
   out->set_speed(p.speed);
+  if (std::optional<double> percent = progress_percent(p)) out->set_percent(*percent);
+  if (std::optional<double> eta = progress_eta_s(p)) out->set_eta_s(*eta);
 }
 
 void quality_to_proto(const QualityScore& q, pb::QualityResult* out) {
