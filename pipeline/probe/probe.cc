@@ -9,6 +9,7 @@ extern "C" {
 #include "pipeline/core/compat.h"
 #include "pipeline/core/text_field.h"
 #include "pipeline/io/media_input.h"
+#include "pipeline/probe/alternative_transfer.h"
 #include "pipeline/probe/media_info.h"
 
 namespace tc {
@@ -187,7 +188,12 @@ Result<MediaInfo> probe(const std::string& path, const io::Access& access) {
   media.format_name = format->iformat->name;
   if (format->duration > 0) media.duration_s = format->duration / double(AV_TIME_BASE);
   int video_index = av_find_best_stream(format.get(), AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
-  if (video_index >= 0) media.video = video_info(format.get(), format->streams[video_index]);
+  if (video_index >= 0) {
+    media.video = video_info(format.get(), format->streams[video_index]);
+    // HLG by an alternative transfer SEI over a BT.2020 VUI (alternative_transfer.h).
+    if (auto transfer = preferred_transfer(*format, *format->streams[video_index]))
+      media.video->color.transfer = *transfer;
+  }
   list_streams(format.get(), video_index, media);
   if (!media.video) return input_error(path, "has no video stream");
   if (media.video->width <= 0 || media.video->height <= 0)

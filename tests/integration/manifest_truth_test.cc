@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -286,6 +287,52 @@ TEST_F(ManifestTruth, HdrIsSignalledAndKeptApartFromSdr) {
   EXPECT_EQ(side_data, (std::vector<std::string>{"Mastering display metadata",
                                                  "Content light level metadata"}))
       << stream.dump();
+}
+
+// HLG whichever way the source says it: the VUI's ARIB STD-B67 (18), or BT.2020 10-bit (14) with
+// an alternative transfer characteristics SEI preferring 18 (as broadcasters and phones write it;
+// FFmpeg 5.1's stream parameters say 14, its frames 18). Either way the HEVC rendition is HLG
+// (VIDEO-RANGE=HLG, CICP TransferCharacteristics 18, its own VUI arib-std-b67) and the H.264
+// rendition SDR, in an AdaptationSet of its own.
+void expect_hlg_beside_sdr(const std::string& pkg) {
+  std::string master = read_file(pkg + "/master.m3u8");
+  EXPECT_EQ(stream_inf_for(master, "hlg/index.m3u8")["VIDEO-RANGE"], "HLG") << master;
+  EXPECT_EQ(stream_inf_for(master, "sdr/index.m3u8")["VIDEO-RANGE"], "SDR") << master;
+  json mpd = read_mpd(pkg + "/manifest.mpd");
+  ASSERT_FALSE(mpd.is_null());
+  std::vector<json> video = sets_of(mpd, "video");
+  ASSERT_EQ(video.size(), 2u) << "one AdaptationSet per range: " << mpd.dump();
+  for (const json& set : video) {
+    std::string id = set["representations"][0]["id"];
+    json expected = json::object();
+    if (id == "hlg")
+      expected = {{"urn:mpeg:mpegB:cicp:ColourPrimaries", "9"},
+                  {"urn:mpeg:mpegB:cicp:TransferCharacteristics", "18"},
+                  {"urn:mpeg:mpegB:cicp:MatrixCoefficients", "9"}};
+    EXPECT_EQ(set["essential"], expected) << id;
+  }
+  json stream = json::parse(ffprobe_json(
+      {"-show_streams", "-select_streams", "v:0", pkg + "/hlg/init.mp4"}))["streams"][0];
+  EXPECT_EQ(stream.value("color_transfer", ""), "arib-std-b67") << stream.dump();
+}
+
+TEST_F(ManifestTruth, HlgIsSignalledWhicheverWayTheSourceSaysIt) {
+  ProcessResult made = run_process(
+      {"ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+       "testsrc2=s=320x180:r=25:d=2", "-pix_fmt", "yuv420p10le", "-c:v", "libx265", "-x265-params",
+       "log-level=error:colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc",
+       dir_ / "vui.mp4"});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  corpus::hlg_hevc_atc(dir_ / "sei.mp4");
+  if (HasFatalFailure()) return;
+  for (const char* source : {"vui", "sei"}) {
+    SCOPED_TRACE(source);
+    package(dir_ / (std::string(source) + ".mp4"),
+            {"-o", "hlg", "--codec", "hevc", "-o", "sdr", "--codec", "h264", "--size", "160x90"});
+    if (HasFatalFailure()) return;
+    expect_hlg_beside_sdr(dir_ / "pkg");
+    std::filesystem::rename(dir_ / "pkg", dir_ / source);
+  }
 }
 
 // A short last segment (2 s of media in 0.8 s segments: 0.8, 0.8, 0.4) and three audio tracks

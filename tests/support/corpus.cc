@@ -223,6 +223,14 @@ void hdr10_hevc_4k(const std::string& path) {
           path});
 }
 
+void hlg_hevc_atc(const std::string& path) {
+  ffmpeg({"-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=2", "-pix_fmt",
+          "yuv420p10le", "-c:v", "libx265", "-preset", "ultrafast", "-tag:v", "hvc1",
+          "-x265-params",
+          "log-level=error:colorprim=bt2020:transfer=bt2020-10:colormatrix=bt2020nc:atc-sei=18",
+          "-f", "mp4", path});
+}
+
 namespace {
 
 std::string subtitle_file(const std::string& path, const std::string& name,

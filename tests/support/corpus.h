@@ -55,6 +55,11 @@ void mezzanine_10bit(const std::string& path, const std::string& pix_fmt = "yuv4
 // PQ transfer, mastering display and content light level (SEI), AAC stereo.
 void hdr10_hevc_4k(const std::string& path);
 
+// HLG as broadcasters and phones write it: MP4, HEVC Main10 640x360 25 fps 2 s (libx265), BT.2020
+// primaries and matrix, the VUI's transfer BT.2020 10-bit (14) and an alternative transfer
+// characteristics SEI preferring ARIB STD-B67 (18, HLG). No audio.
+void hlg_hevc_atc(const std::string& path);
+
 // A multi-language rip in Matroska:
 //   #0 video h264
 //   #1 audio aac stereo, jpn "日本語"            (not default)
