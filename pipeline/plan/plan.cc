@@ -343,6 +343,8 @@ VideoBranch branch_of(const PlanContext& context, size_t k, const OutputPlan& ou
   // encoder takes another than the device gives, or a software filter ran.
   if (!context.on_device() || (branch.download && encode.pix_fmt != on_device) || sdr_in_software)
     branch.convert_to = format_name(encode.pix_fmt);
+  std::string sdr_end = sdr_in_software ? sdr_conversion_end(encode.pix_fmt, format) : "";
+  if (!sdr_end.empty()) branch.software_filters += "," + sdr_end;
   // A fixed pool covers what the encoder holds and what waits for the output's thread.
   if (encode.hw_frames && backend.fixed_pools)
     branch.held_frames = backend.encoder_held_frames(spec.b_frames) + kBranchQueueFrames;

@@ -192,6 +192,11 @@ std::string software_to_sdr(const ColorTags& source) {
          "zscale=t=bt709:m=bt709:r=tv";
 }
 
+std::string sdr_conversion_end(AVPixelFormat encoder_format, const VideoFormatPlan& format) {
+  AVPixelFormat planar = planar_format(format.bit_depth, format.chroma);
+  return planar == encoder_format ? "" : "format=" + std::string(av_get_pix_fmt_name(planar));
+}
+
 Result<VideoFormatPlan> plan_video_format(const FormatChoice& choice) {
   const VideoInfo& video = choice.video;
   VideoFormatPlan format;

@@ -50,5 +50,10 @@ bool encoder_takes(std::string_view encoder, AVPixelFormat format);
 // follows it):
 // zscale + tonemap where this FFmpeg has zscale, else colorspace (no tone curve: clips).
 std::string software_to_sdr(const ColorTags& source);
+// The format the software conversion to SDR ends in before the encoder's `encoder_format`: the
+// planar YUV of the output's depth and chroma, or "" where that is the encoder's format already.
+// zscale writes planar formats only (FFmpeg's vf_zscale.c lists no nv12 or p010), so before nv12
+// its last stage stayed in gbrpf32le and swscale made the YUV: far too bright (issue 43).
+std::string sdr_conversion_end(AVPixelFormat encoder_format, const VideoFormatPlan& format);
 
 }  // namespace tc

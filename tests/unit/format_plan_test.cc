@@ -14,6 +14,7 @@ extern "C" {
 #include "pipeline/plan/plan.h"
 #include "pipeline/plan/video_format.h"
 #include "tests/unit/fixtures.h"
+#include "tests/unit/graph_run.h"
 
 namespace tc {
 namespace {
@@ -365,6 +366,38 @@ TEST(CudaFormatPlan, Hdr10ToHevcDownloadsP010ForLibx265) {
                   "format=p010le,format=yuv420p10le"))
       << plan->video_graph.text;
   EXPECT_EQ(plan->outputs[0].video.format.profile, "Main 10");
+}
+
+// The filters of a graph's text between `after` and the sink's label.
+std::string chain_after(const std::string& graph, const std::string& after) {
+  size_t start = graph.find(after);
+  if (start == std::string::npos) return "<no " + after + " in " + graph + ">";
+  start += after.size();
+  return graph.substr(start, graph.find('[', start) - start);
+}
+
+TEST(CudaFormatPlan, Hdr10ToSdrAfterTheDownloadIsAsBrightAsInSoftware) {
+  // The bug (issue 43): the chain ended "zscale=t=bt709:m=bt709:r=tv,format=nv12"; zscale writes
+  // no nv12, so its last stage stayed in RGB and libavfilter's swscale made the nv12: frames
+  // about 45 % too bright (15.5 dB against the software path on an H100).
+  SKIP_WITHOUT_ZSCALE();
+  Result<Plan> cuda = make_plan(job({output("a.mp4", 1920, 1080)}, BackendKind::kCuda), hdr10(),
+                                inventory({h200()}));
+  Result<Plan> software = make_plan(job({output("a.mp4", 1920, 1080)}), hdr10(), inventory({}));
+  ASSERT_TRUE(cuda.is_ok() && software.is_ok());
+  std::string on_download = chain_after(cuda->video_graph.text, "hwdownload,");
+  std::string in_software = chain_after(software->video_graph.text, "scale=1920:1080,");
+  EXPECT_TRUE(has(on_download, "r=tv,format=yuv420p,format=nv12")) << on_download;
+  // A warm colour in PQ (10-bit Y 600, Cb 450, Cr 600), as NVDEC gives it (p010) and as
+  // libavcodec does (yuv420p10le). Ending in nv12 made its luma 124.
+  ColorTags pq = hdr10().video->color;
+  std::array<uint16_t, 3> warm{600, 450, 600};
+  testing::OwnedFrame p010 = testing::uniform_frame(AV_PIX_FMT_P010LE, 64, 64, warm, pq);
+  testing::OwnedFrame planar = testing::uniform_frame(AV_PIX_FMT_YUV420P10LE, 64, 64, warm, pq);
+  double after_download = testing::luma_after(on_download, *p010);
+  double after_software = testing::luma_after(in_software, *planar);
+  EXPECT_NEAR(after_software, 113, 1) << in_software;
+  EXPECT_NEAR(after_download, after_software, 1) << on_download;
 }
 
 TEST(CudaFormatPlan, H264Of444DecodesInSoftware) {
