@@ -270,13 +270,21 @@ void log_store(const DaemonConfig& config) {
   spdlog::info("job store: {}", redact_store_url(config.store));
 }
 
-// Jobs at once (every device's slots) x worker_memory_mb within the cgroup's memory.max
-// (memory_budget.h): refused at start, as a configuration error.
-Status fits_memory_limit(const DaemonConfig& config, const std::vector<SchedDevice>& devices) {
-  int jobs_at_once = 0;
-  for (const SchedDevice& d : devices) jobs_at_once += d.slots;
-  return check_memory_budget(jobs_at_once, config.worker_memory_mb,
-                             cgroup_memory_max(config.cgroup_root, config.proc_root));
+// The jobs at once this node's memory holds (memory_budget.h), logged where it is below the
+// devices' slots together; 0 = no such cap. A limit that holds not one worker is refused.
+Result<int> memory_node_cap(const DaemonConfig& config, const std::vector<SchedDevice>& devices) {
+  std::optional<int64_t> memory_max = cgroup_memory_max(config.cgroup_root, config.proc_root);
+  Result<std::optional<int>> cap = memory_job_cap(config.worker_memory_mb, memory_max);
+  if (!cap.is_ok()) return cap.status();
+  if (!cap->has_value()) return 0;
+  int slots = 0;
+  for (const SchedDevice& d : devices) slots += d.slots;
+  if (**cap < slots)
+    spdlog::info(
+        "memory: the cgroup's memory.max ({} MiB) holds {} workers of worker_memory_mb {}: at "
+        "most {} jobs at once on this node (its devices' slots: {})",
+        *memory_max / (1024 * 1024), **cap, config.worker_memory_mb, **cap, slots);
+  return **cap;
 }
 
 int serve(const DaemonConfig& config) {
@@ -293,9 +301,11 @@ int serve(const DaemonConfig& config) {
   unsigned cores = std::thread::hardware_concurrency();
   std::vector<SchedDevice> devices = devices_from_inventory(inventory, config.slots, cores);
   keep_backends(config.backends, inventory, devices);
-  if (Status fits = fits_memory_limit(config, devices); !fits.is_ok()) return usage_error(fits);
+  Result<int> node_cap = memory_node_cap(config, devices);
+  if (!node_cap.is_ok()) return usage_error(node_cap.status());
   LoadModel load = load_model_for(devices, config.slots, cores);
   Scheduler scheduler(inventory, std::move(devices), std::move(load));
+  scheduler.set_node_cap(*node_cap);
   log_devices(scheduler.devices(), inventory, config.warm_workers);
   log_landlock(config);
   log_root();

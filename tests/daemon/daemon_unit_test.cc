@@ -12,6 +12,7 @@
 #include "pipeline/plan/plan.h"
 #include "service/daemon/config.h"
 #include "service/daemon/jobs/job_manager.h"
+#include "service/daemon/policy/memory_budget.h"
 #include "service/daemon/policy/request_policy.h"
 #include "service/daemon/policy/scheduler.h"
 #include "service/daemon/store/job_store.h"
@@ -352,6 +353,35 @@ TEST(Scheduler, SlotsBoundPlacementUntilReleased) {
   EXPECT_TRUE(s.claimable({"software"}).empty());  // so nothing is claimed
   s.release(0, "a");
   EXPECT_EQ(s.place({"c", 0, 3}), 0);
+}
+
+// The node's memory cap (memory_budget.h) bounds jobs at once across devices, below their slots;
+// capacity (what ListNodes' free slots read) says so too.
+TEST(Scheduler, TheNodeCapBoundsJobsAcrossDevicesBelowTheirSlots) {
+  HwInventory inventory = tc::testing::inventory({tc::testing::intel_gpu("/dev/dri/renderD128")});
+  Scheduler s(inventory, {{BackendKind::kSoftware, "", "software", 4, 0},
+                          {BackendKind::kVaapi, "/dev/dri/renderD128", "vaapi", 4, 0}});
+  s.set_node_cap(3);
+  EXPECT_EQ(s.place({"a", 0, 1, BackendKind::kSoftware}), 0);
+  EXPECT_EQ(s.place({"b", 0, 2, BackendKind::kVaapi}), 1);
+  EXPECT_EQ(s.place({"c", 0, 3, BackendKind::kVaapi}), 1);
+  EXPECT_FALSE(s.place({"d", 0, 4, BackendKind::kSoftware}).has_value());  // 3 running: the cap
+  EXPECT_TRUE(s.claimable({"software", "vaapi"}).empty());
+  for (const SchedDevice& d : s.devices_now()) EXPECT_EQ(d.load.capacity, 0) << d.name;
+  s.release(1, "b");
+  EXPECT_EQ(s.place({"d", 0, 4, BackendKind::kSoftware}), 0);
+}
+
+TEST(MemoryBudget, HoldsWhatTheLimitFitsAndRefusesWhereNotOneFits) {
+  const int64_t gib = int64_t{1} << 30;
+  EXPECT_EQ(*memory_job_cap(8192, 16 * gib), std::optional<int>(2));
+  EXPECT_EQ(*memory_job_cap(8192, 20 * gib), std::optional<int>(2));  // rounded down
+  EXPECT_EQ(*memory_job_cap(8192, std::nullopt), std::nullopt);       // no memory.max
+  EXPECT_EQ(*memory_job_cap(0, 16 * gib), std::nullopt);              // no worker cap
+  Result<std::optional<int>> none = memory_job_cap(8192, 4 * gib);
+  ASSERT_FALSE(none.is_ok());
+  EXPECT_EQ(none.status().field(), "worker_memory_mb");
+  EXPECT_NE(none.status().message().find("memory.max 4096 MiB"), std::string::npos);
 }
 
 TEST(Scheduler, LeastLoadedDeviceOfTheBackend) {

@@ -3,13 +3,15 @@
 
 - health_listen: with TLS on `listen`, a plaintext grpc.health.v1 client (what a kubelet's gRPC
   probe is) gets SERVING from the health port, and nothing from the TLS port;
-- the memory budget: a daemon whose jobs at once x worker_memory_mb exceed the cgroup's
-  memory.max refuses to start (exit 2), naming both numbers; one that fits serves;
+- the memory budget: a daemon whose slots x worker_memory_mb exceed the cgroup's memory.max
+  serves with its jobs at once capped to what the limit holds (ListNodes' capacity says so);
+  one whose limit holds not one worker refuses to start (exit 2), naming both numbers;
 - the metrics the alert rules (deploy/prometheus) read move: the queue wait histogram counts a
   job that ran, the store gauge says the store answers; every metric the rules name is
   exported; build_info's version is the VERSION file's, as both binaries' --version.
 """
 
+import json
 import os
 import re
 import subprocess
@@ -93,24 +95,41 @@ class MemoryBudgetTest(unittest.TestCase):
                 + args, capture_output=True, text=True, timeout=60, input="")
 
     def test_reads_the_limit_of_an_ancestor(self):
-        done = self.start(16 * 1024 ** 3, slots=4, nested=True)
+        done = self.start(4 * 1024 ** 3, slots=4, nested=True)  # 8 GiB workers under 4 GiB
         self.assertEqual(done.returncode, 2, done.stderr)
-        self.assertIn("memory.max 16384 MiB", done.stderr)
+        self.assertIn("memory.max 4096 MiB", done.stderr)
 
-    def test_refuses_jobs_beyond_the_limit(self):
-        done = self.start(16 * 1024 ** 3, slots=4)  # 4 x 8 GiB = 32 GiB under 16 GiB
+    def test_refuses_a_limit_that_holds_not_one_worker(self):
+        done = self.start(4 * 1024 ** 3, slots=1)
         self.assertEqual(done.returncode, 2, done.stderr)
-        self.assertIn("4 jobs at once", done.stderr)
-        self.assertIn("worker_memory_mb 8192 = 32768 MiB", done.stderr)
-        self.assertIn("memory.max 16384 MiB", done.stderr)
+        self.assertIn("worker_memory_mb 8192 MiB exceeds the cgroup's memory.max 4096 MiB",
+                      done.stderr)
         self.assertNotIn("listening", done.stdout)
 
-    def test_serves_within_the_limit(self):
+    def capacity(self, memory_max):
+        """The jobs an idle daemon of 4 software slots x 8 GiB workers under memory_max would
+        start now, as `transcode nodes --json` lists its device's capacity."""
         with tempfile.TemporaryDirectory(prefix="tc-op-fits-") as tmp:
             daemon = RealDaemon(extra_args=[
-                "--slots", "2", "--worker-memory-mb", "8192", "--backend", "software",
-                "--cgroup-root", fake_cgroup(tmp, 16 * 1024 ** 3)])  # 2 x 8 GiB = 16 GiB
-            daemon.stop()
+                "--slots", "4", "--worker-memory-mb", "8192", "--backend", "software",
+                "--cgroup-root", fake_cgroup(tmp, memory_max)])
+            try:
+                done = subprocess.run([TRANSCODE, "nodes", "--json", "--server", daemon.address],
+                                      capture_output=True, text=True, timeout=60)
+                self.assertEqual(done.returncode, 0, done.stderr)
+                nodes = json.loads(done.stdout)["nodes"]
+                self.assertEqual(len(nodes), 1, done.stdout)
+                devices = nodes[0]["devices"]
+                self.assertEqual([d["name"] for d in devices], ["software"], done.stdout)
+                return devices[0].get("capacity", 0)
+            finally:
+                daemon.stop()
+
+    def test_caps_jobs_at_once_to_what_the_limit_holds(self):
+        # 4 slots x 8 GiB = 32 GiB under 16 GiB: it serves, two jobs at once.
+        self.assertEqual(self.capacity(16 * 1024 ** 3), 2)
+        # Under 64 GiB the slots bound it: the memory cap takes nothing away.
+        self.assertEqual(self.capacity(64 * 1024 ** 3), 4)
 
 
 ALERTS = os.path.join(SOURCE, "deploy", "prometheus", "transcoded-alerts.yaml")

@@ -49,18 +49,16 @@ std::optional<int64_t> cgroup_memory_max(const std::string& cgroup_root,
   return lowest;
 }
 
-Status check_memory_budget(int jobs_at_once, long long worker_memory_mb,
-                           std::optional<int64_t> memory_max) {
-  if (!memory_max || worker_memory_mb <= 0) return {};
-  int64_t needed = static_cast<int64_t>(jobs_at_once) * worker_memory_mb * 1024 * 1024;
-  if (needed <= *memory_max) return {};
-  return Status::of_field(
-      Code::kInvalidArgument, "worker_memory_mb",
-      std::to_string(jobs_at_once) + " jobs at once (slots, every device) x worker_memory_mb " +
-          std::to_string(worker_memory_mb) + " = " + mib(needed) +
-          " exceed the cgroup's memory.max " + mib(*memory_max) +
-          ": an OOM kill would end the daemon and every job; lower slots or worker_memory_mb, "
-          "or raise the memory limit");
+Result<std::optional<int>> memory_job_cap(long long worker_memory_mb,
+                                          std::optional<int64_t> memory_max) {
+  if (!memory_max || worker_memory_mb <= 0) return std::optional<int>();
+  int64_t per_worker = static_cast<int64_t>(worker_memory_mb) * 1024 * 1024;
+  int64_t fit = *memory_max / per_worker;
+  if (fit >= 1) return std::optional<int>(static_cast<int>(std::min<int64_t>(fit, 1 << 20)));
+  return Status::of_field(Code::kInvalidArgument, "worker_memory_mb",
+                          "worker_memory_mb " + std::to_string(worker_memory_mb) +
+                              " MiB exceeds the cgroup's memory.max " + mib(*memory_max) +
+                              ": not one job fits; lower worker_memory_mb or raise the limit");
 }
 
 }  // namespace tc::daemon

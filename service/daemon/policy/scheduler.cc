@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 #include "pipeline/plan/backend_choice.h"
 
@@ -103,10 +104,19 @@ std::optional<int> Scheduler::least_loaded_free(const QueuedJob& job) const {
   return best;
 }
 
-// Room: a free slot under the cap, and headroom for one more job by the measured load.
+// Room: a free slot under the device's and the node's caps, and headroom for one more job by
+// the measured load.
 bool Scheduler::has_room(size_t device) const {
   const SchedDevice& d = devices_[device];
-  return d.running < d.slots && load_.more_jobs(static_cast<int>(device), clock_()) >= 1;
+  return d.running < d.slots && node_room() > 0 &&
+         load_.more_jobs(static_cast<int>(device), clock_()) >= 1;
+}
+
+int Scheduler::node_room() const {
+  if (node_cap_ <= 0) return std::numeric_limits<int>::max();
+  int running = 0;
+  for (const SchedDevice& d : devices_) running += d.running;
+  return std::max(0, node_cap_ - running);
 }
 
 std::optional<int> Scheduler::place(const QueuedJob& job) {
@@ -139,7 +149,7 @@ std::vector<SchedDevice> Scheduler::devices_now() const {
   for (size_t i = 0; i < devices.size(); ++i) {
     SchedDevice& d = devices[i];
     d.load = load_.view(static_cast<int>(i), clock_());
-    d.load.capacity = std::max(0, std::min(d.slots - d.running, d.load.capacity));
+    d.load.capacity = std::max(0, std::min({d.slots - d.running, d.load.capacity, node_room()}));
   }
   return devices;
 }

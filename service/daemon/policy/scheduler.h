@@ -89,6 +89,10 @@ class Scheduler {
   // load and one job's estimate.
   std::vector<SchedDevice> devices_now() const;
 
+  // Jobs at once on this node at most, across its devices, whatever their slots: what its
+  // memory holds (memory_budget.h); 0 = no such cap.
+  void set_node_cap(int jobs) { node_cap_ = jobs; }
+
   // Monotonic seconds; tests drive it.
   void set_clock(std::function<double()> clock) { clock_ = std::move(clock); }
 
@@ -98,12 +102,14 @@ class Scheduler {
   bool has_room(size_t device) const;
   std::optional<int> least_loaded_free(const QueuedJob& job) const;
   bool has_free_slot(BackendKind backend) const;
-  bool look_at_room();  // notes which devices have room; true when one has gained it
+  bool look_at_room();    // notes which devices have room; true when one has gained it
+  int node_room() const;  // jobs the node cap leaves room for (INT_MAX without one)
 
   HwInventory inventory_;
   std::vector<SchedDevice> devices_;
   LoadModel load_;
   std::vector<bool> had_room_;  // by device, at the last look
+  int node_cap_ = 0;
   std::function<double()> clock_;
 };
 
