@@ -65,6 +65,12 @@ inline double luma_after(const std::string& filters, const AVFrame& frame) {
   std::string args = "video_size=" + std::to_string(frame.width) + "x" +
                      std::to_string(frame.height) + ":pix_fmt=" + std::to_string(frame.format) +
                      ":time_base=1/25:pixel_aspect=1/1";
+#if LIBAVFILTER_VERSION_INT >= AV_VERSION_INT(10, 4, 100)
+  // As a job's source declares them (pipeline/exec/filter_graph.cc): libavfilter 10.4 (FFmpeg
+  // 7.1) negotiates colorspace and range from the source, and zscale refuses an undeclared one.
+  args += ":colorspace=" + std::to_string(frame.colorspace) +
+          ":range=" + std::to_string(frame.color_range);
+#endif
   if (avfilter_graph_create_filter(&source, avfilter_get_by_name("buffer"), "in", args.c_str(),
                                    nullptr, graph.get()) < 0 ||
       avfilter_graph_create_filter(&sink, avfilter_get_by_name("buffersink"), "out", nullptr,
