@@ -366,8 +366,8 @@ void TrackSegmenter::measure_keyframes() {
     if (setup_.format == SegmentFormat::kFmp4) {
       range.length = fmp4_keyframe_length(written.substr(size_t(write.begin)));
     } else {
-      ByteRange pes = ts_keyframe_range(
-          written.substr(size_t(write.begin), size_t(write.end - write.begin)));
+      ByteRange pes =
+          ts_keyframe_range(written.substr(size_t(write.begin), size_t(write.end - write.begin)));
       range = {write.begin + pes.offset, pes.length};
     }
     if (range.length > 0) keyframes.push_back({write.pts, range});
