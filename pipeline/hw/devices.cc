@@ -523,22 +523,16 @@ void probe_nvenc(VideoCodec codec, const AVBufferRef& cuda_device, HwDevice& dev
                  HwInventory& inventory) {
   const std::string encoder_name(backend_desc(BackendKind::kCuda).encoder_for(codec));
   if (encoder_name.empty()) return;  // NVENC has no encoder for this codec
-  const std::string prefix = "cuda " + device.path + ": " + encoder_name + " unavailable: ";
+  auto unavailable = [&](const std::string& why) {
+    inventory.notes.push_back("cuda " + device.path + ": " + encoder_name + " unavailable: " + why);
+    device.encode_unavailable[codec_id(codec)] = encoder_name + ": " + why;
+  };
   const AVCodec* encoder = avcodec_find_encoder_by_name(encoder_name.c_str());
-  if (!encoder) {
-    inventory.notes.push_back(prefix + "not in this libavcodec");
-    return;
-  }
+  if (!encoder) return unavailable("not in this libavcodec");
   std::string load_error = library_load_error("libnvidia-encode.so.1");
-  if (!load_error.empty()) {
-    inventory.notes.push_back(prefix + load_error);
-    return;
-  }
+  if (!load_error.empty()) return unavailable(load_error);
   Status opened = open_nvenc(encoder, cuda_device);
-  if (!opened.is_ok()) {
-    inventory.notes.push_back(prefix + opened.message());
-    return;
-  }
+  if (!opened.is_ok()) return unavailable(opened.message());
   device.encode[codec_id(codec)].full = true;
 }
 

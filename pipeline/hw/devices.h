@@ -70,6 +70,10 @@ struct HwDevice {
   std::string vendor;               // VA-API vendor string / GPU name
   std::map<AVCodecID, int> decode;  // codec -> highest bit depth the device decodes
   std::map<AVCodecID, EncodeEntrypoints> encode;
+  // Why a codec this backend has an encoder for cannot encode here, as the probe found it (the
+  // NVENC session's open error: "OpenEncodeSessionEx failed: unsupported device" on a GPU without
+  // NVENC), so that the plan's "cannot encode" names the cause; absent when not probed.
+  std::map<AVCodecID, std::string> encode_unavailable;
   bool can_scale = false;  // VAEntrypointVideoProc / scale_cuda / scale_vulkan
   // HDR10 to SDR tone mapping in VPP (VAProcFilterHighDynamicRangeToneMapping with HDR10 to
   // SDR, what tonemap_vaapi needs): Ice Lake and newer. nullopt = not probed (hand-made

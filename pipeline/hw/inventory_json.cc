@@ -19,6 +19,7 @@ nlohmann::json device_to_json(const HwDevice& device) {
                          {"vendor", device.vendor},
                          {"decode", device.decode},
                          {"encode", device.encode},
+                         {"encode_unavailable", device.encode_unavailable},
                          {"can_scale", device.can_scale},
                          {"decode_profiles", device.decode_profiles},
                          {"model", device.model},
@@ -36,6 +37,9 @@ Result<HwDevice> device_from_json(const nlohmann::json& json) {
   json.at("vendor").get_to(device.vendor);
   json.at("decode").get_to(device.decode);
   json.at("encode").get_to(device.encode);
+  // absent in a cache entry written before the field existed
+  if (json.contains("encode_unavailable"))
+    json.at("encode_unavailable").get_to(device.encode_unavailable);
   json.at("can_scale").get_to(device.can_scale);
   json.at("decode_profiles").get_to(device.decode_profiles);
   json.at("model").get_to(device.model);

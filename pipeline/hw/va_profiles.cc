@@ -293,7 +293,11 @@ std::string decode_refusal(const HwDevice& device, const VideoInfo& video) {
 
 std::string encode_refusal(const HwDevice& device, AVCodecID codec, int width, int height) {
   std::string name = avcodec_get_name(codec);
-  if (!device.encodes(codec)) return "cannot encode " + name;
+  if (!device.encodes(codec)) {
+    auto why = device.encode_unavailable.find(codec);
+    return "cannot encode " + name +
+           (why == device.encode_unavailable.end() ? std::string() : " (" + why->second + ")");
+  }
   const EncodeEntrypoints& encode = device.encode.at(codec);
   if (encode.max_width && (width > encode.max_width || height > encode.max_height))
     return size_text(width, height) + " exceeds the " + name + " encoder's maximum " +

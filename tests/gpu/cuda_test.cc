@@ -2,6 +2,8 @@
 // NVENC where the GPU has it, else hwdownload + libx264. Skips, saying why, without such a GPU.
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include <nlohmann/json.hpp>
 
 #include "service/common/exit_codes.h"
@@ -73,9 +75,16 @@ TEST_F(CudaBackend, EncodesWithNvencOrSaysWhyNot) {
   if (encoder == "h264_nvenc") {
     EXPECT_EQ(device_of(report, "encode out0").rfind("cuda", 0), 0u);
   } else {
-    // A GPU without NVENC (the H200): the probe found out, and the plan downloads the frames.
+    // A GPU without NVENC (the H100/H200): the ffmpeg CLI cannot encode with it either (the
+    // oracle), the plan downloads the frames, and its encode stage names NVENC's own refusal.
+    ProcessResult cli = run_process({"ffmpeg", "-v", "error", "-init_hw_device", "cuda=gpu:0", "-f",
+                                     "lavfi", "-i", "testsrc2=size=256x256", "-frames:v", "1",
+                                     "-c:v", "h264_nvenc", "-f", "null", "-"});
+    EXPECT_NE(cli.exit_code, 0) << "the ffmpeg CLI encodes with h264_nvenc here";
     EXPECT_EQ(encoder, "libx264");
     EXPECT_EQ(device_of(report, "download out0").rfind("cuda", 0), 0u) << report["stages"].dump();
+    EXPECT_NE(plan_.find("cannot encode h264 (h264_nvenc: "), std::string::npos) << plan_;
+    std::cout << "ffmpeg CLI: " << cli.err << "the plan:\n" << plan_;
   }
 }
 

@@ -54,6 +54,7 @@ HwDevice every_field_set() {
   hevc.full_chroma = 444;
   hevc.low_power_chroma = 422;
   device.encode = {{AV_CODEC_ID_HEVC, hevc}};
+  device.encode_unavailable = {{AV_CODEC_ID_AV1, "av1_qsv: not in this libavcodec"}};
   device.can_scale = true;
   device.can_tonemap = false;
   device.decode_profiles = {{23, "HEVCMain422_10", AV_CODEC_ID_HEVC, 10, 422, 8192, 4096}};
@@ -105,15 +106,16 @@ void expect_same(const DecodeProfile& got, const DecodeProfile& want) {
 }
 
 void expect_same(const HwDevice& got, const HwDevice& want) {
-  const auto& [backend, path, ordinal, driver, vendor, decode, encode, can_scale, can_tonemap,
-               decode_profiles, model, unusable_reason] = got;
-  const auto& [w_backend, w_path, w_ordinal, w_driver, w_vendor, w_decode, w_encode, w_can_scale,
-               w_can_tonemap, w_decode_profiles, w_model, w_unusable_reason] = want;
+  const auto& [backend, path, ordinal, driver, vendor, decode, encode, encode_unavailable,
+               can_scale, can_tonemap, decode_profiles, model, unusable_reason] = got;
+  const auto& [w_backend, w_path, w_ordinal, w_driver, w_vendor, w_decode, w_encode,
+               w_encode_unavailable, w_can_scale, w_can_tonemap, w_decode_profiles, w_model,
+               w_unusable_reason] = want;
   const HwDevice d;
   EXPECT_TRUE(w_backend != d.backend && w_path != d.path && w_ordinal != d.ordinal &&
               w_driver != d.driver && w_vendor != d.vendor && w_decode != d.decode &&
-              !w_encode.empty() && w_can_scale != d.can_scale && w_can_tonemap != d.can_tonemap &&
-              !w_decode_profiles.empty() && w_model != d.model &&
+              !w_encode.empty() && !w_encode_unavailable.empty() && w_can_scale != d.can_scale &&
+              w_can_tonemap != d.can_tonemap && !w_decode_profiles.empty() && w_model != d.model &&
               w_unusable_reason != d.unusable_reason);
   EXPECT_EQ(backend, w_backend);
   EXPECT_EQ(path, w_path);
@@ -126,6 +128,7 @@ void expect_same(const HwDevice& got, const HwDevice& want) {
     ASSERT_EQ(encode.count(codec), 1u) << codec;
     expect_same(encode.at(codec), entrypoints);
   }
+  EXPECT_EQ(encode_unavailable, w_encode_unavailable) << "encode_unavailable";
   EXPECT_EQ(can_scale, w_can_scale);
   EXPECT_EQ(can_tonemap, w_can_tonemap) << "can_tonemap";
   ASSERT_EQ(decode_profiles.size(), w_decode_profiles.size());

@@ -409,6 +409,23 @@ TEST(CudaFormatPlan, H264Of444DecodesInSoftware) {
   EXPECT_EQ(plan->video_graph.text.rfind("[in]format=nv12,hwupload", 0), 0u);
 }
 
+// The H200 has no NVENC: discovery's open of a session failed, and the encode stage says why
+// in the probe's words, not only "cannot encode".
+TEST(CudaFormatPlan, AnNvencThatWouldNotOpenIsNamedWithItsReason) {
+  HwDevice gpu = h200();
+  gpu.encode_unavailable[AV_CODEC_ID_H264] =
+      "h264_nvenc: Function not implemented (NVENC refused the device: a GPU without NVENC, or a "
+      "container without /dev/nvidia0)";
+  Result<Plan> plan =
+      make_plan(job({output("a.mp4", 1280, 720)}, BackendKind::kCuda), media(), inventory({gpu}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_EQ(plan->outputs[0].video.encoder, "libx264");
+  EXPECT_TRUE(plan->outputs[0].video.download);
+  EXPECT_EQ(plan->outputs[0].video.note,
+            "cuda 0 (nvidia) cannot encode h264 (h264_nvenc: Function not implemented (NVENC "
+            "refused the device: a GPU without NVENC, or a container without /dev/nvidia0))");
+}
+
 TEST(CudaFormatPlan, LargeDownscalesCascadeInHalvingSteps) {
   Result<Plan> plan = make_plan(job({output("a.mp4", 640, 360)}, BackendKind::kCuda),
                                 media(AV_CODEC_ID_HEVC, 3840, 2160), inventory({h200()}));
