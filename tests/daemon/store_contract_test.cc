@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <type_traits>
 
 #include "service/daemon/model/job_transitions.h"
 #include "service/daemon/store/job_store.h"
@@ -59,13 +60,13 @@ class SqliteEngine {
   void make_oldest_database() {
     exec(std::string(kJobsTable) + "CREATE INDEX jobs_by_state ON jobs(state, seq);");
   }
-  // The layout of the version before the newest (4: leases, before the attempt history), as
-  // that release left it: the newest, with version 5's additions taken out.
+  // The layout of version 4 (leases, before the attempt history), as that release left it:
+  // the newest, with versions 5's and 6's additions taken out.
   void make_previous_database() {
     ASSERT_TRUE(open().is_ok());
     exec(
-        "DROP TABLE job_attempts; ALTER TABLE jobs DROP COLUMN not_before_ms; "
-        "PRAGMA user_version = 4;");
+        "DROP TABLE job_logs; DROP TABLE job_attempts; ALTER TABLE jobs DROP COLUMN "
+        "not_before_ms; PRAGMA user_version = 4;");
   }
   static constexpr const char* kJobsTable = R"sql(
 CREATE TABLE jobs (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
@@ -927,6 +928,136 @@ TYPED_TEST(StoreContract, ADatabaseOfThePreviousVersionGetsTheAttemptHistory) {
   std::optional<JobRecord> started = start_on(store->jobs(), "waiting", "node-a");
   ASSERT_TRUE(started);
   EXPECT_EQ((*store->jobs().get("waiting"))->attempts.size(), 1u);
+  store.reset();  // read by another connection: SQLite's store holds its file while open
+  EXPECT_EQ(this->engine_.schema_version(), this->engine_.latest_version());
+}
+
+// ---- Job logs (job_logs.h): each attempt's lines, bounded by its first and last lines.
+
+JobLogLine log_line(int attempt, int64_t seq, std::string text,
+                    LogLevel level = LogLevel::kWarning) {
+  return {attempt, seq, 1700000000000 + seq, level, std::move(text)};
+}
+
+// `count` lines of attempt `attempt` from seq `from`, "line N" (padded to `bytes` when given),
+// appended in batches of 100 as a running attempt flushes them.
+void append_lines(JobLogs& logs, const std::string& id, int attempt, int64_t from, int64_t count,
+                  size_t bytes = 0) {
+  std::vector<JobLogLine> batch;
+  for (int64_t seq = from; seq < from + count; ++seq) {
+    std::string text = "line " + std::to_string(seq) + " ";
+    text.resize(std::max(bytes, text.size()), 'x');
+    batch.push_back(log_line(attempt, seq, text));
+    if (batch.size() == 100 || seq + 1 == from + count) {
+      Status appended = logs.append_log(id, attempt, batch);
+      ASSERT_TRUE(appended.is_ok()) << appended.message();
+      batch.clear();
+    }
+  }
+}
+
+std::vector<std::string> log_texts(const JobLog& log) {
+  std::vector<std::string> texts;
+  for (const JobLogLine& line : log.lines) texts.push_back(line.text);
+  return texts;
+}
+
+TYPED_TEST(StoreContract, AJobsLogIsReadBackInOrderByAttempt) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  JobRecord job = queued("logged", 1);
+  ASSERT_TRUE(*store->jobs().insert(job));
+  ASSERT_TRUE(store->logs()
+                  .append_log("logged", 1,
+                              {log_line(1, 0, "a 'caf\u00e9' source", LogLevel::kError),
+                               log_line(1, 1, "second")})
+                  .is_ok());
+  ASSERT_TRUE(store->logs().append_log("logged", 1, {log_line(1, 2, "third")}).is_ok());
+  ASSERT_TRUE(store->logs().append_log("logged", 2, {log_line(2, 0, "retried")}).is_ok());
+  Result<JobLog> all = store->logs().read_log("logged", 0);
+  ASSERT_TRUE(all.is_ok()) << all.status().message();
+  EXPECT_EQ(log_texts(*all),
+            (std::vector<std::string>{"a 'caf\u00e9' source", "second", "third", "retried"}));
+  EXPECT_FALSE(all->truncated);
+  EXPECT_EQ(all->lines[0].level, LogLevel::kError);
+  EXPECT_EQ(all->lines[0].time_ms, 1700000000000);
+  EXPECT_EQ(all->lines[3].attempt, 2);
+  EXPECT_EQ(log_texts(*store->logs().read_log("logged", 2)), std::vector<std::string>{"retried"});
+  EXPECT_TRUE(store->logs().read_log("nobody", 0)->lines.empty());
+}
+
+// 1200 lines: the first 500 and the last 500 are kept, the read says lines were dropped.
+TYPED_TEST(StoreContract, ALogPastTheBoundKeepsItsFirstAndLastLines) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  append_lines(store->logs(), "chatty", 1, 0, 1200);
+  ASSERT_TRUE(store->logs().append_log("chatty", 2, {log_line(2, 0, "retried")}).is_ok());
+  Result<JobLog> first = store->logs().read_log("chatty", 1);
+  ASSERT_TRUE(first.is_ok()) << first.status().message();
+  ASSERT_EQ(first->lines.size(), 1000u);
+  EXPECT_TRUE(first->truncated);
+  EXPECT_EQ(first->lines[0].text, "line 0 ");
+  EXPECT_EQ(first->lines[499].text, "line 499 ");
+  EXPECT_EQ(first->lines[500].text, "line 700 ");
+  EXPECT_EQ(first->lines[999].text, "line 1199 ");
+  Result<JobLog> second = store->logs().read_log("chatty", 2);
+  EXPECT_FALSE(second->truncated);  // the bound is per attempt
+  EXPECT_EQ(second->lines.size(), 1u);
+}
+
+// Lines of 4000 bytes: each side keeps what fits in 128 KiB (32 lines), so at most 256 KiB.
+TYPED_TEST(StoreContract, ALogOfLongLinesStaysWithin256KiB) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  append_lines(store->logs(), "wide", 1, 0, 300, 4000);
+  Result<JobLog> log = store->logs().read_log("wide", 1);
+  ASSERT_TRUE(log.is_ok()) << log.status().message();
+  ASSERT_EQ(log->lines.size(), 64u);
+  EXPECT_TRUE(log->truncated);
+  EXPECT_EQ(log->lines[31].text.substr(0, 8), "line 31 ");
+  EXPECT_EQ(log->lines[32].text.substr(0, 9), "line 268 ");
+  EXPECT_EQ(log->lines[63].text.substr(0, 9), "line 299 ");
+}
+
+TYPED_TEST(StoreContract, PurgingAJobPurgesItsLog) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  JobRecord old_done = finished("old"), kept = finished("kept");
+  old_done.end_ms = 100;
+  kept.end_ms = 900;
+  kept.request_id = "";
+  ASSERT_TRUE(*store->jobs().insert(old_done));
+  ASSERT_TRUE(*store->jobs().insert(kept));
+  ASSERT_TRUE(store->logs().append_log("old", 2, {log_line(2, 0, "gone")}).is_ok());
+  ASSERT_TRUE(store->logs().append_log("kept", 2, {log_line(2, 0, "stays")}).is_ok());
+  ASSERT_EQ(*store->jobs().purge_ended_before(500), 1);
+  EXPECT_TRUE(store->logs().read_log("old", 0)->lines.empty());
+  EXPECT_EQ(log_texts(*store->logs().read_log("kept", 0)), std::vector<std::string>{"stays"});
+  store.reset();  // read by another connection: SQLite's store holds its file while open
+  EXPECT_EQ(this->engine_.scalar("SELECT COUNT(*) FROM job_logs"), 1);
+}
+
+// A database of version 5 (the attempt history, before the job logs) gets the table; its jobs
+// read as before and have no lines.
+TYPED_TEST(StoreContract, ADatabaseOfVersion5GetsTheJobLogs) {
+  {
+    std::optional<JobStore> store = this->open();
+    ASSERT_TRUE(store);
+    JobRecord job = queued("before", 1);
+    ASSERT_TRUE(*store->jobs().insert(job));
+  }
+  this->engine_.exec("DROP TABLE job_logs");
+  if constexpr (std::is_same_v<TypeParam, SqliteEngine>)
+    this->engine_.set_schema_version(5);
+  else
+    this->engine_.exec("DELETE FROM schema_migrations WHERE version > 5");
+  ASSERT_EQ(this->engine_.schema_version(), 5);
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  EXPECT_TRUE(store->jobs().get("before")->has_value());
+  EXPECT_TRUE(store->logs().read_log("before", 0)->lines.empty());
+  ASSERT_TRUE(store->logs().append_log("before", 1, {log_line(1, 0, "now")}).is_ok());
+  EXPECT_EQ(log_texts(*store->logs().read_log("before", 1)), std::vector<std::string>{"now"});
   store.reset();  // read by another connection: SQLite's store holds its file while open
   EXPECT_EQ(this->engine_.schema_version(), this->engine_.latest_version());
 }

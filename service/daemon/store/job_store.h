@@ -1,9 +1,9 @@
-// The durable job store, opened: one engine seen through its four roles, each handed to the part
-// of the daemon that uses it (serve()): the jobs (job_queue.h), the leases (lease_table.h) and
-// the nodes (node_registry.h) to the job manager and its beat, the outbox (outbox.h) alone to the
-// webhook thread. SQLite (sqlite_job_store.h) is the embedded default in the state directory;
-// PostgreSQL (pg_job_store.h) is the store several daemons share. A part that holds only its
-// role cannot reach the others' tables.
+// The durable job store, opened: one engine seen through its five roles, each handed to the part
+// of the daemon that uses it (serve()): the jobs (job_queue.h), the leases (lease_table.h), the
+// nodes (node_registry.h) and the job logs (job_logs.h) to the job manager and its beat, the
+// outbox (outbox.h) alone to the webhook thread. SQLite (sqlite_job_store.h) is the embedded
+// default in the state directory; PostgreSQL (pg_job_store.h) is the store several daemons share. A
+// part that holds only its role cannot reach the others' tables.
 #pragma once
 
 #include <memory>
@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "pipeline/core/status.h"
+#include "service/daemon/store/job_logs.h"
 #include "service/daemon/store/job_queue.h"
 #include "service/daemon/store/lease_table.h"
 #include "service/daemon/store/node_registry.h"
@@ -25,20 +26,23 @@ class JobStore {
   // manager learns what they offer and stores progress for their watchers.
   template <typename Engine>
   JobStore(const std::shared_ptr<Engine>& engine, bool shared)
-      : JobStore(engine, engine, engine, engine, shared) {}
+      : JobStore(engine, engine, engine, engine, engine, shared) {}
   // Roles played apart (a test wraps one of them).
   JobStore(std::shared_ptr<JobQueue> jobs, std::shared_ptr<Outbox> outbox,
-           std::shared_ptr<NodeRegistry> nodes, std::shared_ptr<LeaseTable> leases, bool shared)
+           std::shared_ptr<NodeRegistry> nodes, std::shared_ptr<LeaseTable> leases,
+           std::shared_ptr<JobLogs> logs, bool shared)
       : jobs_(std::move(jobs)),
         outbox_(std::move(outbox)),
         nodes_(std::move(nodes)),
         leases_(std::move(leases)),
+        logs_(std::move(logs)),
         shared_(shared) {}
 
   JobQueue& jobs() const { return *jobs_; }
   Outbox& outbox() const { return *outbox_; }
   NodeRegistry& nodes() const { return *nodes_; }
   LeaseTable& leases() const { return *leases_; }
+  JobLogs& logs() const { return *logs_; }
   bool shared() const { return shared_; }
 
  private:
@@ -46,6 +50,7 @@ class JobStore {
   std::shared_ptr<Outbox> outbox_;
   std::shared_ptr<NodeRegistry> nodes_;
   std::shared_ptr<LeaseTable> leases_;
+  std::shared_ptr<JobLogs> logs_;
   bool shared_;
 };
 

@@ -8,6 +8,7 @@
 
 #include "pipeline/exec/report.h"
 #include "service/daemon/store/attempt_columns.h"
+#include "service/daemon/store/job_log_sql.h"
 #include "service/daemon/store/lease_sql.h"
 #include "service/daemon/store/sqlite_statement.h"
 
@@ -152,10 +153,15 @@ Status add_attempts(sqlite3* db) {
   return exec(db, kAddAttemptsSql, "add the attempt history");
 }
 
+// Version 6: each job's own log lines (job_logs.h).
+Status add_job_logs(sqlite3* db) {
+  return exec(db, kCreateJobLogsSql, "add the job logs");
+}
+
 // Step i takes the database from version i to i + 1. Append; never edit a released step.
 using Step = Status (*)(sqlite3*);
 constexpr Step kSteps[] = {create_jobs_table, split_stage_devices, add_notifications, add_leases,
-                           add_attempts};
+                           add_attempts,      add_job_logs};
 
 Result<int> user_version(sqlite3* db) {
   Statement statement(db, "PRAGMA user_version");

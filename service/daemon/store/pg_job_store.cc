@@ -2,6 +2,7 @@
 
 #include "service/daemon/store/attempt_columns.h"
 #include "service/daemon/store/job_columns.h"
+#include "service/daemon/store/job_log_sql.h"
 #include "service/daemon/store/lease_sql.h"
 #include "service/daemon/store/outbox_sql.h"
 #include "service/daemon/store/pg_listener.h"
@@ -240,6 +241,7 @@ Result<int> PgJobStore::purge_ended_before(int64_t end_ms) {
                  {text_of(static_cast<int64_t>(JobState::kSucceeded)), text_of(end_ms)}, "purge"));
   TC_RETURN_IF_ERROR(db_->query(kPurgeOrphanNotifications, {}, "purge notices").status());
   TC_RETURN_IF_ERROR(db_->query(kPurgeOrphanAttemptsSql, {}, "purge attempts").status());
+  TC_RETURN_IF_ERROR(db_->query(kPurgeOrphanJobLogsSql, {}, "purge job logs").status());
   return static_cast<int>(rows.affected());
 }
 

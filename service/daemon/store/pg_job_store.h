@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 
+#include "service/daemon/store/job_logs.h"
 #include "service/daemon/store/job_queue.h"
 #include "service/daemon/store/lease_table.h"
 #include "service/daemon/store/node_registry.h"
@@ -15,7 +16,11 @@
 
 namespace tc::daemon {
 
-class PgJobStore final : public JobQueue, public Outbox, public NodeRegistry, public LeaseTable {
+class PgJobStore final : public JobQueue,
+                         public Outbox,
+                         public NodeRegistry,
+                         public LeaseTable,
+                         public JobLogs {
  public:
   // Connects and brings the schema to this binary's version (pg_schema.h).
   static Result<std::unique_ptr<PgJobStore>> open(const std::string& url,
@@ -62,6 +67,11 @@ class PgJobStore final : public JobQueue, public Outbox, public NodeRegistry, pu
   Result<std::vector<JobRecord>> orphans(const std::string& own_node) override;
   // A listener on its own connection (pg_listener.h).
   std::unique_ptr<StoreEvents> events() override;
+
+  // JobLogs: pg_job_logs.cc.
+  Status append_log(const std::string& id, int attempt,
+                    const std::vector<JobLogLine>& lines) override;
+  Result<JobLog> read_log(const std::string& id, int attempt) override;
 
  private:
   PgJobStore(std::unique_ptr<PgConnection> db, std::string url, std::string password)

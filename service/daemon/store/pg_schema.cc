@@ -4,6 +4,7 @@
 #include <string>
 
 #include "service/daemon/store/attempt_columns.h"
+#include "service/daemon/store/job_log_sql.h"
 #include "service/daemon/store/lease_sql.h"
 
 namespace tc::daemon {
@@ -91,9 +92,10 @@ std::string add_leases() {
 }
 
 // Step i takes the database from version i to i + 1. Append; never edit a released step.
-// Version 5: the attempt history and the retry backoff (attempt_columns.h).
-const std::string kSteps[] = {kCreateJobs, kCreateNodes, kAddNotifications, add_leases(),
-                              kAddAttemptsSql};
+// Version 5: the attempt history and the retry backoff (attempt_columns.h). Version 6: each
+// job's own log lines (job_log_sql.h).
+const std::string kSteps[] = {kCreateJobs,  kCreateNodes,    kAddNotifications,
+                              add_leases(), kAddAttemptsSql, kCreateJobLogsSql};
 
 // Any constant both daemons agree on: "tcschema".
 constexpr const char* kMigrationLock = "SELECT pg_advisory_xact_lock(8386385893716369773)";

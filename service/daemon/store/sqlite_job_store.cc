@@ -8,6 +8,7 @@
 
 #include "service/daemon/store/attempt_columns.h"
 #include "service/daemon/store/job_columns.h"
+#include "service/daemon/store/job_log_sql.h"
 #include "service/daemon/store/job_store_schema.h"
 #include "service/daemon/store/lease_sql.h"
 #include "service/daemon/store/outbox_sql.h"
@@ -325,6 +326,8 @@ Result<int> SqliteJobStore::purge_ended_before(int64_t end_ms) {
   if (!notices.ok() || notices.step() != SQLITE_DONE) return db_error(db_, "purge notices");
   Statement attempts(db_, kPurgeOrphanAttemptsSql);
   if (!attempts.ok() || attempts.step() != SQLITE_DONE) return db_error(db_, "purge attempts");
+  Statement logs(db_, kPurgeOrphanJobLogsSql);
+  if (!logs.ok() || logs.step() != SQLITE_DONE) return db_error(db_, "purge job logs");
   return purged;
 }
 

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 
+#include "service/daemon/store/job_logs.h"
 #include "service/daemon/store/job_queue.h"
 #include "service/daemon/store/lease_table.h"
 #include "service/daemon/store/node_registry.h"
@@ -21,7 +22,8 @@ class Statement;
 class SqliteJobStore final : public JobQueue,
                              public Outbox,
                              public NodeRegistry,
-                             public LeaseTable {
+                             public LeaseTable,
+                             public JobLogs {
  public:
   // Creates the directory's database when missing. kInternal names the file on failure.
   static Result<std::unique_ptr<SqliteJobStore>> open(const std::string& state_dir);
@@ -70,6 +72,11 @@ class SqliteJobStore final : public JobQueue,
   Result<std::vector<JobRecord>> orphans(const std::string& own_node) override;
   std::unique_ptr<StoreEvents> events() override { return nullptr; }
 
+  // JobLogs: sqlite_job_logs.cc.
+  Status append_log(const std::string& id, int attempt,
+                    const std::vector<JobLogLine>& lines) override;
+  Result<JobLog> read_log(const std::string& id, int attempt) override;
+
  private:
   explicit SqliteJobStore(sqlite3* db) : db_(db) {}
   Status exec(const char* sql);
@@ -84,6 +91,9 @@ class SqliteJobStore final : public JobQueue,
   Status in_transaction(const std::function<Status()>& body);
   Status enqueue_locked(const Notification& notice);
   Status step_notice(Statement& update, int64_t id);
+  // The job logs' statements, mutex_ held (sqlite_job_logs.cc).
+  Result<LogHead> log_head_locked(const std::string& id, int attempt);
+  Status insert_log_locked(const std::string& id, const JobLogLine& line, bool head);
 
   std::mutex mutex_;
   sqlite3* db_;
