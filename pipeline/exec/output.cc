@@ -257,12 +257,14 @@ OutputStage::~OutputStage() = default;
 void OutputStage::mark_keyframe(AVFrame& frame) {
   frame.pict_type = AV_PICTURE_TYPE_NONE;
   int64_t interval = plan_.video.keyframe_interval_us;
-  if (interval <= 0 || frame.pts == AV_NOPTS_VALUE || !video_encoder_) return;
+  if (interval <= 0 || !package_ || frame.pts == AV_NOPTS_VALUE || !video_encoder_) return;
   int64_t at = av_rescale_q(frame.pts, video_encoder_->time_base, AVRational{1, 1000000});
-  if (at < next_keyframe_us_) return;
+  package::SegmentGrid& grid = package_->video_grid();
+  if (next_keyframe_us_ == INT64_MIN) grid.anchor(at);
+  if (!package::SegmentGrid::reached(at, next_keyframe_us_)) return;
   // As the ffmpeg CLI's -force_key_frames: the first frame at or past the boundary.
   frame.pict_type = AV_PICTURE_TYPE_I;
-  next_keyframe_us_ = (std::max<int64_t>(at, 0) / interval + 1) * interval;
+  next_keyframe_us_ = grid.boundary_after(at);
 }
 
 Status OutputStage::open_segmenters() {

@@ -106,6 +106,7 @@ Result<TrackSegmenter*> PackageWriter::add_video(size_t output, const std::strin
   std::lock_guard lock(tracks_mutex_);
   TrackSetup video = setup(name);
   video.frame_rate = stream.avg_frame_rate;
+  video.grid = &video_grid_;
   TC_ASSIGN_OR_RETURN(std::unique_ptr<TrackSegmenter> track,
                       TrackSegmenter::open(*dir_, video, stream));
   video_.push_back({output, std::move(track)});

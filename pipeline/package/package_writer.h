@@ -38,10 +38,13 @@ class PackageWriter {
   Status publish() { return dir_->publish(); }
   // The partial directory, for the files a job adds to the package (thumbnails).
   PackageDir& dir() { return *dir_; }
+  // Where every video rendition's segments start (segment_grid.h): the encoders' forced
+  // keyframes anchor it at the first frame.
+  SegmentGrid& video_grid() { return video_grid_; }
 
  private:
   PackageWriter(const PackagePlan& plan, std::unique_ptr<PackageDir> dir)
-      : plan_(plan), dir_(std::move(dir)) {}
+      : plan_(plan), dir_(std::move(dir)), video_grid_(seconds_to_us(plan.segment_s)) {}
   TrackSetup setup(std::string name) const;
   PackageMeasure measure() const;
   Status write_text_renditions(PackageMeasure& measure);
@@ -49,6 +52,7 @@ class PackageWriter {
 
   PackagePlan plan_;
   std::unique_ptr<PackageDir> dir_;
+  SegmentGrid video_grid_;
   // Tracks are added from the outputs' threads (exec/branch_lane.h), as their encoders open.
   std::mutex tracks_mutex_;
   struct Video {

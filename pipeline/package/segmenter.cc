@@ -100,6 +100,8 @@ Result<std::unique_ptr<TrackSegmenter>> TrackSegmenter::open(PackageDir& dir,
                                                              const AVStream& stream) {
   std::unique_ptr<TrackSegmenter> track(new TrackSegmenter(dir));
   track->setup_ = setup;
+  if (!setup.grid) track->own_grid_ = std::make_unique<SegmentGrid>(setup.interval_us);
+  track->grid_ = setup.grid ? setup.grid : track->own_grid_.get();
   const SegmentContainer& container = segment_container(setup.format);
   track->container_ = &container;
   TC_ASSIGN_OR_RETURN(track->dir_fd_, dir.make_subdir(setup.name));
@@ -244,12 +246,13 @@ Status TrackSegmenter::write(AVPacket* packet, AVRational time_base) {
     reorder_delay_ = std::max<int64_t>(packet->pts - packet->dts, 0);
   bool key = (packet->flags & AV_PKT_FLAG_KEY) != 0;
   int64_t pts_us = av_rescale_q(packet->pts, stream_->time_base, kMicroseconds);
-  if (!pending_.empty() && key && pts_us >= pending_boundary_us_)
+  if (!pending_.empty() && key && SegmentGrid::reached(pts_us, pending_boundary_us_))
     TC_RETURN_IF_ERROR(flush_pending(false));
-  if (pending_.empty()) {
-    int64_t interval = std::max<int64_t>(setup_.interval_us, 1);
-    pending_boundary_us_ = (std::max<int64_t>(pts_us, 0) / interval + 1) * interval;
+  if (!anchored_) {
+    grid_->anchor(av_rescale_q(packet->pts + priming(), stream_->time_base, kMicroseconds));
+    anchored_ = true;
   }
+  if (pending_.empty()) pending_boundary_us_ = grid_->boundary_after(pts_us);
   av::PacketPtr held = av::make_packet();
   if (!held) return Status(Code::kInternal, "out of memory");
   av_packet_move_ref(held.get(), packet);
@@ -308,15 +311,14 @@ Status TrackSegmenter::flush_pending(bool last) {
   return Status::ok();
 }
 
+int64_t TrackSegmenter::priming() const {
+  const AVCodecParameters& codec = *stream_->codecpar;
+  if (codec.codec_type != AVMEDIA_TYPE_AUDIO || codec.sample_rate <= 0) return 0;
+  return av_rescale_q(codec.initial_padding, AVRational{1, codec.sample_rate}, stream_->time_base);
+}
+
 Status TrackSegmenter::mux(AVPacket& packet, bool starts_segment) {
-  if (measure_.segments.empty() && !segment_open_) {
-    const AVCodecParameters& codec = *stream_->codecpar;
-    int64_t priming = codec.codec_type == AVMEDIA_TYPE_AUDIO && codec.sample_rate > 0
-                          ? av_rescale_q(codec.initial_padding, AVRational{1, codec.sample_rate},
-                                         stream_->time_base)
-                          : 0;
-    measure_.content_start = packet.pts + priming;
-  }
+  if (measure_.segments.empty() && !segment_open_) measure_.content_start = packet.pts + priming();
   if (starts_segment) TC_RETURN_IF_ERROR(start_segment(packet));
   segment_end_ = std::max(segment_end_, packet.pts + std::max<int64_t>(packet.duration, 0));
   bool keyframe = measure_.type == AVMEDIA_TYPE_VIDEO && (packet.flags & AV_PKT_FLAG_KEY);

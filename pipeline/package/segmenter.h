@@ -1,6 +1,7 @@
 // One rendition track of a package: as CMAF, an fMP4 init segment (ftyp + moov) and media
 // segments (moof + mdat); or as MPEG-TS segments that stand alone (segment_container.h). Each
-// segment starts at the first keyframe at or past a multiple of the segment duration. One
+// segment starts at the first keyframe at or past a multiple of the segment duration from the
+// track's first frame (segment_grid.h). One
 // FFmpeg muxer per track writes every segment (mp4: frag_custom, one fragment per segment and
 // one more at each keyframe inside it, flushed by us; mpegts: flushed the same way) through an
 // AVIOContext of ours whose file we switch at each boundary; every file is created by the
@@ -21,6 +22,7 @@ extern "C" {
 #include "pipeline/core/status.h"
 #include "pipeline/package/keyframe_range.h"
 #include "pipeline/package/package_dir.h"
+#include "pipeline/package/segment_grid.h"
 #include "pipeline/plan/segment_container.h"
 
 namespace tc::package {
@@ -88,6 +90,9 @@ struct TrackSetup {
   std::string segment_name;  // "seg_{n}"
   SegmentFormat format = SegmentFormat::kFmp4;
   int64_t interval_us = 0;  // segments start at multiples of this media time
+  // Video: the package's grid, shared by its renditions (segment_grid.h); null for audio,
+  // which has its own from its first content.
+  SegmentGrid* grid = nullptr;
   std::string language;
   std::string title;
   int disposition = 0;
@@ -121,6 +126,9 @@ class TrackSegmenter {
   void decode_times();
   Status flush_pending(bool last);
   Status mux(AVPacket& packet, bool starts_segment);
+  // An audio encoder's priming (AAC: 1024 samples that a player drops), in the track's time
+  // base; 0 for video.
+  int64_t priming() const;
   Status begin_keyframe(const AVPacket& packet, bool starts_segment);
   Status end_keyframe();
   void measure_keyframes();
@@ -148,7 +156,10 @@ class TrackSegmenter {
   std::vector<av::PacketPtr> pending_;  // the segment being gathered, in decode order
   av::PacketPtr tail_;  // the last packet of the segment before, until pending_'s decode times
   bool tail_starts_segment_ = false;
-  int64_t pending_boundary_us_ = 0;          // where the segment after it may start
+  int64_t pending_boundary_us_ = 0;        // where the segment after it may start
+  std::unique_ptr<SegmentGrid> own_grid_;  // audio's (setup_.grid null)
+  SegmentGrid* grid_ = nullptr;            // anchored at the first packet written
+  bool anchored_ = false;
   int64_t reorder_delay_ = AV_NOPTS_VALUE;   // the first packet's pts - dts (B-frames' delay)
   int64_t next_audio_pts_ = AV_NOPTS_VALUE;  // where the previous audio packet ends
   int64_t shortest_interval_ = 0;            // video: between two frames' dts, 0 until known

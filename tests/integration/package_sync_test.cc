@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -196,6 +197,45 @@ TEST_F(PackageSync, AacSamplesLast1024FromMillisecondTimestamps) {
     ASSERT_FALSE(durations.empty()) << segment;
     for (size_t i = 0; i < durations.size(); ++i)
       EXPECT_EQ(durations[i], 1024u) << segment << " sample " << i;
+  }
+}
+
+// The durations of the EXTINF lines of `playlist`, in order.
+std::vector<double> extinfs(const std::string& playlist) {
+  static const std::regex extinf(R"re(#EXTINF:([\d.]+),)re");
+  std::string text = read_file(playlist);
+  std::vector<double> durations;
+  for (std::sregex_iterator it(text.begin(), text.end(), extinf), end; it != end; ++it)
+    durations.push_back(std::stod((*it)[1]));
+  return durations;
+}
+
+// A broadcast capture's timestamps start where the recorder joined (the cut TS's first picture
+// is 3.92 s in): its segments are a whole segment duration from its first frame, not from time 0
+// (which made the first segment 0.08 s). The video lasts 4 s: two segments of 2 s, by the
+// playlist and by the frames ffprobe reads in the first segment, in fMP4 and TS.
+TEST_F(PackageSync, ATsThatStartsLateGetsAFullFirstSegment) {
+  std::string source = dir_ / "cut.ts";
+  corpus::broadcast_ts_cut_mid_gop(source);
+  for (const char* format : {"fmp4", "ts"}) {
+    SCOPED_TRACE(format);
+    package(source, "hls", {"--segment-format", format});
+    std::string rendition = dir_ / "pkg/240p";
+    std::vector<double> durations = extinfs(rendition + "/index.m3u8");
+    ASSERT_EQ(durations.size(), 2u);
+    EXPECT_DOUBLE_EQ(durations[0], 2.0);
+    EXPECT_DOUBLE_EQ(durations[1], 2.0);
+    std::string first = dir_ / "first";
+    if (std::string(format) == "fmp4") {
+      std::ofstream(first, std::ios::binary)
+          << read_file(rendition + "/init.mp4") << read_file(rendition + "/seg_00001.m4s");
+    } else {
+      std::filesystem::copy_file(rendition + "/seg_00001.ts", first,
+                                 std::filesystem::copy_options::overwrite_existing);
+    }
+    std::vector<double> times = frame_times(first);
+    ASSERT_EQ(times.size(), 50u);  // 2 s of 25 fps
+    EXPECT_NEAR(times.back() + kFrame, 2.0, 0.001);
   }
 }
 
