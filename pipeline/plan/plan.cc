@@ -410,10 +410,13 @@ namespace {
 // libavcodec's get_format) and each output's encode (an encoder here, the codec, the size).
 int stages_on(const HwDevice& device, const JobSpec& spec, const VideoInfo& video) {
   int kept = decode_refusal(device, video).empty() ? 1 : 0;
+  // The decoder reads the stored pictures; the encoders get them turned upright (--size is
+  // the displayed size), as plan_output sizes them.
+  VideoInfo shown = displayed(video);
   for (const OutputSpec& output : spec.outputs) {
     if (output.codec == VideoCodec::kCopy) continue;
-    Result<FrameSize> size = target_size(output, video);
-    FrameSize encoded = size.is_ok() ? *size : FrameSize{video.width, video.height};
+    Result<FrameSize> size = target_size(output, shown);
+    FrameSize encoded = size.is_ok() ? *size : FrameSize{shown.width, shown.height};
     bool encoder = encoder_exists(backend_desc(device.backend).encoder_for(output.codec));
     std::string refusal =
         encode_refusal(device, codec_id(output.codec), encoded.width, encoded.height);

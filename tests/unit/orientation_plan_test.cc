@@ -140,5 +140,24 @@ TEST(OrientationPlan, CudaDecodesInSoftwareToTurnInMemory) {
       << plan->video_graph.text;
 }
 
+// The device is chosen by where the outputs' encodes fit as displayed: the portrait clip kept at
+// its size is encoded 1080x1920, over an encoder maximum of 1920x1088 (which its stored
+// 1920x1080 would fit). The GPU without that limit keeps the encode, so it is chosen.
+TEST(OrientationPlan, TheDeviceIsChosenByTheDisplayedSize) {
+  HwDevice landscape_only = intel_gpu("/dev/dri/renderD128");
+  landscape_only.encode.at(AV_CODEC_ID_H264).max_width = 1920;
+  landscape_only.encode.at(AV_CODEC_ID_H264).max_height = 1088;
+  HwDevice larger = intel_gpu("/dev/dri/renderD129");
+  larger.encode.at(AV_CODEC_ID_H264).max_width = 4096;
+  larger.encode.at(AV_CODEC_ID_H264).max_height = 4096;
+  Result<Plan> plan =
+      make_plan(job({output("portrait.mp4")}), phone(), inventory({landscape_only, larger}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+  EXPECT_EQ(plan->device.path, "/dev/dri/renderD129") << plan->backend_reason;
+  EXPECT_EQ(plan->outputs[0].width, 1080);
+  EXPECT_EQ(plan->outputs[0].height, 1920);
+  EXPECT_EQ(plan->outputs[0].video.encoder, "h264_vaapi");
+}
+
 }  // namespace
 }  // namespace tc
