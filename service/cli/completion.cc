@@ -17,8 +17,10 @@ struct Argument {
   std::string help;
   bool takes_value = false;
   bool repeatable = false;
-  std::string values;  // "@files", "@commands", "bash zsh" or "" (free text)
+  std::string values;  // "@files", "@commands", "@presets", "bash zsh" or "" (free text)
 };
+
+constexpr const char* kPresets = "@presets";  // asked of `transcode presets --names` at TAB
 
 struct Command {
   std::string name;  // "" for the program itself
@@ -122,7 +124,10 @@ std::string bash_choices(const Command& command) {
   std::ostringstream out;
   out << "      case $prev in\n";
   for (const Argument& option : command.options)
-    if (option.takes_value && !option.values.empty() && option.values[0] != '@')
+    if (option.values == kPresets)
+      out << "        " << join_with(option.names, "|")
+          << ") choices=$(\"${COMP_WORDS[0]}\" presets --names 2>/dev/null) ;;\n";
+    else if (option.takes_value && !option.values.empty() && option.values[0] != '@')
       out << "        " << join_with(option.names, "|") << ") choices='" << option.values
           << "' ;;\n";
   out << "      esac";
@@ -198,6 +203,7 @@ const char* const kMessage = ":";
 std::string zsh_action(const Argument& argument, const std::string& all_commands) {
   if (argument.values == "@files") return "_files";
   if (argument.values == "@commands") return "(" + all_commands + ")";
+  if (argument.values == kPresets) return "_transcode_presets";
   if (!argument.values.empty()) return "(" + argument.values + ")";
   return " ";
 }
@@ -223,8 +229,13 @@ std::string zsh_script(const std::vector<Command>& commands) {
   out << "#compdef transcode\n"
       << script_header("zsh",
                        "Install: transcode completion zsh > \"${fpath[1]}/_transcode\"; compinit")
-      << "_transcode() {\n"
+      << "# The preset names, asked of the program typed (`tc_program`, set by _transcode).\n"
+         "_transcode_presets() {\n"
+         "  compadd -- ${(f)\"$(${tc_program:-transcode} presets --names 2>/dev/null)\"}\n"
+         "}\n"
+         "_transcode() {\n"
          "  local -a commands root_options\n"
+         "  local tc_program=$words[1]\n"
          "  commands=(\n";
   for (const Command& command : commands)
     if (!command.name.empty())
@@ -278,6 +289,8 @@ std::string fish_option(const Argument& option, const std::string& all_commands)
     line += " -r -F";
   else if (option.values == "@commands")
     line += " -x -k -a '" + all_commands + "'";
+  else if (option.values == kPresets)
+    line += " -x -a '(__transcode_presets)'";
   else if (!option.values.empty())
     line += " -x -k -a '" + fish_quoted(option.values) + "'";
   else if (option.takes_value)
@@ -291,7 +304,12 @@ std::string fish_script(const std::vector<Command>& commands) {
   out << script_header("fish",
                        "Install: transcode completion fish > "
                        "~/.config/fish/completions/transcode.fish")
-      << "complete -c transcode -f\n";
+      << "complete -c transcode -f\n"
+      << "# The preset names, asked of the program typed.\n"
+         "function __transcode_presets\n"
+         "    set -l program (commandline -opc)[1]\n"
+         "    $program presets --names 2>/dev/null\n"
+         "end\n";
   for (const Command& command : commands) {
     if (command.name.empty()) {
       for (const Argument& option : command.options)
@@ -328,6 +346,10 @@ constexpr Generator kGenerators[] = {
 
 void offer_values(const CLI::Option* option, std::vector<std::string> values) {
   offered()[option] = std::move(values);
+}
+
+void offer_preset_names(const CLI::Option* option) {
+  offer_values(option, {kPresets});
 }
 
 const std::vector<std::string>& completion_shells() {

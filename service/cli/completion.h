@@ -20,6 +20,11 @@ namespace tc::cli {
 // refuses. Call it where the option is added; it lasts as long as the process.
 void offer_values(const CLI::Option* option, std::vector<std::string> values);
 
+// Offers the preset names for `option`'s value, read when the value is completed (`transcode
+// presets --names`, run by the program the user typed): built-in and $TRANSCODE_PRESETS_DIR's,
+// so a preset file added after the script was installed is offered too.
+void offer_preset_names(const CLI::Option* option);
+
 // The shells a script can be made for: "bash", "zsh", "fish".
 const std::vector<std::string>& completion_shells();
 

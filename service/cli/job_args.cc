@@ -10,7 +10,7 @@
 #include "pipeline/spec/package_spec.h"
 #include "pipeline/spec/thumbnail_spec.h"
 #include "service/cli/completion.h"
-#include "service/cli/preset.h"
+#include "service/cli/presets_command.h"
 #include "service/common/command_line.h"
 
 namespace tc::cli {
@@ -166,8 +166,10 @@ Status apply_preset(const Preset& preset, const PresetValues& values, OutputSpec
                     bool& codec_given) {
   for (const auto& [key, value] : values) {
     codec_given |= key == "codec";
-    TC_RETURN_IF_ERROR(
-        named("--preset " + preset.name + ": " + key, output_option(key)->apply(output, value)));
+    const OutputOption* option = output_option(key);
+    // A daemon's preset (PresetFallback) may come from a newer version than this client's.
+    if (!option) return usage("--preset " + preset.name + ": unknown option '" + key + "'");
+    TC_RETURN_IF_ERROR(named("--preset " + preset.name + ": " + key, option->apply(output, value)));
   }
   return {};
 }
@@ -189,8 +191,10 @@ Status add_preset_outputs(const Preset& preset, std::vector<PendingOutput>& outp
 
 }  // namespace
 
-bool is_output_option(std::string_view name) {
-  return output_option(name) != nullptr;
+std::vector<std::string> output_option_names() {
+  std::vector<std::string> names;
+  for (const OutputOption& option : output_options()) names.emplace_back(option.flag + 2);
+  return names;
 }
 
 namespace {
@@ -209,6 +213,7 @@ void offer_choices(const CLI::App& app) {
       {"--segment-format", Choice::kSegmentFormat}};
   for (const auto& [flag, choice] : kChoices)
     offer_values(app.get_option(flag), choice_names(choice));
+  offer_preset_names(app.get_option("--preset"));
 }
 
 }  // namespace
@@ -426,14 +431,18 @@ Status JobOptions::add_outputs(JobSpec& spec, const std::optional<std::string>& 
   return {};
 }
 
-Result<std::optional<Preset>> JobOptions::chosen_preset() const {
+Result<std::optional<Preset>> JobOptions::chosen_preset(const PresetFallback& fallback) const {
   if (!preset_->count()) {
     if (presets_file_->count()) return usage("--presets-file: needs --preset NAME");
     return std::optional<Preset>();
   }
-  TC_ASSIGN_OR_RETURN(std::vector<Preset> presets, load_presets(presets_file_->results()));
-  TC_ASSIGN_OR_RETURN(Preset preset, find_preset(presets, last_value(preset_)));
-  return std::optional<Preset>(std::move(preset));
+  TC_ASSIGN_OR_RETURN(std::vector<Preset> presets, load_local_presets(presets_file_->results()));
+  Result<Preset> local = find_preset(presets, last_value(preset_));
+  if (local.is_ok()) return std::optional<Preset>(std::move(local).value());
+  if (!fallback) return local.status();
+  TC_ASSIGN_OR_RETURN(std::optional<Preset> elsewhere, fallback(last_value(preset_)));
+  if (!elsewhere) return local.status();
+  return elsewhere;
 }
 
 // The preset's job options, before the command line's (which replace them).
@@ -447,13 +456,15 @@ Status JobOptions::apply_preset_job(const Preset& preset, JobSpec& spec) const {
       TC_RETURN_IF_ERROR(named(flag, assign(package.segment_s, parse_seconds(value))));
     else if (key == "segment-format")
       TC_RETURN_IF_ERROR(named(flag, assign(package.segment_format, parse_segment_format(value))));
+    else
+      return usage("--preset " + preset.name + ": unknown job option '" + key + "'");
   }
   return {};
 }
 
-Result<JobArgs> JobOptions::job_args() const {
+Result<JobArgs> JobOptions::job_args(const PresetFallback& fallback) const {
   JobArgs parsed;
-  TC_ASSIGN_OR_RETURN(std::optional<Preset> preset, chosen_preset());
+  TC_ASSIGN_OR_RETURN(std::optional<Preset> preset, chosen_preset(fallback));
   if (preset && job_file_->count()) return usage("--preset: not with --job (the file is the job)");
   if (preset) TC_RETURN_IF_ERROR(apply_preset_job(*preset, parsed.spec));
   TC_RETURN_IF_ERROR(read_job_options(parsed));

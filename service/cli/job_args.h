@@ -5,6 +5,7 @@
 // Options before the first -o apply to every output; options after an -o to that one only.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,7 +14,7 @@
 
 #include "pipeline/core/status.h"
 #include "pipeline/spec/job_spec.h"
-#include "service/cli/preset.h"
+#include "service/presets/preset.h"
 
 namespace CLI {
 class App;
@@ -36,20 +37,25 @@ enum class Inputs { kOne, kMany };
 
 struct OutputOption;  // one per-output option: its flag, help and how it sets an OutputSpec
 
+// Where `--preset NAME` is looked up when no local preset (built-in, $TRANSCODE_PRESETS_DIR,
+// --presets-file) has the name: `submit` asks the daemon. nullopt: none there either.
+using PresetFallback = std::function<Result<std::optional<Preset>>(const std::string& name)>;
+
 // Adds run's positionals and options to `app`; job_args() reads them back once it has parsed.
 class JobOptions {
  public:
   // Inputs::kMany: INPUT... and -o TEMPLATE, or INPUT OUTPUT as with one.
   explicit JobOptions(CLI::App& app, Inputs inputs = Inputs::kOne);
   // The job the command line describes. Errors are kInvalidArgument naming the option.
-  Result<JobArgs> job_args() const;
+  Result<JobArgs> job_args(const PresetFallback& fallback = nullptr) const;
 
  private:
   Status read_job_options(JobArgs& parsed) const;
   Result<JobSpec> spec_from_job_file(const JobArgs& parsed) const;
   Status add_outputs(JobSpec& spec, const std::optional<std::string>& positional,
                      const std::optional<Preset>& preset) const;
-  Result<std::optional<Preset>> chosen_preset() const;  // --preset's, loaded with --presets-file
+  // --preset's, loaded with --presets-file; `fallback` where none local has the name.
+  Result<std::optional<Preset>> chosen_preset(const PresetFallback& fallback) const;
   Status apply_preset_job(const Preset& preset, JobSpec& spec) const;
   Status read_package_options(PackageSpec& package) const;
   Status read_thumbnail_options(ThumbnailSpec& thumbnails) const;
@@ -83,8 +89,9 @@ class JobOptions {
   CLI::Option* quiet_;
 };
 
-// Whether `name` ("size", "crf": a flag without "--") is a per-output option: a preset's keys.
-bool is_output_option(std::string_view name);
+// The per-output options' names without "--" ("size", "crf"), in the table's order: what a
+// preset's outputs may set (service/presets' preset_output_keys() names the same).
+std::vector<std::string> output_option_names();
 
 // Parses run's arguments alone (`args` without the program and command names).
 Result<JobArgs> parse_job_args(const std::vector<std::string>& args);

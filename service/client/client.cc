@@ -7,6 +7,8 @@
 
 #include "service/client/commands.h"
 #include "service/client/connection.h"
+#include "service/client/daemon_presets.h"
+#include "service/client/job_view.h"
 #include "service/common/exit_codes.h"
 
 namespace tc::client {
@@ -104,7 +106,11 @@ void add_submit(CLI::App& root, cli::CommandActions& actions) {
       ->type_name("FILE")
       ->group(group);
   add_action(actions, command, [command, job, args, labels](const Connection& c) {
-    Result<cli::JobArgs> parsed = args->jobs_file.empty() ? job->job_args() : batch_flags(*command);
+    auto failure = std::make_shared<std::optional<grpc::Status>>();
+    Result<cli::JobArgs> parsed = args->jobs_file.empty()
+                                      ? job->job_args(daemon_preset_fallback(c, failure))
+                                      : batch_flags(*command);
+    if (!parsed.is_ok() && *failure) return rpc_failure(**failure);
     if (!parsed.is_ok()) return usage(*command, parsed.status().message());
     Result<std::map<std::string, std::string>> parsed_labels = parse_labels(labels->results());
     if (!parsed_labels.is_ok()) return usage(*command, parsed_labels.status().message());
@@ -160,6 +166,25 @@ void add_nodes(CLI::App& root, cli::CommandActions& actions) {
   add_action(actions, command, [json](const Connection& c) { return nodes_command(*json, c); });
 }
 
+// `transcode presets` (service/cli) lists a daemon's presets when --server is given: the
+// connection options join its own, and its local listing stays the action without --server.
+void add_presets_server(CLI::App& root, cli::CommandActions& actions) {
+  CLI::App* command = root.get_subcommand("presets");
+  command->description(
+      "list the presets --preset can name (built-in, $TRANSCODE_PRESETS_DIR, files; a "
+      "daemon's with --server)");
+  auto connection = std::make_shared<ConnectionOptions>(*command);
+  actions[command] = [command, connection, local = actions.at(command)] {
+    if (!command->get_option("--server")->count()) return local();
+    for (const char* option : {"--presets-file", "--names"})
+      if (command->get_option(option)->count())
+        return usage(*command, std::string(option) + ": not with --server (the daemon's presets)");
+    Result<Connection> reached = connection->connection();
+    if (!reached.is_ok()) return usage(*command, reached.status().message());
+    return daemon_presets_command(*reached);
+  };
+}
+
 void add_health(CLI::App& root, cli::CommandActions& actions) {
   CLI::App* command =
       root.add_subcommand("health", "grpc.health.v1 status: exit 0 when SERVING, else 7");
@@ -199,6 +224,7 @@ void add_client_commands(CLI::App& root, cli::CommandActions& actions) {
       cancel_command);
   add_caps(root, actions);
   add_nodes(root, actions);
+  add_presets_server(root, actions);
   add_health(root, actions);
   root.footer(kExitCodes);
 }

@@ -8,6 +8,7 @@
 
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <set>
 #include <sstream>
@@ -167,6 +168,9 @@ const std::vector<Setting>& settings() {
       string_setting("tls_key", &C::tls_key, "server private key (PEM)"),
       string_setting("tls_client_ca", &C::tls_client_ca, "CA of client certificates (mTLS)"),
       string_setting("auth_token_file", &C::auth_token_file, "file holding the bearer token"),
+      string_setting("preset_dir", &C::preset_dir,
+                     "directory of preset files (*.json) served beside the built-in presets; "
+                     "unset = built-ins only"),
       string_setting("webhook_secret_file", &C::webhook_secret_file,
                      "file holding the key that signs webhooks; unset = no webhooks"),
       list_setting("webhook_allow", &C::webhook_allow,
@@ -475,6 +479,22 @@ Status read_webhook_secret(DaemonConfig& config) {
   return {};
 }
 
+namespace {
+
+// The built-in presets and preset_dir's, each file checked now: a bad one refuses the start.
+Status read_presets(DaemonConfig& config) {
+  std::error_code error;
+  if (!config.preset_dir.empty() && !std::filesystem::is_directory(config.preset_dir, error))
+    return {Code::kInvalidArgument, "preset_dir: " + config.preset_dir + " is not a directory"};
+  Result<std::vector<Preset>> presets = load_presets(config.preset_dir, {});
+  if (!presets.is_ok())
+    return {Code::kInvalidArgument, "preset_dir: " + presets.status().message()};
+  config.presets = std::move(presets).value();
+  return {};
+}
+
+}  // namespace
+
 Status finish_config(DaemonConfig& config) {
   if (!config.auth_token_file.empty()) {
     Result<std::string> text = read_file(config.auth_token_file);
@@ -485,6 +505,7 @@ Status finish_config(DaemonConfig& config) {
       return {Code::kInvalidArgument, "auth_token_file: " + config.auth_token_file + " is empty"};
   }
   TC_RETURN_IF_ERROR(read_webhook_secret(config));
+  TC_RETURN_IF_ERROR(read_presets(config));
   TC_RETURN_IF_ERROR(parse_webhook_allow(config.webhook_allow).status());
   // Fail at start-up, naming the setting, rather than at the first TLS handshake.
   const std::pair<const char*, const std::string*> files[] = {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pipeline/core/status.h"
+#include "service/presets/preset.h"
 
 namespace tc::daemon {
 
@@ -94,6 +95,11 @@ struct DaemonConfig {
 
   // The token itself, read from auth_token_file by load().
   std::string auth_token;
+
+  // A directory of preset files (*.json, service/presets/preset.h) the daemon serves beside the
+  // built-in ones (ListPresets), so a team keeps its presets in one place; empty = built-ins only.
+  std::string preset_dir;
+  std::vector<Preset> presets;  // the built-ins and preset_dir's, read by finish_config()
 
   // Webhooks (README, Webhooks): the secrets' file, and the HMAC keys read from it at start-up
   // (one per line; two while rotating, each delivery signed with both).

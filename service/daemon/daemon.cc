@@ -345,7 +345,7 @@ int serve(const DaemonConfig& config) {
     // Before "listening": a script that waits for that line knows both addresses.
     std::printf("metrics %s\n", metrics->address().c_str());
   }
-  TranscoderService service(manager, inventory, config.auth_token);
+  TranscoderService service(manager, inventory, config.auth_token, config.presets);
   Result<StartedServer> server = start_server(config, &service);
   if (!server.is_ok()) {
     spdlog::error("{}", server.status().message());

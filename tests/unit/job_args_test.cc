@@ -189,5 +189,11 @@ TEST(JobArgs, UnknownPresetIsAUsageErrorNamingIt) {
       << args.status().message();
 }
 
+// A preset file's output keys (service/presets, below the CLI, where the daemon checks its
+// preset_dir too) are exactly the command line's per-output options.
+TEST(JobArgs, PresetOutputKeysAreTheOutputOptions) {
+  EXPECT_EQ(preset_output_keys(), output_option_names());
+}
+
 }  // namespace
 }  // namespace tc::cli

@@ -1,5 +1,8 @@
 #include "service/daemon/api/transcoder_service.h"
 
+#include <algorithm>
+
+#include "service/api/preset_proto.h"
 #include "service/daemon/api/bearer_token.h"
 #include "service/daemon/api/grpc_status.h"
 #include "service/daemon/api/proto_convert.h"
@@ -169,6 +172,19 @@ grpc::ServerUnaryReactor* TranscoderService::ListNodes(grpc::CallbackServerConte
   Result<std::vector<NodeRecord>> nodes = manager_.nodes();
   if (!nodes.is_ok()) return finish(context, {ApiCode::kInternal, nodes.status().message()});
   for (const NodeRecord& node : *nodes) node_to_proto(node, response->add_nodes());
+  return finish(context, {});
+}
+
+grpc::ServerUnaryReactor* TranscoderService::ListPresets(grpc::CallbackServerContext* context,
+                                                         const pb::ListPresetsRequest* /*request*/,
+                                                         pb::ListPresetsResponse* response) {
+  ApiStatus status = authorize(*context);
+  if (!status.is_ok()) return finish(context, status);
+  std::vector<const Preset*> by_name;
+  for (const Preset& preset : presets_) by_name.push_back(&preset);
+  std::sort(by_name.begin(), by_name.end(),
+            [](const Preset* a, const Preset* b) { return a->name < b->name; });
+  for (const Preset* preset : by_name) preset_to_proto(*preset, response->add_presets());
   return finish(context, {});
 }
 

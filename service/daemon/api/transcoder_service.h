@@ -8,10 +8,12 @@
 #include <grpcpp/grpcpp.h>
 
 #include <string>
+#include <vector>
 
 #include "pipeline/hw/devices.h"
 #include "service/daemon/jobs/job_manager.h"
 #include "service/daemon/model/api_status.h"
+#include "service/presets/preset.h"
 #include "transcode/v1/transcoder.grpc.pb.h"
 
 namespace tc::daemon {
@@ -24,9 +26,14 @@ using TranscoderBase = api::Transcoder::WithRawCallbackMethod_CreateJob<
 
 class TranscoderService final : public TranscoderBase {
  public:
-  // `token` empty = no token needed. `inventory` is discovery's result at start-up.
-  TranscoderService(JobManager& manager, HwInventory inventory, std::string token)
-      : manager_(manager), inventory_(std::move(inventory)), token_(std::move(token)) {}
+  // `token` empty = no token needed. `inventory` is discovery's result at start-up. `presets`:
+  // what ListPresets serves (the built-ins and preset_dir's, read at start-up).
+  TranscoderService(JobManager& manager, HwInventory inventory, std::string token,
+                    std::vector<Preset> presets = {})
+      : manager_(manager),
+        inventory_(std::move(inventory)),
+        token_(std::move(token)),
+        presets_(std::move(presets)) {}
 
   grpc::ServerUnaryReactor* CreateJob(grpc::CallbackServerContext* context,
                                       const grpc::ByteBuffer* request,
@@ -48,6 +55,9 @@ class TranscoderService final : public TranscoderBase {
   grpc::ServerUnaryReactor* ListNodes(grpc::CallbackServerContext* context,
                                       const transcode::v1::ListNodesRequest* request,
                                       transcode::v1::ListNodesResponse* response) override;
+  grpc::ServerUnaryReactor* ListPresets(grpc::CallbackServerContext* context,
+                                        const transcode::v1::ListPresetsRequest* request,
+                                        transcode::v1::ListPresetsResponse* response) override;
 
  private:
   // Authorizes, parses `wire` as a Request, runs `handle` and replies: every unary raw method.
@@ -63,6 +73,7 @@ class TranscoderService final : public TranscoderBase {
   JobManager& manager_;
   const HwInventory inventory_;
   const std::string token_;
+  const std::vector<Preset> presets_;
 };
 
 }  // namespace tc::daemon

@@ -1,11 +1,11 @@
-// The JSON text of each built-in preset (service/cli/presets/*.json), compiled in by CMake
+// The JSON text of each built-in preset (service/presets/builtin/*.json), compiled in by CMake
 // (cmake/embed_presets.cmake writes builtin_presets.cc at configure time).
 #pragma once
 
 #include <string_view>
 #include <vector>
 
-namespace tc::cli {
+namespace tc {
 
 struct BuiltinPresetText {
   std::string_view file;  // "web-720p.json"
@@ -14,4 +14,4 @@ struct BuiltinPresetText {
 
 const std::vector<BuiltinPresetText>& builtin_preset_texts();
 
-}  // namespace tc::cli
+}  // namespace tc

@@ -1,19 +1,18 @@
-#include "service/cli/preset.h"
+#include "service/presets/preset.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 
 #include "pipeline/core/file.h"
-#include "service/cli/builtin_presets.h"
-#include "service/cli/job_args.h"
+#include "service/presets/builtin_presets.h"
 
-namespace tc::cli {
+namespace tc {
 namespace {
 
-using nlohmann::json;
+// Ordered: a preset's options apply in the file's order, as typed options would.
+using json = nlohmann::ordered_json;
 
 Status refused(const std::string& origin, const std::string& problem) {
   return {Code::kInvalidArgument, "preset " + origin + ": " + problem};
@@ -41,11 +40,14 @@ Result<PresetValues> read_values(const json& object, const std::string& where,
   return values;
 }
 
+bool is_output_key(const std::string& key) {
+  const auto& keys = preset_output_keys();
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
 Result<PresetOutput> read_output(const json& object, size_t index, const std::string& origin) {
   std::string where = "outputs[" + std::to_string(index) + "]";
-  TC_ASSIGN_OR_RETURN(PresetValues values,
-                      read_values(object, where, origin,
-                                  [](const std::string& key) { return is_output_option(key); }));
+  TC_ASSIGN_OR_RETURN(PresetValues values, read_values(object, where, origin, is_output_key));
   PresetOutput output{"", std::move(values)};
   if (object.contains("name")) {
     if (!object["name"].is_string()) return refused(origin, where + ".name must be a string");
@@ -95,10 +97,10 @@ Status add_file(std::vector<Preset>& presets, const std::string& path) {
   return {};
 }
 
-std::vector<std::string> directory_files(const char* dir) {
+std::vector<std::string> directory_files(const std::string& dir) {
   std::vector<std::string> files;
   std::error_code error;
-  if (!dir || !*dir) return files;
+  if (dir.empty()) return files;
   for (const auto& entry : std::filesystem::directory_iterator(dir, error))
     if (entry.path().extension() == ".json") files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
@@ -109,6 +111,28 @@ std::vector<std::string> directory_files(const char* dir) {
 
 const std::vector<std::string>& preset_job_keys() {
   static const std::vector<std::string> keys{"package", "segment", "segment-format"};
+  return keys;
+}
+
+const std::vector<std::string>& preset_output_keys() {
+  static const std::vector<std::string> keys{"size",
+                                             "fps",
+                                             "codec",
+                                             "crf",
+                                             "bitrate",
+                                             "rc",
+                                             "gop",
+                                             "bframes",
+                                             "encoder-preset",
+                                             "container",
+                                             "audio",
+                                             "audio-bitrate",
+                                             "audio-channels",
+                                             "audio-rate",
+                                             "audio-tracks",
+                                             "subtitles",
+                                             "hdr",
+                                             "loudnorm"};
   return keys;
 }
 
@@ -134,7 +158,8 @@ Result<Preset> parse_preset(const std::string& text, const std::string& origin) 
   return preset;
 }
 
-Result<std::vector<Preset>> load_presets(const std::vector<std::string>& files) {
+Result<std::vector<Preset>> load_presets(const std::string& dir,
+                                         const std::vector<std::string>& files) {
   std::vector<Preset> presets;
   for (const BuiltinPresetText& builtin : builtin_preset_texts()) {
     TC_ASSIGN_OR_RETURN(Preset preset, parse_preset(std::string(builtin.text),
@@ -142,8 +167,7 @@ Result<std::vector<Preset>> load_presets(const std::vector<std::string>& files) 
     preset.origin = "built-in";
     add_preset(presets, std::move(preset));
   }
-  for (const std::string& file : directory_files(std::getenv("TRANSCODE_PRESETS_DIR")))
-    TC_RETURN_IF_ERROR(add_file(presets, file));
+  for (const std::string& file : directory_files(dir)) TC_RETURN_IF_ERROR(add_file(presets, file));
   for (const std::string& file : files) TC_RETURN_IF_ERROR(add_file(presets, file));
   return presets;
 }
@@ -157,4 +181,4 @@ Result<Preset> find_preset(const std::vector<Preset>& presets, const std::string
                     "veryfast, is --encoder-preset)");
 }
 
-}  // namespace tc::cli
+}  // namespace tc
