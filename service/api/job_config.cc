@@ -80,6 +80,7 @@ Status package_from_config(const pb::JobConfig& config, PackageSpec& package) {
   if (!c.segment_format().empty())
     TC_RETURN_IF_ERROR(enum_from(c.segment_format(), package.segment_format,
                                  "package.segment_format", parse_segment_format));
+  if (c.has_stereo_audio()) package.stereo_audio = c.stereo_audio();
   return Status::ok();
 }
 
@@ -145,6 +146,7 @@ void config_from_spec(const JobSpec& spec, pb::JobConfig* config) {
   package->set_segment_s(spec.package.segment_s);
   package->set_segment_name(spec.package.segment_name);
   package->set_segment_format(std::string(name_of(spec.package.segment_format)));
+  if (!spec.package.stereo_audio) package->set_stereo_audio(false);  // unset means true
 }
 
 }  // namespace tc

@@ -12,6 +12,7 @@
 #include <future>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -19,6 +20,7 @@
 #include "daemon_fixture.h"
 #include "pipeline/core/file.h"
 #include "service/client/error_details.h"
+#include "tests/support/corpus.h"
 #include "tests/support/source_version.h"
 #include "transcode/v1/transcoder.grpc.pb.h"
 
@@ -228,6 +230,39 @@ TEST_F(DaemonTest, TsPackageJobThroughTheApi) {
   EXPECT_TRUE(tc::testing::file_exists(package + "/small/seg_00001.ts"));
   EXPECT_FALSE(tc::testing::file_exists(package + "/small/init.mp4"));
   EXPECT_GT(video_frames(package + "/master.m3u8"), 0);
+}
+
+// PackageConfig.stereo_audio through the API (unset = true): a 5.1 AC-3 source packaged as HLS
+// gets its stereo rendition (CHANNELS="2" beside "6") unless the request sets it false.
+TEST_F(DaemonTest, StereoAudioInThePackageConfigReachesThePackage) {
+  std::string surround = media + "/surround.mkv";
+  tc::testing::corpus::surround_51(surround, "ac3");
+  ASSERT_TRUE(daemon.start());
+  auto s = stub();
+  auto package_with = [&](const std::string& name, std::optional<bool> stereo_audio) {
+    pb::CreateJobRequest request;
+    request.mutable_config()->set_input(surround);
+    pb::OutputConfig* output = request.mutable_config()->add_outputs();
+    output->set_path("v");
+    output->set_width(160);
+    output->set_height(90);
+    pb::PackageConfig* package = request.mutable_config()->mutable_package();
+    package->set_kind("hls");
+    package->set_dir(media + "/" + name);
+    if (stereo_audio) package->set_stereo_audio(*stereo_audio);
+    grpc::ClientContext context;
+    pb::Job job;
+    grpc::Status status = s->CreateJob(&context, request, &job);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(client({"watch", job.id(), "--quiet"}).exit_code, 0);
+    return read_file_or_empty(media + "/" + name + "/master.m3u8");
+  };
+  std::string unset = package_with("unset", std::nullopt);
+  EXPECT_NE(unset.find("CHANNELS=\"6\""), std::string::npos) << unset;
+  EXPECT_NE(unset.find("CHANNELS=\"2\""), std::string::npos) << unset;
+  std::string off = package_with("off", false);
+  EXPECT_NE(off.find("CHANNELS=\"6\""), std::string::npos) << off;
+  EXPECT_EQ(off.find("CHANNELS=\"2\""), std::string::npos) << off;
 }
 
 // A source whose size changes mid-stream: GetJob's result lists the change, and the client
