@@ -211,8 +211,9 @@ class OpenApiTest(unittest.TestCase):
                              "docs/openapi.json is stale: transcoded --openapi > docs/openapi.json")
         document = json.loads(written)
         self.assertEqual(sorted(document["paths"]),
-                         ["/v1/capabilities", "/v1/jobs", "/v1/jobs/{id}", "/v1/jobs/{id}:cancel",
-                          "/v1/jobs/{id}:watch", "/v1/nodes"])
+                         ["/v1/capabilities", "/v1/jobs", "/v1/jobs/{id}", "/v1/jobs/{id}/logs",
+                          "/v1/jobs/{id}:cancel", "/v1/jobs/{id}:watch", "/v1/nodes",
+                          "/v1/presets"])
         self.assertEqual(sorted(document["paths"]["/v1/jobs"]), ["get", "post"])
 
 
