@@ -145,6 +145,18 @@ void add_jobs(CLI::App& root, cli::CommandActions& actions) {
   add_action(actions, command, [args](const Connection& c) { return jobs_command(*args, c); });
 }
 
+void add_logs(CLI::App& root, cli::CommandActions& actions) {
+  CLI::App* command = root.add_subcommand(
+      "logs", "a job's own log: its worker's and libav's warnings and errors, by attempt");
+  auto args = std::make_shared<LogsArgs>();
+  command->add_option("ID", args->id, "the job's id")->type_name("")->required();
+  command->add_option("--attempt", args->attempt, "only this attempt's lines (default: all)")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
+  add_json_flag(command, args->json);
+  add_action(actions, command, [args](const Connection& c) { return logs_command(*args, c); });
+}
+
 void add_caps(CLI::App& root, cli::CommandActions& actions) {
   CLI::App* command = root.add_subcommand("caps", "the daemon's devices, backends and codecs");
   auto json = std::make_shared<bool>(false);
@@ -222,6 +234,7 @@ void add_client_commands(CLI::App& root, cli::CommandActions& actions) {
         command->add_flag("--wait", args.wait, "wait until the job has ended");
       },
       cancel_command);
+  add_logs(root, actions);
   add_caps(root, actions);
   add_nodes(root, actions);
   add_presets_server(root, actions);

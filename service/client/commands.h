@@ -28,6 +28,12 @@ struct JobsArgs {
   bool json = false;
 };
 
+struct LogsArgs {
+  std::string id;
+  int attempt = 0;  // 0 = every attempt
+  bool json = false;
+};
+
 struct SubmitArgs {
   cli::JobArgs job;
   std::string jobs_file;  // --jobs: a JSON Lines file of jobs, "-" for stdin
@@ -46,6 +52,8 @@ int wait_jobs(const Connection& connection, const std::vector<std::string>& ids,
 int get_command(const JobIdArgs& args, const Connection& connection);
 int jobs_command(const JobsArgs& args, const Connection& connection);
 int cancel_command(const JobIdArgs& args, const Connection& connection);
+// `transcode logs`: the job's own log lines (GetJobLogs), a line each, or the reply as JSON.
+int logs_command(const LogsArgs& args, const Connection& connection);
 int caps_command(bool json, const Connection& connection);
 int nodes_command(bool json, const Connection& connection);
 // The Intel device profiles --assume-device takes (no daemon needed).

@@ -5,6 +5,7 @@
 #include "service/api/preset_proto.h"
 #include "service/daemon/api/bearer_token.h"
 #include "service/daemon/api/grpc_status.h"
+#include "service/daemon/api/job_log_proto.h"
 #include "service/daemon/api/proto_convert.h"
 #include "service/daemon/api/watch_reactor.h"
 #include "service/daemon/api/wire_message.h"
@@ -115,6 +116,20 @@ grpc::ServerUnaryReactor* TranscoderService::GetJob(grpc::CallbackServerContext*
         return job_reply(r.id(), out, [this](const std::string& id, JobRecord& job) {
           return manager_.get(id, job);
         });
+      });
+}
+
+grpc::ServerUnaryReactor* TranscoderService::GetJobLogs(grpc::CallbackServerContext* context,
+                                                        const grpc::ByteBuffer* request,
+                                                        grpc::ByteBuffer* response) {
+  return unary<pb::GetJobLogsRequest, pb::GetJobLogsResponse>(
+      context, request, response,
+      [this](const pb::GetJobLogsRequest& r, pb::GetJobLogsResponse& out) -> ApiStatus {
+        TC_API_RETURN_IF_ERROR(check_length(r.id(), kMaxIdBytes, "id"));
+        JobLog log;
+        TC_API_RETURN_IF_ERROR(manager_.logs(r.id(), r.attempt(), log));
+        job_log_to_proto(log, &out);
+        return {};
       });
 }
 

@@ -19,10 +19,12 @@
 namespace tc::daemon {
 
 namespace api = transcode::v1;
-using TranscoderBase = api::Transcoder::WithRawCallbackMethod_CreateJob<
-    api::Transcoder::WithRawCallbackMethod_GetJob<api::Transcoder::WithRawCallbackMethod_ListJobs<
-        api::Transcoder::WithRawCallbackMethod_CancelJob<
-            api::Transcoder::WithRawCallbackMethod_WatchJob<api::Transcoder::CallbackService>>>>>;
+using TranscoderBase = api::Transcoder::WithRawCallbackMethod_GetJobLogs<
+    api::Transcoder::WithRawCallbackMethod_CreateJob<api::Transcoder::WithRawCallbackMethod_GetJob<
+        api::Transcoder::WithRawCallbackMethod_ListJobs<
+            api::Transcoder::WithRawCallbackMethod_CancelJob<
+                api::Transcoder::WithRawCallbackMethod_WatchJob<
+                    api::Transcoder::CallbackService>>>>>>;
 
 class TranscoderService final : public TranscoderBase {
  public:
@@ -49,6 +51,9 @@ class TranscoderService final : public TranscoderBase {
                                       grpc::ByteBuffer* response) override;
   grpc::ServerWriteReactor<grpc::ByteBuffer>* WatchJob(grpc::CallbackServerContext* context,
                                                        const grpc::ByteBuffer* request) override;
+  grpc::ServerUnaryReactor* GetJobLogs(grpc::CallbackServerContext* context,
+                                       const grpc::ByteBuffer* request,
+                                       grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* GetCapabilities(grpc::CallbackServerContext* context,
                                             const transcode::v1::GetCapabilitiesRequest* request,
                                             transcode::v1::Capabilities* response) override;

@@ -99,11 +99,13 @@ void AttemptRunner::run(const WorkerJob& job, const NodeSettings& node, Attempt&
   WorkerOutcome outcome;
   metrics::EngineUsage engines;
   bool warm = false;
+  AttemptLog log(parts_.logs, attempt.id, attempt.number);
   Result<std::unique_ptr<WorkerProcess>> worker = start_worker(job, node, attempt, warm);
   if (!worker.is_ok())
     outcome.status = worker.status();
   else
-    outcome = supervise_worker(**worker, attempt, warm, engines);
+    outcome = supervise_worker(**worker, attempt, warm, engines, log);
+  log.flush(/*now=*/true);  // before its end is stored: a client told it ended reads it whole
   if (attempt.stop.load() == kStopLost) {
     // Another node runs it now: nothing of this attempt is written, its partials go.
     JobRecord job = attempt.record();
@@ -126,7 +128,7 @@ void AttemptRunner::run(const WorkerJob& job, const NodeSettings& node, Attempt&
 
 // Supervises the worker to its end, sampling it; `engines`: the sampler's average.
 WorkerOutcome AttemptRunner::supervise_worker(WorkerProcess& worker, Attempt& attempt, bool warm,
-                                              metrics::EngineUsage& engines) {
+                                              metrics::EngineUsage& engines, AttemptLog& log) {
   std::unique_ptr<metrics::JobSampler> sampler = make_sampler(attempt, worker.pid(), warm);
   auto interval = std::chrono::duration<double>(parts_.options.sample_interval_s);
   auto next_sample = Clock::now() + interval;
@@ -137,11 +139,15 @@ WorkerOutcome AttemptRunner::supervise_worker(WorkerProcess& worker, Attempt& at
     sampler->sample(monotonic_s());
     on_sample(attempt, *sampler);
   };
+  auto on_tick = [&] {
+    tick();
+    log.flush();
+  };
   Pace pace;
   WorkerOutcome outcome = supervise(
       worker, parts_.options.supervise, attempt.stop,
-      [&](const Progress& p) { on_progress(attempt, p, pace); }, tick,
-      [&] { return may_publish(attempt); });
+      [&](const Progress& p) { on_progress(attempt, p, pace); }, on_tick,
+      [&] { return may_publish(attempt); }, [&](const JobLogLine& line) { log.add(line); });
   engines = sampler->average();
   return outcome;
 }

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "pipeline/metrics/sampler.h"
+#include "service/daemon/jobs/attempt_log.h"
 #include "service/daemon/jobs/dispatcher.h"
 #include "service/daemon/jobs/manager_options.h"
 #include "service/daemon/jobs/node_counters.h"
@@ -39,6 +40,7 @@ struct AttemptParts {
   WatchHub& hub;
   NodeCounters& counters;
   Dispatcher& dispatcher;
+  JobLogs& logs;  // each attempt's own log lines (attempt_log.h)
 };
 
 class AttemptRunner {
@@ -56,7 +58,7 @@ class AttemptRunner {
   struct Pace;  // when progress was last published and stored
   void run(const WorkerJob& job, const NodeSettings& node, Attempt& attempt);
   WorkerOutcome supervise_worker(WorkerProcess& worker, Attempt& attempt, bool warm,
-                                 metrics::EngineUsage& engines);
+                                 metrics::EngineUsage& engines, AttemptLog& log);
   // A worker's under `node`, the device it opens aside (the pool's workers open theirs).
   WorkerLaunch worker_launch(const NodeSettings& node) const;
   // A warm worker of the attempt's device when one is ready (started under the same node

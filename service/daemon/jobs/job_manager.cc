@@ -10,9 +10,20 @@ JobManager::JobManager(ManagerOptions options, JobStore store, Scheduler schedul
       dispatcher_(options_, store_.jobs(), store_.nodes(), store_.shared(), std::move(scheduler),
                   running_),
       runner_({options_, store_.jobs(), store_.leases(), store_.shared(), running_, hub_, counters_,
-               dispatcher_}),
+               dispatcher_, store_.logs()}),
       service_({options_, store_.jobs(), running_, hub_, dispatcher_}),
       cluster_({options_, store_, running_, hub_, counters_, dispatcher_}) {}
+
+ApiStatus JobManager::logs(const std::string& id, int attempt, JobLog& log) {
+  if (attempt < 0)
+    return {ApiCode::kInvalidArgument, ApiReason::kInvalidField, "attempt", "must not be negative"};
+  JobRecord job;
+  TC_API_RETURN_IF_ERROR(service_.get(id, job));
+  Result<JobLog> read = store_.logs().read_log(id, attempt);
+  if (!read.is_ok()) return store_failure(read.status());
+  log = std::move(*read);
+  return {};
+}
 
 JobManager::~JobManager() {
   dispatcher_.stop_accepting();

@@ -55,6 +55,9 @@ class JobManager {
     return service_.list(state, page_size, page_token, page);
   }
   ApiStatus cancel(const std::string& id, JobRecord& job) { return service_.cancel(id, job); }
+  // Job `id`'s own log (store/job_logs.h), of `attempt` (0: every one); NOT_FOUND for an unknown
+  // id. Read from the store on the caller's thread, no lock of the manager's held.
+  ApiStatus logs(const std::string& id, int attempt, JobLog& log);
   ApiStatus watch(const std::string& id, std::shared_ptr<JobWatcher> watcher) {
     return service_.watch(id, std::move(watcher));
   }

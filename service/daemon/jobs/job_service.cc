@@ -27,15 +27,6 @@ ApiStatus not_found(const std::string& id) {
   return {ApiCode::kNotFound, "job " + quote_value(id) + " not found"};
 }
 
-// A store that cannot be reached now (a lost connection: retryable) is UNAVAILABLE, for the
-// client to retry; anything else is a failure of the store itself.
-ApiStatus store_failure(const Status& status) {
-  if (status.retryable())
-    return {ApiCode::kUnavailable, ApiReason::kStoreUnavailable, "",
-            "the job store cannot be reached now: " + status.message()};
-  return {ApiCode::kInternal, status.message()};
-}
-
 JobRecord new_record(NewJob& request) {
   JobRecord job;
   job.id = new_job_id();
@@ -49,6 +40,15 @@ JobRecord new_record(NewJob& request) {
 }
 
 }  // namespace
+
+// A store that cannot be reached now (a lost connection: retryable) is UNAVAILABLE, for the
+// client to retry; anything else is a failure of the store itself.
+ApiStatus store_failure(const Status& status) {
+  if (status.retryable())
+    return {ApiCode::kUnavailable, ApiReason::kStoreUnavailable, "",
+            "the job store cannot be reached now: " + status.message()};
+  return {ApiCode::kInternal, status.message()};
+}
 
 ApiStatus JobService::create(NewJob request, JobRecord& job) {
   if (!parts_.dispatcher.accepting()) return {ApiCode::kUnavailable, "the daemon is shutting down"};

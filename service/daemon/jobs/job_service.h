@@ -41,6 +41,9 @@ struct ServiceParts {
   Dispatcher& dispatcher;
 };
 
+// A store error as the API says it: UNAVAILABLE (to retry) when retryable, INTERNAL otherwise.
+ApiStatus store_failure(const Status& status);
+
 class JobService {
  public:
   explicit JobService(ServiceParts parts) : parts_(parts) {}

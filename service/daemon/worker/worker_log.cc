@@ -18,6 +18,7 @@ namespace {
 struct Gatherer {
   std::mutex mutex;
   std::string job_id;
+  LogSink sink;
   std::string pending;   // the pieces of a message not ended yet
   int print_prefix = 1;  // av_log_format_line2's state: 1 at the start of a message
 };
@@ -45,7 +46,8 @@ void on_libav_log(void* object, int level, const char* format, va_list args) {
   g.pending += piece;
   if (g.pending.empty() || g.pending.back() != '\n') return;  // more of it to come
   g.pending.pop_back();
-  write_all(worker_log_line(g.job_id, g.pending));
+  if (level <= AV_LOG_ERROR) write_all(worker_log_line(g.job_id, g.pending));
+  if (g.sink) g.sink(job_log_level(level), g.pending);
   g.pending.clear();
 }
 
@@ -58,6 +60,19 @@ std::string worker_log_line(std::string_view job_id, std::string_view message) {
 
 void route_libav_log() {
   av_log_set_callback(on_libav_log);
+}
+
+void set_log_sink(LogSink sink) {
+  Gatherer& g = gatherer();
+  std::lock_guard lock(g.mutex);
+  g.sink = std::move(sink);
+}
+
+LogLevel job_log_level(int av_level) {
+  if (av_level <= AV_LOG_ERROR) return LogLevel::kError;
+  if (av_level <= AV_LOG_WARNING) return LogLevel::kWarning;
+  if (av_level <= AV_LOG_INFO) return LogLevel::kInfo;
+  return LogLevel::kDebug;
 }
 
 void set_log_job(std::string job_id) {

@@ -29,6 +29,7 @@ extern "C" {
 #include "service/common/command_line.h"
 #include "service/common/exit_codes.h"
 #include "service/common/process_exit.h"
+#include "service/daemon/model/job_record.h"
 #include "service/daemon/policy/request_policy.h"
 #include "service/daemon/worker/address_cap.h"
 #include "service/daemon/worker/gpu_cache.h"
@@ -67,7 +68,14 @@ void emit(const std::string& line) {
   std::fflush(stdout);
 }
 
+// A line of the job's own log, stamped now on this node's clock.
+void log_to_job(LogLevel level, std::string_view text) {
+  emit(worker_line(JobLogLine{0, 0, now_ms(), level, std::string(text)}));
+}
+
+// The job's error goes to its own log too, where its libav lines lead up to it.
 int fail(const Status& status) {
+  log_to_job(LogLevel::kError, status.to_string());
   emit(worker_line(status));
   return exit_code_for(status.code());
 }
@@ -80,6 +88,9 @@ void apply_fault(Fault fault) {
   }
   if (fault == Fault::kStall)
     while (!g_cancel.load()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  if (fault == Fault::kChatty)
+    for (int line = 0; line < 1500; ++line)
+      av_log(nullptr, AV_LOG_WARNING, "chatty line %d\n", line);
 }
 
 // The test fault "slow": the executor calls on_progress for each frame when the interval is 0;
@@ -157,10 +168,11 @@ Result<RunOptions> worker_run_options(const WorkerOptions& worker) {
   options.publish_gate = ask_daemon_to_publish;
   options.gop_parallel = worker.node.gop_parallel;
   TC_ASSIGN_OR_RETURN(options.access, worker_access(worker.node));
-  // The daemon's log is for jobs, not for every encoder's statistics: errors only, each one
-  // line, escaped, naming its job.
-  av_log_set_level(AV_LOG_ERROR);
+  // Warnings and errors go to the job's own log (a job has no verbose setting), errors to the
+  // daemon's log too (worker_log.h), each one line, escaped.
+  av_log_set_level(AV_LOG_WARNING);
   route_libav_log();
+  set_log_sink(log_to_job);
   if (!worker.node.devices_json.empty()) {
     TC_ASSIGN_OR_RETURN(options.devices, inventory_from_json(nlohmann::json::parse(
                                              worker.node.devices_json, nullptr, false)));
@@ -203,6 +215,7 @@ Fault fault_for(const char* env_value, const std::string& input) {
   if (kind == "slow-setup") return Fault::kSlowSetup;
   if (kind == "stop-published") return Fault::kStopPublished;
   if (kind == "crash-first") return Fault::kCrashFirst;
+  if (kind == "chatty") return Fault::kChatty;
   return Fault::kNone;
 }
 

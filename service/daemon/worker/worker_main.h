@@ -55,6 +55,8 @@ int serve_jobs(const Result<WorkerOptions>& set_up_worker);
 // "stop-published": the worker stops itself (SIGSTOP) once its outputs are renamed into place,
 // before it says its result: a test kills its node there, between the rename and the record.
 // "crash-first": "crash" on a job's first attempt only (its retry runs normally).
+// "chatty": before the job, libav logs 1500 warnings "chatty line N" (N from 0): a job whose own
+// log passes its bound (model/job_log.h).
 enum class Fault {
   kNone,
   kCrash,
@@ -64,7 +66,8 @@ enum class Fault {
   kSlowSetup,
   kStopPublished,
   kCrashFirst,
-  kHold
+  kHold,
+  kChatty
 };
 Fault fault_for(const char* env_value, const std::string& input);
 

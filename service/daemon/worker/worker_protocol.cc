@@ -33,6 +33,18 @@ json error_json(const Status& error) {
           {"retryable", error.retryable()}};
 }
 
+Status log_from(const json& j, JobLogLine& line) {
+  if (!j.is_object() || !j.contains("level") || !j["level"].is_string() || !j.contains("text") ||
+      !j["text"].is_string() || !j.contains("time_ms") || !j["time_ms"].is_number_integer())
+    return {Code::kInternal, "log: not {level, text, time_ms}"};
+  std::optional<LogLevel> level = parse_level(j["level"].get<std::string>());
+  if (!level) return {Code::kInternal, "log.level: unknown"};
+  line.level = *level;
+  line.time_ms = j["time_ms"].get<int64_t>();
+  line.text = log_text(j["text"].get<std::string>());
+  return Status::ok();
+}
+
 json placement_json(const Placement& placement) {
   return {{"backend", std::string(name_of(placement.backend))},
           {"device", placement.device_path},
@@ -73,6 +85,14 @@ std::string worker_line(const JobReport& report) {
 
 std::string worker_line(const Status& error) {
   return json{{"error", error_json(error)}}.dump();
+}
+
+std::string worker_line(const JobLogLine& line) {
+  return json{{"log",
+               {{"level", level_name(line.level)},
+                {"text", log_text(line.text)},
+                {"time_ms", line.time_ms}}}}
+      .dump();
 }
 
 std::string publish_request_line() {
@@ -134,6 +154,9 @@ Result<WorkerMessage> parse_worker_line(std::string_view line) {
   } else if (j.contains("error")) {
     message.kind = WorkerMessage::Kind::kError;
     read = error_from(j["error"], message.error);
+  } else if (j.contains("log")) {
+    message.kind = WorkerMessage::Kind::kLog;
+    read = log_from(j["log"], message.log);
   } else {
     return bad_line(line, "unknown key");
   }

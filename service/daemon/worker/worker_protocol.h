@@ -4,6 +4,8 @@
 //   {"publish": {}}                          once, every output complete: may it rename them?
 //   {"result": <to_json(JobReport)>}                                   once, on success
 //   {"error": {"code": "input", "message": "...", "retryable": false}}  once, on failure
+//   {"log": {"level": "warning", "text": "...", "time_ms": 1733440000123}}  a line of the job's
+//                                         own log (model/job_log.h), any time, in log_text form
 // Lines are the whole protocol: a worker that dies mid-line or writes nothing is judged by its
 // exit status instead (worker_process.h). The worker encodes with worker_line, the daemon
 // decodes with parse_worker_line: the only two places these lines are touched.
@@ -25,21 +27,25 @@
 #include "pipeline/core/status.h"
 #include "pipeline/exec/report.h"
 #include "pipeline/spec/job_spec.h"
+#include "service/daemon/model/job_log.h"
 #include "service/daemon/model/node_decisions.h"
 
 namespace tc::daemon {
 
 struct WorkerMessage {
-  enum class Kind { kReady, kProgress, kPublish, kResult, kError } kind = Kind::kProgress;
+  enum class Kind { kReady, kProgress, kPublish, kResult, kError, kLog } kind = Kind::kProgress;
   Progress progress;  // kProgress
   JobReport report;   // kResult
   Status error;       // kError: never ok
+  JobLogLine log;     // kLog: its level, time and text (log_text's form, however it was sent)
 };
 
 // Errors travel as tc::code_key() names (pipeline/core/status.h).
 std::string worker_line(const Progress& progress);
 std::string worker_line(const JobReport& report);
 std::string worker_line(const Status& error);
+// `line`'s level, time and text (its attempt and seq are the daemon's to set).
+std::string worker_line(const JobLogLine& line);
 // {"publish": {}}: the worker asks whether it may publish its complete outputs.
 std::string publish_request_line();
 // {"ready": {}}: the worker is set up and waits for its job.

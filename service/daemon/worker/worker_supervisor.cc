@@ -48,9 +48,15 @@ void answer_publish(WorkerProcess& worker, const PublishCheck& may_publish, Watc
   watch.last_progress = Clock::now();
 }
 
+// What the supervisor hands on, as supervise() takes it.
+struct Handlers {
+  const std::function<void(const Progress&)>& on_progress;
+  const PublishCheck& may_publish;
+  const std::function<void(const JobLogLine&)>& on_log;
+};
+
 void handle_line(const std::string& line, Watch& watch, WorkerProcess& worker,
-                 const std::function<void(const Progress&)>& on_progress,
-                 const PublishCheck& may_publish) {
+                 const Handlers& handlers) {
   Result<WorkerMessage> message = parse_worker_line(line);
   if (!message.is_ok()) {
     spdlog::warn("worker {}: {}", worker.pid(), message.status().message());
@@ -65,10 +71,10 @@ void handle_line(const std::string& line, Watch& watch, WorkerProcess& worker,
       break;
     case WorkerMessage::Kind::kProgress:
       watch.last_progress = Clock::now();
-      if (on_progress) on_progress(message->progress);
+      if (handlers.on_progress) handlers.on_progress(message->progress);
       break;
     case WorkerMessage::Kind::kPublish:
-      answer_publish(worker, may_publish, watch);
+      answer_publish(worker, handlers.may_publish, watch);
       break;
     case WorkerMessage::Kind::kResult:
       watch.got_result = true;
@@ -76,6 +82,9 @@ void handle_line(const std::string& line, Watch& watch, WorkerProcess& worker,
       break;
     case WorkerMessage::Kind::kError:
       watch.said = message->error;
+      break;
+    case WorkerMessage::Kind::kLog:  // not progress: a decoder may warn while it hangs
+      if (handlers.on_log) handlers.on_log(message->log);
       break;
   }
 }
@@ -119,15 +128,16 @@ Status judge_exit(int wait_status, bool got_result, const Status& said) {
 WorkerOutcome supervise(WorkerProcess& worker, const SuperviseOptions& options,
                         const std::atomic<int>& stop,
                         const std::function<void(const Progress&)>& on_progress,
-                        const std::function<void()>& on_tick, const PublishCheck& may_publish) {
+                        const std::function<void()>& on_tick, const PublishCheck& may_publish,
+                        const std::function<void(const JobLogLine&)>& on_log) {
+  const Handlers handlers{on_progress, may_publish, on_log};
   Watch watch;
   std::string line;
   for (;;) {
     // Short polls keep cancel and the watchdog responsive without a thread per timer.
     WorkerProcess::Read read = worker.read_line(line, 0.2);
     if (read == WorkerProcess::Read::kEnd) break;
-    if (read == WorkerProcess::Read::kLine)
-      handle_line(line, watch, worker, on_progress, may_publish);
+    if (read == WorkerProcess::Read::kLine) handle_line(line, watch, worker, handlers);
     if (watch.ready_again) {  // the job is done; the worker is the caller's to keep or end
       WorkerOutcome outcome;
       outcome.report = std::move(watch.report);

@@ -37,13 +37,15 @@ struct WorkerOutcome {
 using PublishCheck = std::function<Status()>;
 
 // `on_tick`, when set, is called from the same thread at least every 0.2 s until the worker
-// ends: the job's sampler runs there. `may_publish` is called on that thread too, when the
-// worker asks (once; empty: allowed); the watchdog's stall clock starts again after it.
+// ends: the job's sampler runs there. `on_log` takes each line of the job's own log the worker
+// sends (worker_protocol.h), on that thread too. `may_publish` is called on that thread too, when
+// the worker asks (once; empty: allowed); the watchdog's stall clock starts again after it.
 WorkerOutcome supervise(WorkerProcess& worker, const SuperviseOptions& options,
                         const std::atomic<int>& stop,
                         const std::function<void(const Progress&)>& on_progress,
                         const std::function<void()>& on_tick = {},
-                        const PublishCheck& may_publish = {});
+                        const PublishCheck& may_publish = {},
+                        const std::function<void(const JobLogLine&)>& on_log = {});
 
 // How a worker ended, from what it said (`said`: its error line, if any) and its wait status. A
 // crash (no result, nothing said) is retryable.
