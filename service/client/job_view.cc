@@ -214,6 +214,9 @@ std::string job_line(const pb::Job& job) {
   std::snprintf(line, sizeof line, "%-20s %-10s %4d %7d %5s  %s", job.id().c_str(),
                 state_label(job.state()).c_str(), job.priority(), job.attempt(),
                 percent(job).c_str(), job.config().input().c_str());
+  // Why it does not run yet, on a line of its own below: the columns stay as they are.
+  if (!job.waiting_reason().empty())
+    return line + ("\n" + std::string(21, ' ') + "waiting: ") + job.waiting_reason();
   return line;
 }
 
@@ -239,6 +242,7 @@ std::string job_details(const pb::Job& job) {
   if (job.has_error())
     out << "error    " << error_code_name(job.error().code()) << ": " << job.error().message()
         << (job.error().retryable() ? " (retryable)" : "") << "\n";
+  if (!job.waiting_reason().empty()) out << "waiting  " << job.waiting_reason() << "\n";
   if (job.has_not_before_time())
     out << "retry    not before " << time_text(job.not_before_time()) << "\n";
   for (const pb::Attempt& a : job.attempts()) out << attempt_line(a) << "\n";

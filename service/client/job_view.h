@@ -22,7 +22,8 @@ metrics::EngineUsage engines_from_proto(const pb::EngineUsage& engines);
 std::string result_text(const pb::JobResult& result);
 
 std::string state_label(pb::JobState state);  // "queued", "running", ...
-// "j-0123  running  attempt 1  42%  /media/in.mp4"
+// "j-0123  running  attempt 1  42%  /media/in.mp4"; a queued job held back for a node has a
+// second line, indented under its state: "waiting: <its waiting_reason>".
 std::string job_line(const pb::Job& job);
 // Several lines: state, times, device, error or per-output result.
 std::string job_details(const pb::Job& job);

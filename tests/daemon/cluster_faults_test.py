@@ -195,7 +195,7 @@ class ClusterFaultsTest(ClusterTest):
     def waiting_or_over(self, client, job_id):
         """The job once it says it waits for a vulkan node, or once it left the queue."""
         job = client.get(job_id)
-        waits = "vulkan" in job.error.message
+        waits = "vulkan" in job.waiting_reason
         return job if waits or job.state != self.pb.job_pb2.JOB_STATE_QUEUED else None
 
     def beats_of(self, node):
@@ -210,22 +210,39 @@ class ClusterFaultsTest(ClusterTest):
         # by node-a's software slot and failed there.
         seen = wait_until(lambda: self.waiting_or_over(a, job.id), "the job to wait or end")
         self.assertEqual(seen.state, Job.JOB_STATE_QUEUED, seen.error.message)
+        watched = next(iter(a.watch(job.id, timeout=60)))  # WatchJob's snapshot
+        self.assertEqual(watched.job.state, Job.JOB_STATE_QUEUED)
+        self.assertIn("waiting for a node that offers the vulkan backend",
+                      watched.job.waiting_reason)
         # Two more beats of node-a: it has looked at the queue since, and left the job there.
         for _ in range(2):
             last = self.beats_of("node-a")
             wait_until(lambda: self.beats_of("node-a") != last, "node-a to beat")
         again = a.get(job.id)
         self.assertEqual((again.state, again.attempt, again.node), (Job.JOB_STATE_QUEUED, 0, ""))
-        self.assertIn("waiting for a node that offers the vulkan backend", again.error.message)
-        shown = subprocess.run([TRANSCODE, "get", job.id, "--server",
-                                self.cluster.daemons["node-a"].address],
+        # Its own field (Job.waiting_reason): error is for FAILED and CANCELLED jobs alone.
+        self.assertEqual(again.waiting_reason,
+                         "waiting for a node that offers the vulkan backend: none is live; "
+                         "it fails after 3600 s (capable_node_wait)")
+        self.assertFalse(again.HasField("error"), again.error.message)
+        listed = {j.id: j for j in a.list().jobs}[job.id]
+        self.assertEqual(listed.waiting_reason, again.waiting_reason)
+        self.assertFalse(listed.HasField("error"), listed.error.message)
+        address = self.cluster.daemons["node-a"].address
+        shown = subprocess.run([TRANSCODE, "get", job.id, "--server", address],
                                capture_output=True, text=True, timeout=60)
-        self.assertIn("waiting for a node that offers the vulkan backend", shown.stdout)
+        self.assertIn("waiting  " + again.waiting_reason + "\n", shown.stdout)
+        self.assertNotIn("error ", shown.stdout)
+        table = subprocess.run([TRANSCODE, "jobs", "--server", address],
+                               capture_output=True, text=True, timeout=60).stdout.splitlines()
+        row = next(i for i, line in enumerate(table) if line.startswith(job.id))
+        self.assertEqual(table[row + 1], " " * 21 + "waiting: " + again.waiting_reason)
 
         self.cluster.start("node-c", cluster_flags.backends("software", "vulkan"))
         done = self.final(a, job.id)
         self.assert_succeeded(done, attempt=1)
         self.assertEqual(done.node, "node-c")
+        self.assertEqual(done.waiting_reason, "")
         self.assertIn("vulkan", done.device)
         self.assertEqual(partial_files(self.media), [])
 

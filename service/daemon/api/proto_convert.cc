@@ -272,6 +272,7 @@ void job_to_proto(const JobRecord& job, pb::Job* out) {
   for (const AttemptRecord& attempt : job.attempts) attempt_to_proto(attempt, out->add_attempts());
   if (job.state == JobState::kQueued && job.not_before_ms > now_ms())
     set_time(job.not_before_ms, out->mutable_not_before_time());
+  if (job.state == JobState::kQueued) out->set_waiting_reason(job.waiting_reason);
   for (const auto& [key, value] : job.labels) (*out->mutable_labels())[key] = value;
   out->set_priority(job.priority);
   out->set_device(job.device);

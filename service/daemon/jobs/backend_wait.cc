@@ -34,14 +34,12 @@ std::optional<std::string> awaited_backend(const JobRecord& job, const BackendOf
   return backend;
 }
 
-Status waiting_status(const JobRecord& job, const BackendOffers& offers, double wait_s) {
+std::string waiting_reason_of(const JobRecord& job, const BackendOffers& offers, double wait_s) {
   std::optional<std::string> backend = awaited_backend(job, offers);
-  if (!backend) return {};
+  if (!backend) return "";
   std::string bound = wait_s > 0 ? "; it fails after " + seconds(wait_s) + " (capable_node_wait)"
                                  : " (capable_node_wait = 0: for ever)";
-  return {Code::kDevice,
-          "waiting for a node that offers the " + *backend + " backend: none is live" + bound,
-          true};
+  return "waiting for a node that offers the " + *backend + " backend: none is live" + bound;
 }
 
 int64_t waited_ms(const JobRecord& job, const std::string& backend, const BackendOffers& offers,

@@ -1,7 +1,7 @@
 // Cluster mode: a queued job whose backend no live node offers (its only GPU node rebooting, a
 // driver being upgraded) waits for one instead of failing: no node claims it, and GetJob says
-// what it waits for. It fails, naming the backend, once it has waited `capable_node_wait`
-// (ManagerOptions; 0 = for ever). Liveness is judged on the store's clock
+// what it waits for (Job.waiting_reason). It fails, naming the backend, once it has waited
+// `capable_node_wait` (ManagerOptions; 0 = for ever). Liveness is judged on the store's clock
 // (NodeRecord::silent_ms), so a node whose clock runs ahead takes no other for gone.
 #pragma once
 
@@ -34,8 +34,8 @@ BackendOffers offers_of(const std::vector<NodeRecord>& nodes, const std::string&
 // The backend `job` waits for: none when it runs anywhere ("auto") or a live node offers it.
 std::optional<std::string> awaited_backend(const JobRecord& job, const BackendOffers& offers);
 
-// Why a queued job waits, for GetJob (a retryable kDevice status); ok when it does not.
-Status waiting_status(const JobRecord& job, const BackendOffers& offers, double wait_s);
+// Why a queued job waits, for its waiting_reason; empty when it does not.
+std::string waiting_reason_of(const JobRecord& job, const BackendOffers& offers, double wait_s);
 
 // How long `job` has waited for its backend at `now_ms`: since it was queued or since a node
 // last offered the backend live, whichever came later.

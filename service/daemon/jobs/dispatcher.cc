@@ -97,10 +97,10 @@ BackendOffers Dispatcher::offers() const {
   return offers_;
 }
 
-Status Dispatcher::waiting(const JobRecord& job) const {
-  if (!shared_ || job.state != JobState::kQueued) return {};
+std::string Dispatcher::waiting_reason(const JobRecord& job) const {
+  if (!shared_ || job.state != JobState::kQueued) return "";
   std::lock_guard lock(mutex_);
-  return waiting_status(job, offers_, options_.capable_node_wait_s);
+  return waiting_reason_of(job, offers_, options_.capable_node_wait_s);
 }
 
 void Dispatcher::loop() {

@@ -59,9 +59,10 @@ class Dispatcher {
   // As the last learn_offers() saw them.
   BackendOffers offers() const;
   bool shared() const { return shared_; }
-  // Why a queued job waits for a node (backend_wait.h), for GetJob; ok when it does not, and
-  // always with a store no other node shares (this node's worker refuses what it cannot run).
-  Status waiting(const JobRecord& job) const;
+  // Why a queued job waits for a node (backend_wait.h), for its waiting_reason; empty when it
+  // does not, and always with a store no other node shares (this node's worker refuses what it
+  // cannot run).
+  std::string waiting_reason(const JobRecord& job) const;
 
  private:
   void loop();

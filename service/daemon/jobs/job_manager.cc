@@ -7,6 +7,7 @@ namespace tc::daemon {
 JobManager::JobManager(ManagerOptions options, JobStore store, Scheduler scheduler)
     : options_(std::move(options)),
       store_(std::move(store)),
+      hub_([this](const JobRecord& job) { return dispatcher_.waiting_reason(job); }),
       dispatcher_(options_, store_.jobs(), store_.nodes(), store_.shared(), std::move(scheduler),
                   running_),
       runner_({options_, store_.jobs(), store_.leases(), store_.shared(), running_, hub_, counters_,

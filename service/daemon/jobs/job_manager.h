@@ -43,13 +43,9 @@ class JobManager {
   ApiStatus create(NewJob request, JobRecord& job) {
     return service_.create(std::move(request), job);
   }
-  // A queued job waiting for a node that offers its backend says so in its error
-  // (backend_wait.h).
-  ApiStatus get(const std::string& id, JobRecord& job) {
-    ApiStatus found = service_.get(id, job);
-    if (found.is_ok() && job.error.is_ok()) job.error = dispatcher_.waiting(job);
-    return found;
-  }
+  // A queued job waiting for a node that offers its backend says so in its waiting_reason
+  // (backend_wait.h), here, in list() and in watch()'s events.
+  ApiStatus get(const std::string& id, JobRecord& job) { return service_.get(id, job); }
   ApiStatus list(std::optional<JobState> state, int page_size, const std::string& page_token,
                  JobPage& page) {
     return service_.list(state, page_size, page_token, page);

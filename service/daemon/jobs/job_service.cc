@@ -93,6 +93,7 @@ ApiStatus JobService::get(const std::string& id, JobRecord& job) {
   if (!*found) return not_found(id);
   job = std::move(**found);
   parts_.running.overlay(job);
+  job.waiting_reason = parts_.dispatcher.waiting_reason(job);
   return {};
 }
 
@@ -114,7 +115,10 @@ ApiStatus JobService::list(std::optional<JobState> state, int page_size,
   page.jobs = std::move(*jobs);
   page.next_page_token.clear();
   if (static_cast<int>(page.jobs.size()) > size) page.cut(size);
-  for (JobRecord& job : page.jobs) parts_.running.overlay(job);
+  for (JobRecord& job : page.jobs) {
+    parts_.running.overlay(job);
+    job.waiting_reason = parts_.dispatcher.waiting_reason(job);
+  }
   return {};
 }
 

@@ -12,6 +12,12 @@ bool newer_than(const JobRecord& change, const JobRecord& snapshot) {
 
 }  // namespace
 
+JobRecord WatchHub::shown(const JobRecord& job) const {
+  JobRecord copy = job;
+  if (reason_ && job.state == JobState::kQueued) copy.waiting_reason = reason_(job);
+  return copy;
+}
+
 void WatchHub::open(const std::string& id, std::shared_ptr<JobWatcher> watcher) {
   std::lock_guard lock(mutex_);
   watches_.emplace(id, Watch{std::move(watcher)});
@@ -23,9 +29,9 @@ void WatchHub::start(const JobWatcher* watcher, const JobRecord& job, bool remot
   for (auto it = first; it != last; ++it) {
     Watch& watch = it->second;
     if (watch.watcher.get() != watcher || watch.started) continue;
-    watch.watcher->on_event(EventKind::kSnapshot, job);
+    watch.watcher->on_event(EventKind::kSnapshot, shown(job));
     for (const JobRecord& change : watch.held)
-      if (newer_than(change, job)) watch.watcher->on_event(EventKind::kState, change);
+      if (newer_than(change, job)) watch.watcher->on_event(EventKind::kState, shown(change));
     watch.held.clear();
     watch.started = true;
     break;
@@ -46,7 +52,7 @@ void WatchHub::close(const std::string& id, const JobWatcher* watcher) {
 
 void WatchHub::send(Watch& watch, EventKind kind, const JobRecord& job) {
   if (watch.started)
-    watch.watcher->on_event(kind, job);
+    watch.watcher->on_event(kind, shown(job));
   else if (kind == EventKind::kState)
     watch.held.push_back(job);  // progress before the snapshot is stale once it is sent
 }

@@ -6,6 +6,7 @@
 // it is published, so one published before open() is in the read.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,8 +27,17 @@ class JobWatcher {
   virtual void on_event(EventKind kind, const JobRecord& job) = 0;
 };
 
+// Why a queued job does not run yet (JobRecord::waiting_reason); empty when it only waits for
+// a slot. Must not call back into the hub.
+using WaitingReason = std::function<std::string(const JobRecord&)>;
+
 class WatchHub {
  public:
+  WatchHub() = default;
+  // Every event of a QUEUED job carries `reason`'s answer, the snapshot and state changes
+  // included: a job may start or stop waiting for a node without changing state.
+  explicit WatchHub(WaitingReason reason) : reason_(std::move(reason)) {}
+
   void open(const std::string& id, std::shared_ptr<JobWatcher> watcher);
   // Sends `job` (read after open()) as the snapshot, then the held-back state changes newer
   // than it. `remote`: no attempt of it runs on this node, and it has not ended: its changes
@@ -52,7 +62,10 @@ class WatchHub {
     std::vector<JobRecord> held;  // state changes published before start()
   };
   void send(Watch& watch, EventKind kind, const JobRecord& job);
+  // `job` as its watchers see it: with its waiting_reason while QUEUED.
+  JobRecord shown(const JobRecord& job) const;
 
+  WaitingReason reason_;
   mutable std::mutex mutex_;
   std::multimap<std::string, Watch> watches_;
   // Jobs watched here and run elsewhere (or not yet claimed): the state last published for each.

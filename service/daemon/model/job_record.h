@@ -50,6 +50,9 @@ struct JobRecord {
   std::optional<JobReport> report;  // a SUCCEEDED job's, with its average engines
   Status error;                     // why a FAILED or CANCELLED job ended; ok otherwise
   std::string webhook_url;          // where its state changes are POSTed; empty = none
+  // While QUEUED and held back: why it does not run yet (jobs/backend_wait.h); empty when it
+  // only waits for a slot. Not stored: filled when the job is read or watched.
+  std::string waiting_reason;
   // How its running attempt's end stands (lease_sql.h): read from the store, written only by a
   // cancel and the publish gate. A cancel is durable (no later attempt may run or publish); a
   // gate passed is the attempt's publish intent (its outputs are the spec's).
