@@ -3,6 +3,8 @@
 
 - a webhook receiver slower than the outbox's hold: each notice reaches it once, though the
   notices wait in one daemon's pool longer than the hold while another daemon polls the outbox;
+  the same with the other daemon's clock 90 s ahead (libfaketime): holds are on the database's
+  clock;
 - the only node offering a backend stopped: its queued jobs wait (QUEUED, saying for what) past
   the liveness window, and run when it comes back; with `capable_node_wait` small they fail,
   naming the backend;
@@ -41,6 +43,9 @@ import transcoded_client  # noqa: E402
 # later of 16 waiting in one daemon's pool past that hold.
 SLOW_ANSWER_S = 6
 HOOKED_JOBS = 16
+AHEAD_JOBS = 6
+FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"  # Debian's faketime
+AHEAD = {"LD_PRELOAD": FAKETIME_LIB, "FAKETIME": "+90s", "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
 WAIT_LEASE_S = 2  # a node is live while it beat within 3 leases
 TRANSCODE = os.environ.get("TC_TRANSCODE", "transcode")
 SHORT_LEASE_S = 4
@@ -155,9 +160,28 @@ class ClusterFaultsTest(ClusterTest):
         # node-a has claimed the "queued" notices; node-b polls the outbox from now on, and
         # would take any whose hold ran out while it waited in node-a's pool.
         self.cluster.start("node-b")
+        self.assert_each_notice_sent_once(a, jobs, receiver)
+
+    def test_a_node_whose_clock_runs_ahead_takes_no_held_webhook(self):
+        if not os.path.exists(FAKETIME_LIB):
+            self.skipTest(f"no {FAKETIME_LIB} (Debian's faketime: scripts/deps test)")
+        receiver = SlowReceiver()
+        self.addCleanup(receiver.close)
+        a = self.start_cluster(self.webhook_args).start("node-a")
+        jobs = [self.submit(a, f"ahead-{i}.mp4", webhook_url=receiver.url)
+                for i in range(AHEAD_JOBS)]
+        wait_until(receiver.deliveries, "node-a to send its first notice")
+        # node-a holds the other "queued" notices in its pool for 30 s; node-b, 90 s ahead on its
+        # own clock, would take every one of them for run out and send it again.
+        self.cluster.start("node-b", env=AHEAD)
+        self.assert_each_notice_sent_once(a, jobs, receiver)
+
+    def assert_each_notice_sent_once(self, client, jobs, receiver):
+        """Every job succeeds, and the receiver gets its queued, running and succeeded notices,
+        in order, signed, each delivery id once."""
         for job in jobs:
-            self.assert_succeeded(self.final(a, job.id), attempt=1)
-        changes = 3 * HOOKED_JOBS  # queued, running, succeeded
+            self.assert_succeeded(self.final(client, job.id), attempt=1)
+        changes = 3 * len(jobs)  # queued, running, succeeded
 
         def all_arrived():
             seen = receiver.deliveries()

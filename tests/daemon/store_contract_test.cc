@@ -153,6 +153,15 @@ class StoreContract : public ::testing::Test {
     if (!store.is_ok()) return std::nullopt;
     return std::move(*store);
   }
+  // As if the store's clock moved on `ms` for the notices `where` selects (SQL; every one when
+  // empty): their due times and holds moved back, by the test's own connection with the store
+  // closed (SQLite's store holds its file while open), then the store opened again.
+  void age_notices(std::optional<JobStore>& store, int64_t ms, const std::string& where = "") {
+    store.reset();
+    engine_.exec("UPDATE notifications SET due_ms = due_ms - " + std::to_string(ms) +
+                 (where.empty() ? "" : " WHERE " + where));
+    store = open();
+  }
 
   Engine engine_;
 };
@@ -369,6 +378,9 @@ Notification notice(const JobRecord& job, const std::string& delivery_id, int64_
   return n;
 }
 
+// A claim's hold, far longer than any test takes: a hold runs out only where a test says so.
+constexpr int64_t kHold = 60000;
+
 std::vector<std::string> delivery_ids(const Result<std::vector<Notification>>& claimed) {
   std::vector<std::string> ids;
   EXPECT_TRUE(claimed.is_ok()) << claimed.status().message();
@@ -388,7 +400,7 @@ TYPED_TEST(StoreContract, NoticesAreClaimedInOrderOneAtATimePerJob) {
   EXPECT_EQ(store->jobs().get("a")->value().state,
             JobState::kRunning);  // the change itself is stored
 
-  Result<std::vector<Notification>> first = store->outbox().claim_due_notifications(200, 1000, 10);
+  Result<std::vector<Notification>> first = store->outbox().claim_due_notifications(kHold, 10);
   EXPECT_EQ(delivery_ids(first), (std::vector<std::string>{"a-queued", "b-queued"}));
   ASSERT_TRUE(first.is_ok() && first->size() == 2);
   const Notification& claimed = first->front();
@@ -399,13 +411,29 @@ TYPED_TEST(StoreContract, NoticesAreClaimedInOrderOneAtATimePerJob) {
   EXPECT_EQ(claimed.attempts, 0);
   EXPECT_EQ(claimed.create_ms, 100);
   // Held: a second claimer (another node) gets neither, and a-running waits behind a-queued.
-  EXPECT_TRUE(delivery_ids(store->outbox().claim_due_notifications(300, 1000, 10)).empty());
+  EXPECT_TRUE(delivery_ids(store->outbox().claim_due_notifications(kHold, 10)).empty());
   ASSERT_TRUE(store->outbox().mark_notification_delivered(claimed.id).is_ok());
-  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(300, 1000, 10)),
+  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(kHold, 10)),
             std::vector<std::string>{"a-running"});
   // b's claimer died: after the hold it is due again.
-  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(1200, 1000, 10)),
+  this->age_notices(store, kHold, "delivery_id = 'b-queued'");
+  ASSERT_TRUE(store);
+  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(kHold, 10)),
             std::vector<std::string>{"b-queued"});
+}
+
+// A notice is due when it is written, on the store's clock, whatever the writer's clock says of
+// its creation (issue 40: on a daemon whose clock ran 90 s ahead, its notices waited 90 s for
+// every other daemon).
+TYPED_TEST(StoreContract, ANoticeIsDueAtOnceOnTheStoresClock) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  int64_t ahead = this->engine_.scalar(std::string("SELECT ") + TypeParam::kNow) + 90000;
+  JobRecord job = queued("ahead", ahead);
+  ASSERT_TRUE(*store->jobs().insert_notifying(job, notice(job, "ahead-queued", ahead)));
+  Result<std::vector<Notification>> claimed = store->outbox().claim_due_notifications(kHold, 10);
+  ASSERT_EQ(delivery_ids(claimed), std::vector<std::string>{"ahead-queued"});
+  EXPECT_EQ(claimed->front().create_ms, ahead);  // kept as written, for the operator
 }
 
 // A holder renews the holds of the notices it still has (waiting behind a slow receiver, or
@@ -417,15 +445,23 @@ TYPED_TEST(StoreContract, ARenewedHoldKeepsANoticeAndALapsedOneIsNotRenewed) {
   ASSERT_TRUE(store);
   JobRecord job = queued("h", 100);
   ASSERT_TRUE(*store->jobs().insert_notifying(job, notice(job, "h-queued", 100)));
-  Result<std::vector<Notification>> held = store->outbox().claim_due_notifications(200, 1000, 10);
-  ASSERT_EQ(delivery_ids(held), std::vector<std::string>{"h-queued"});  // held until 1200
+  Result<std::vector<Notification>> held = store->outbox().claim_due_notifications(kHold, 10);
+  ASSERT_EQ(delivery_ids(held), std::vector<std::string>{"h-queued"});
   std::vector<int64_t> ids{held->front().id};
-  ASSERT_TRUE(store->outbox().renew_notification_holds(ids, 1100, 1000).is_ok());  // 2100
-  EXPECT_TRUE(delivery_ids(store->outbox().claim_due_notifications(1500, 1000, 10)).empty());
-  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(2100, 1000, 10)),
-            std::vector<std::string>{"h-queued"});  // taken over: held until 3100
-  ASSERT_TRUE(store->outbox().renew_notification_holds(ids, 3200, 1000).is_ok());
-  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(3200, 1000, 10)),
+  this->age_notices(store, kHold / 2);  // half the hold left
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->outbox().renew_notification_holds(ids, kHold).is_ok());  // a whole one again
+  this->age_notices(store, kHold * 3 / 4);  // past the claim's hold, within the renewal's
+  ASSERT_TRUE(store);
+  EXPECT_TRUE(delivery_ids(store->outbox().claim_due_notifications(kHold, 10)).empty());
+  this->age_notices(store, kHold);  // past the renewal's too
+  ASSERT_TRUE(store);
+  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(kHold, 10)),
+            std::vector<std::string>{"h-queued"});  // taken over
+  this->age_notices(store, kHold + 1000);           // the new holder's hold ran out too
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->outbox().renew_notification_holds(ids, kHold).is_ok());  // not renewed
+  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(kHold, 10)),
             std::vector<std::string>{"h-queued"});
 }
 
@@ -441,7 +477,7 @@ TYPED_TEST(StoreContract, PurgingAJobPurgesItsNotices) {
   ASSERT_TRUE(*store->jobs().insert_notifying(old_done, notice(old_done, "old-succeeded", 100)));
   ASSERT_TRUE(*store->jobs().insert_notifying(kept, notice(kept, "kept-succeeded", 100)));
   ASSERT_EQ(*store->jobs().purge_ended_before(500), 1);
-  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(1000, 1000, 10)),
+  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(kHold, 10)),
             std::vector<std::string>{"kept-succeeded"});
 }
 
@@ -452,19 +488,19 @@ TYPED_TEST(StoreContract, ARescheduledNoticeIsDueAtItsTimeAndAnAbandonedOneNever
   ASSERT_TRUE(*store->jobs().insert_notifying(job, notice(job, "r-queued", 100)));
   job.state = JobState::kCancelled;
   ASSERT_TRUE(update_notifying(store->jobs(), job, notice(job, "r-cancelled", 101)).is_ok());
-  Result<std::vector<Notification>> claimed =
-      store->outbox().claim_due_notifications(100, 60000, 10);
+  Result<std::vector<Notification>> claimed = store->outbox().claim_due_notifications(kHold, 10);
   ASSERT_EQ(delivery_ids(claimed), std::vector<std::string>{"r-queued"});
-  ASSERT_TRUE(
-      store->outbox().reschedule_notification(claimed->front().id, 1, 5000, "HTTP 500").is_ok());
-  EXPECT_TRUE(delivery_ids(store->outbox().claim_due_notifications(4999, 60000, 10)).empty());
-  Result<std::vector<Notification>> again =
-      store->outbox().claim_due_notifications(5000, 60000, 10);
+  int64_t id = claimed->front().id;
+  ASSERT_TRUE(store->outbox().reschedule_notification(id, 1, kHold, "HTTP 500").is_ok());
+  EXPECT_TRUE(delivery_ids(store->outbox().claim_due_notifications(kHold, 10)).empty());
+  this->age_notices(store, kHold);  // its delay has passed
+  ASSERT_TRUE(store);
+  Result<std::vector<Notification>> again = store->outbox().claim_due_notifications(kHold, 10);
   ASSERT_EQ(delivery_ids(again), std::vector<std::string>{"r-queued"});
   EXPECT_EQ(again->front().attempts, 1);
   // Given up: never claimed again, and the job's next change goes out.
   ASSERT_TRUE(store->outbox().abandon_notification(again->front().id, "HTTP 500").is_ok());
-  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(99999999, 60000, 10)),
+  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(kHold, 10)),
             std::vector<std::string>{"r-cancelled"});
 }
 
@@ -479,7 +515,7 @@ TYPED_TEST(StoreContract, NoNoticeForAnInsertThatFoundItsRequestId) {
   Result<bool> inserted = store->jobs().insert_notifying(again, notice(again, "again-queued", 2));
   ASSERT_TRUE(inserted.is_ok()) << inserted.status().message();
   EXPECT_FALSE(*inserted);
-  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(10, 1000, 10)),
+  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(kHold, 10)),
             std::vector<std::string>{"first-queued"});
 }
 
@@ -492,7 +528,7 @@ TYPED_TEST(StoreContract, UndeliveredNoticesSurviveReopening) {
   }
   std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
-  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(10, 1000, 10)),
+  EXPECT_EQ(delivery_ids(store->outbox().claim_due_notifications(kHold, 10)),
             std::vector<std::string>{"d-queued"});
 }
 

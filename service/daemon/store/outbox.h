@@ -17,18 +17,20 @@ class Outbox {
  public:
   virtual ~Outbox() = default;
 
-  // Up to `limit` notices due at `now_ms`, oldest first, each the oldest undelivered one of its
-  // job (so a job's changes go out in order). Each is held until `now_ms + hold_ms`: no other
-  // claim returns it before then, and after then it is due again (its claimer died).
-  virtual Result<std::vector<Notification>> claim_due_notifications(int64_t now_ms, int64_t hold_ms,
-                                                                    int limit) = 0;
-  // Holds the notices `ids`, claimed by this caller and not settled yet, until `now_ms +
-  // hold_ms` too, unless a hold has already run out (another claim may have taken that one).
-  virtual Status renew_notification_holds(const std::vector<int64_t>& ids, int64_t now_ms,
-                                          int64_t hold_ms) = 0;
+  // Every time here is on the store's clock (the database's; SQLite's host is its one node), not
+  // the caller's: daemons whose clocks disagree agree on when a hold ran out (issue 40).
+  //
+  // Up to `limit` notices due now, oldest first, each the oldest undelivered one of its job (so
+  // a job's changes go out in order). Each is held for `hold_ms` from now: no other claim returns
+  // it before then, and after then it is due again (its claimer died).
+  virtual Result<std::vector<Notification>> claim_due_notifications(int64_t hold_ms, int limit) = 0;
+  // Holds the notices `ids`, claimed by this caller and not settled yet, for `hold_ms` from now
+  // too, unless a hold has already run out (another claim may have taken that one).
+  virtual Status renew_notification_holds(const std::vector<int64_t>& ids, int64_t hold_ms) = 0;
   virtual Status mark_notification_delivered(int64_t id) = 0;
-  // Tried `attempts` times so far; due again at `due_ms`. `error` is kept for the operator.
-  virtual Status reschedule_notification(int64_t id, int attempts, int64_t due_ms,
+  // Tried `attempts` times so far; due again `delay_ms` from now. `error` is kept for the
+  // operator.
+  virtual Status reschedule_notification(int64_t id, int attempts, int64_t delay_ms,
                                          const std::string& error) = 0;
   // No more tries: kept with `error`, never claimed again.
   virtual Status abandon_notification(int64_t id, const std::string& error) = 0;

@@ -3,6 +3,7 @@
 // and its notice are written in one transaction (enqueue_locked).
 #include <algorithm>
 
+#include "service/daemon/store/lease_sql.h"
 #include "service/daemon/store/outbox_sql.h"
 #include "service/daemon/store/pg_job_store.h"
 
@@ -10,21 +11,18 @@ namespace tc::daemon {
 
 Status PgJobStore::enqueue_locked(const Notification& notice) {
   return db_
-      ->query(kInsertNotification,
+      ->query(insert_notification_sql(kPgNow),
               {notice.delivery_id, notice.job_id, notice.url, notice.event, notice.body,
                std::to_string(notice.create_ms)},
               "enqueue a notice for job " + notice.job_id)
       .status();
 }
 
-Result<std::vector<Notification>> PgJobStore::claim_due_notifications(int64_t now_ms,
-                                                                      int64_t hold_ms, int limit) {
+Result<std::vector<Notification>> PgJobStore::claim_due_notifications(int64_t hold_ms, int limit) {
   std::lock_guard lock(mutex_);
   TC_ASSIGN_OR_RETURN(
-      PgRows rows,
-      db_->query(claim_notifications_sql("FOR UPDATE SKIP LOCKED"),
-                 {std::to_string(now_ms), std::to_string(now_ms + hold_ms), std::to_string(limit)},
-                 "claim notices"));
+      PgRows rows, db_->query(claim_notifications_sql(kPgNow, "FOR UPDATE SKIP LOCKED"),
+                              {std::to_string(hold_ms), std::to_string(limit)}, "claim notices"));
   std::vector<Notification> claimed;
   for (int i = 0; i < rows.size(); ++i)
     claimed.push_back({rows.integer(i, 0), rows.text(i, 1), rows.text(i, 2), rows.text(i, 3),
@@ -40,13 +38,13 @@ Status PgJobStore::update_notice(const char* sql, const PgParams& params) {
   return db_->query(sql, params, "update notice " + params.front().value_or("")).status();
 }
 
-Status PgJobStore::renew_notification_holds(const std::vector<int64_t>& ids, int64_t now_ms,
-                                            int64_t hold_ms) {
+Status PgJobStore::renew_notification_holds(const std::vector<int64_t>& ids, int64_t hold_ms) {
   if (ids.empty()) return {};
-  PgParams params{std::to_string(now_ms), std::to_string(now_ms + hold_ms)};
+  PgParams params{std::to_string(hold_ms)};
   for (int64_t id : ids) params.push_back(std::to_string(id));
   std::lock_guard lock(mutex_);
-  return db_->query(renew_notification_holds_sql(ids.size()), params, "renew the notices' holds")
+  return db_
+      ->query(renew_notification_holds_sql(kPgNow, ids.size()), params, "renew the notices' holds")
       .status();
 }
 
@@ -54,10 +52,11 @@ Status PgJobStore::mark_notification_delivered(int64_t id) {
   return update_notice(kMarkNotificationDelivered, {std::to_string(id)});
 }
 
-Status PgJobStore::reschedule_notification(int64_t id, int attempts, int64_t due_ms,
+Status PgJobStore::reschedule_notification(int64_t id, int attempts, int64_t delay_ms,
                                            const std::string& error) {
-  return update_notice(kRescheduleNotification, {std::to_string(id), std::to_string(attempts),
-                                                 std::to_string(due_ms), error});
+  return update_notice(
+      reschedule_notification_sql(kPgNow).c_str(),
+      {std::to_string(id), std::to_string(attempts), std::to_string(delay_ms), error});
 }
 
 Status PgJobStore::abandon_notification(int64_t id, const std::string& error) {

@@ -52,12 +52,10 @@ class SqliteJobStore final : public JobQueue,
   Status forget_silent(int64_t) override { return {}; }  // its one node is this daemon
 
   // Outbox: sqlite_outbox.cc.
-  Result<std::vector<Notification>> claim_due_notifications(int64_t now_ms, int64_t hold_ms,
-                                                            int limit) override;
-  Status renew_notification_holds(const std::vector<int64_t>& ids, int64_t now_ms,
-                                  int64_t hold_ms) override;
+  Result<std::vector<Notification>> claim_due_notifications(int64_t hold_ms, int limit) override;
+  Status renew_notification_holds(const std::vector<int64_t>& ids, int64_t hold_ms) override;
   Status mark_notification_delivered(int64_t id) override;
-  Status reschedule_notification(int64_t id, int attempts, int64_t due_ms,
+  Status reschedule_notification(int64_t id, int attempts, int64_t delay_ms,
                                  const std::string& error) override;
   Status abandon_notification(int64_t id, const std::string& error) override;
   Result<NotificationBacklog> notification_backlog() override;

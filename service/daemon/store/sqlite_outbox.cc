@@ -2,6 +2,7 @@
 // row and its notice together: IMMEDIATE, on the store's one connection.
 #include <sqlite3.h>
 
+#include "service/daemon/store/lease_sql.h"
 #include "service/daemon/store/outbox_sql.h"
 #include "service/daemon/store/sqlite_job_store.h"
 #include "service/daemon/store/sqlite_statement.h"
@@ -26,7 +27,7 @@ Status SqliteJobStore::in_transaction(const std::function<Status()>& body) {
 }
 
 Status SqliteJobStore::enqueue_locked(const Notification& notice) {
-  Statement s(db_, sqlite_sql(kInsertNotification));
+  Statement s(db_, sqlite_sql(insert_notification_sql(kSqliteNow)));
   if (!s.ok()) return outbox_error(db_, "prepare enqueue");
   s.bind(1, notice.delivery_id);
   s.bind(2, notice.job_id);
@@ -38,15 +39,13 @@ Status SqliteJobStore::enqueue_locked(const Notification& notice) {
   return {};
 }
 
-Result<std::vector<Notification>> SqliteJobStore::claim_due_notifications(int64_t now_ms,
-                                                                          int64_t hold_ms,
+Result<std::vector<Notification>> SqliteJobStore::claim_due_notifications(int64_t hold_ms,
                                                                           int limit) {
   std::lock_guard lock(mutex_);
-  Statement s(db_, sqlite_sql(claim_notifications_sql("")));
+  Statement s(db_, sqlite_sql(claim_notifications_sql(kSqliteNow, "")));
   if (!s.ok()) return outbox_error(db_, "prepare claim");
-  s.bind(1, now_ms);
-  s.bind(2, now_ms + hold_ms);
-  s.bind(3, int64_t{limit});
+  s.bind(1, hold_ms);
+  s.bind(2, int64_t{limit});
   std::vector<Notification> claimed;
   int rc;
   while ((rc = s.step()) == SQLITE_ROW)
@@ -64,15 +63,13 @@ Status SqliteJobStore::step_notice(Statement& s, int64_t id) {
   return {};
 }
 
-Status SqliteJobStore::renew_notification_holds(const std::vector<int64_t>& ids, int64_t now_ms,
-                                                int64_t hold_ms) {
+Status SqliteJobStore::renew_notification_holds(const std::vector<int64_t>& ids, int64_t hold_ms) {
   if (ids.empty()) return {};
   std::lock_guard lock(mutex_);
-  Statement s(db_, sqlite_sql(renew_notification_holds_sql(ids.size())));
+  Statement s(db_, sqlite_sql(renew_notification_holds_sql(kSqliteNow, ids.size())));
   if (!s.ok()) return outbox_error(db_, "prepare the renewal of holds");
-  s.bind(1, now_ms);
-  s.bind(2, now_ms + hold_ms);
-  for (size_t i = 0; i < ids.size(); ++i) s.bind(static_cast<int>(i) + 3, ids[i]);
+  s.bind(1, hold_ms);
+  for (size_t i = 0; i < ids.size(); ++i) s.bind(static_cast<int>(i) + 2, ids[i]);
   if (s.step() != SQLITE_DONE) return outbox_error(db_, "renew the holds");
   return {};
 }
@@ -84,13 +81,13 @@ Status SqliteJobStore::mark_notification_delivered(int64_t id) {
   return step_notice(s, id);
 }
 
-Status SqliteJobStore::reschedule_notification(int64_t id, int attempts, int64_t due_ms,
+Status SqliteJobStore::reschedule_notification(int64_t id, int attempts, int64_t delay_ms,
                                                const std::string& error) {
   std::lock_guard lock(mutex_);
-  Statement s(db_, sqlite_sql(kRescheduleNotification));
+  Statement s(db_, sqlite_sql(reschedule_notification_sql(kSqliteNow)));
   s.bind(1, id);
   s.bind(2, int64_t{attempts});
-  s.bind(3, due_ms);
+  s.bind(3, delay_ms);
   s.bind(4, error);
   return step_notice(s, id);
 }

@@ -43,7 +43,7 @@ int WebhookDelivery::deliver_due() {
   // Held longer than a POST can take, and renewed at each poll while here: another daemon
   // sends it only when this one died or lost the store for longer than the hold.
   Result<std::vector<Notification>> due =
-      outbox_.claim_due_notifications(now_ms(), hold_ms(options_.timeouts), options_.batch);
+      outbox_.claim_due_notifications(hold_ms(options_.timeouts), options_.batch);
   if (!due.is_ok()) {
     log_outbox_error(due.status());
     return 0;
@@ -56,10 +56,12 @@ int WebhookDelivery::deliver_due() {
 
 // A renewal that fails leaves the holds as they were; once they have run out, the waiting
 // notices may be another daemon's, so they leave the pool (the store hands them out again).
+// held_until_ms_ is this daemon's own reckoning, a hold's length from before the call that set
+// it: never later than the store's (on its clock, from when the call ran).
 void WebhookDelivery::renew_holds() {
   int64_t now = now_ms();
   if (held_until_ms_ < now) pool_->drop_waiting();
-  Status renewed = outbox_.renew_notification_holds(pool_->held(), now, hold_ms(options_.timeouts));
+  Status renewed = outbox_.renew_notification_holds(pool_->held(), hold_ms(options_.timeouts));
   if (!renewed.is_ok()) return log_outbox_error(renewed);
   held_until_ms_ = now + hold_ms(options_.timeouts);
 }
@@ -94,18 +96,21 @@ void WebhookDelivery::deliver(const Notification& notice) {
   }
   int attempts = notice.attempts + 1;
   // A refused address stays refused: no point in trying for a day.
-  std::optional<int64_t> due =
-      sent.retryable() ? options_.backoff.next_due_ms(attempts, notice.create_ms, now_ms())
-                       : std::nullopt;
+  int64_t now = now_ms();
+  std::optional<int64_t> due = sent.retryable()
+                                   ? options_.backoff.next_due_ms(attempts, notice.create_ms, now)
+                                   : std::nullopt;
   if (!due) {
     spdlog::error("job {}: webhook {} ({}) given up after {} attempts: {}", notice.job_id,
                   notice.event, notice.delivery_id, attempts, sent.message());
     log_outbox_error(outbox_.abandon_notification(notice.id, sent.message()));
     return;
   }
+  // The store makes the delay a due time on its own clock.
   spdlog::warn("job {}: webhook {} attempt {} failed, next in {} ms: {}", notice.job_id,
-               notice.event, attempts, *due - now_ms(), sent.message());
-  log_outbox_error(outbox_.reschedule_notification(notice.id, attempts, *due, sent.message()));
+               notice.event, attempts, *due - now, sent.message());
+  log_outbox_error(
+      outbox_.reschedule_notification(notice.id, attempts, *due - now, sent.message()));
 }
 
 }  // namespace tc::daemon
