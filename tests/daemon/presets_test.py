@@ -6,7 +6,8 @@ holding a team's preset:
   the built-ins, its options in the file's order;
 - `transcode submit --preset team-x --server ...` runs a job with the daemon's preset: the output
   ffprobes with its size and codec; a local preset of the same name wins;
-- a bad preset file makes the daemon refuse to start, exit 2 (configuration), naming the file.
+- a bad preset file, or a preset_dir that is not there, makes the daemon refuse to start, exit 2
+  (configuration), naming the file or the directory.
 """
 import json
 import os
@@ -125,19 +126,36 @@ class DaemonPresetsTest(unittest.TestCase):
         self.assertEqual(code, EXIT_USAGE, out + err)
         self.assertIn("unknown preset 'team-y'", err)
 
+    def start_with_preset_dir(self, preset_dir):
+        """transcoded with `preset_dir`, expected to refuse: its exit code and stderr (a daemon
+        that starts instead is stopped, and the test fails)."""
+        process = subprocess.Popen([TRANSCODED, "--listen", "127.0.0.1:0", "--state-dir",
+                                    os.path.join(self.tmp, "bad-state"), "--media-root",
+                                    self.daemon.media, "--preset-dir", preset_dir],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            out, err = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            out, err = process.communicate()
+        self.assertNotIn("listening", out)
+        return process.returncode, err
+
     def test_a_bad_preset_file_refuses_the_start_naming_it(self):
         bad_dir = os.path.join(self.tmp, "bad")
         os.makedirs(bad_dir, exist_ok=True)
         write(os.path.join(bad_dir, "a-good.json"), TEAM_X)
         bad = write(os.path.join(bad_dir, "typo.json"),
                     '{"name": "typo", "version": 1, "outputs": [{"size": "320x0", "crff": 20}]}')
-        done = subprocess.run([TRANSCODED, "--listen", "127.0.0.1:0", "--state-dir",
-                               os.path.join(self.tmp, "bad-state"), "--media-root",
-                               self.daemon.media, "--preset-dir", bad_dir],
-                              capture_output=True, text=True, timeout=60)
-        self.assertEqual(done.returncode, EXIT_USAGE, done.stdout + done.stderr)
-        self.assertIn(f"preset_dir: preset {bad}: unknown key 'crff' in outputs[0]", done.stderr)
-        self.assertNotIn("listening", done.stdout)
+        code, err = self.start_with_preset_dir(bad_dir)
+        self.assertEqual(code, EXIT_USAGE, err)
+        self.assertIn(f"preset_dir: preset {bad}: unknown key 'crff' in outputs[0]", err)
+
+    def test_a_missing_preset_dir_refuses_the_start(self):
+        missing = os.path.join(self.tmp, "no-such-dir")
+        code, err = self.start_with_preset_dir(missing)
+        self.assertEqual(code, EXIT_USAGE, err)
+        self.assertIn(f"preset_dir: {missing} is not a directory", err)
 
 
 if __name__ == "__main__":
