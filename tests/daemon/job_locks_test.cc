@@ -124,7 +124,7 @@ struct Rig {
     }
     auto queue = std::make_shared<LatchedQueue>(engine.jobs(), latch);
     JobStore store(queue, borrowed(engine.outbox()), borrowed(engine.nodes()),
-                   borrowed(engine.leases()), false);
+                   borrowed(engine.leases()), borrowed(engine.logs()), false);
     manager = std::make_unique<JobManager>(
         ManagerOptions{}, store,
         Scheduler({}, {{BackendKind::kSoftware, "", "software", slots, 0}}));
