@@ -5,12 +5,14 @@
 // segments' keyframes, all of them. Checked with ffprobe and the bytes, never our report.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 
+#include "tests/support/corpus.h"
 #include "tests/support/media_tools.h"
 #include "tests/support/package_probe.h"
 
@@ -58,11 +60,14 @@ nlohmann::json probe(const std::string& path, const std::string& what) {
                                              path}))[what.substr(0, what.find('=')) + "s"];
 }
 
-int key_packets(const std::string& path) {
-  int keys = 0;
-  for (const auto& packet : probe(path, "packet=flags"))
-    if (packet["flags"].get<std::string>().find('K') != std::string::npos) ++keys;
-  return keys;
+// The presentation times of `path`'s key packets, in order.
+std::vector<double> key_times(const std::string& path) {
+  std::vector<double> times;
+  for (const auto& packet : probe(path, "packet=flags,pts_time"))
+    if (packet["flags"].get<std::string>().find('K') != std::string::npos)
+      times.push_back(std::stod(packet["pts_time"].get<std::string>()));
+  std::sort(times.begin(), times.end());
+  return times;
 }
 
 struct Layout {
@@ -71,21 +76,20 @@ struct Layout {
   bool fmp4;
 };
 
-class IFramePlaylists : public ::testing::TestWithParam<Layout> {};
+struct Rendition {
+  std::string name;
+  std::string size;  // "640x360"
+};
 
-TEST_P(IFramePlaylists, EachEntryIsOneKeyframeOfItsSegmentAndEveryKeyframeHasOne) {
-  const Layout& layout = GetParam();
-  TempDir dir;
-  make_clip(dir / "in.mp4", {.width = 640, .height = 360, .fps = 30, .seconds = 7});
-  std::vector<std::string> args{
-      "run",  dir / "in.mp4", "--package-dir", dir / "pkg", "--segment", "2",      "-q",     "-o",
-      "360p", "--size",       "640x360",       "-o",        "180p",      "--size", "320x180"};
-  args.insert(args.end(), layout.args.begin(), layout.args.end());
-  ProcessResult run = transcode(args);
-  ASSERT_EQ(run.exit_code, 0) << run.err;
+// Checks the I-frame playlists of the package in `dir`/pkg: its renditions' tags in the master,
+// each entry one keyframe of its segment, every keyframe of every segment listed (`keyframes`
+// per rendition in all). `most_in_a_segment`: the most keyframes one segment holds.
+void expect_iframe_playlists(const TempDir& dir, bool fmp4,
+                             const std::vector<Rendition>& renditions, int keyframes_expected,
+                             int& most_in_a_segment) {
   std::string master = read_file(dir / "pkg/master.m3u8");
-  for (const char* name : {"360p", "180p"}) {
-    std::string rendition = name;
+  for (const Rendition& each : renditions) {
+    const std::string& rendition = each.name;
     SCOPED_TRACE(rendition);
     std::string uri = rendition + "/iframes.m3u8";
     // RFC 8216 4.3.4.3: the tag's attributes, the URI quoted.
@@ -96,24 +100,22 @@ TEST_P(IFramePlaylists, EachEntryIsOneKeyframeOfItsSegmentAndEveryKeyframeHasOne
                    "CODECS=\"([^\"]+)\",URI=\"" +
                    uri + "\"\n")))
         << master;
-    EXPECT_EQ(tag[2], rendition == "360p" ? "640x360" : "320x180");
+    EXPECT_EQ(tag[2], each.size);
     std::string codecs = stream_inf_for(master, rendition + "/index.m3u8")["CODECS"];
     EXPECT_EQ(codecs.substr(0, codecs.find(',')), tag[3]) << "the video's own codec";
     std::string playlist = read_file(dir / "pkg/" + uri);
     EXPECT_NE(playlist.find("\n#EXT-X-I-FRAMES-ONLY\n"), std::string::npos) << playlist;
-    EXPECT_NE(playlist.find(layout.fmp4 ? "#EXT-X-VERSION:7\n" : "#EXT-X-VERSION:4\n"),
-              std::string::npos)
+    EXPECT_NE(playlist.find(fmp4 ? "#EXT-X-VERSION:7\n" : "#EXT-X-VERSION:4\n"), std::string::npos)
         << playlist;
-    EXPECT_EQ(playlist.find("#EXT-X-MAP:URI=\"init.mp4\"\n") != std::string::npos, layout.fmp4)
+    EXPECT_EQ(playlist.find("#EXT-X-MAP:URI=\"init.mp4\"\n") != std::string::npos, fmp4)
         << playlist;
     EXPECT_NE(playlist.find("#EXT-X-ENDLIST"), std::string::npos) << playlist;
-    std::string init = layout.fmp4 ? read_file(dir / "pkg/" + rendition + "/init.mp4") : "";
-    std::map<std::string, int> entries_per_segment;
+    std::string init = fmp4 ? read_file(dir / "pkg/" + rendition + "/init.mp4") : "";
+    std::map<std::string, std::vector<double>> entry_times;  // each entry's frame, per segment
     double listed = 0;
     int64_t bits = 0;
     for (const IFrameEntry& entry : iframe_entries(playlist)) {
       SCOPED_TRACE(entry.uri + " @" + std::to_string(entry.offset));
-      ++entries_per_segment[entry.uri];
       listed += entry.seconds;
       bits += entry.length * 8;
       std::string segment = read_file(dir / "pkg/" + rendition + "/" + entry.uri);
@@ -121,7 +123,7 @@ TEST_P(IFramePlaylists, EachEntryIsOneKeyframeOfItsSegmentAndEveryKeyframeHasOne
       ASSERT_LE(entry.offset + entry.length, int64_t(segment.size()));
       std::string range = segment.substr(size_t(entry.offset), size_t(entry.length));
       std::string head = init;
-      if (!layout.fmp4) {
+      if (!fmp4) {
         // RFC 8216 4.3.3.6: the range leaves the Media Initialization Section (PAT/PMT) out.
         ASSERT_EQ(range.size() % kTsPacket, 0u);
         EXPECT_NE(ts_pid(range, 0), 0) << "the range starts with the PAT";
@@ -135,31 +137,74 @@ TEST_P(IFramePlaylists, EachEntryIsOneKeyframeOfItsSegmentAndEveryKeyframeHasOne
       }
       std::string alone = dir / "iframe.bin";
       std::ofstream(alone, std::ios::binary) << head << range;
-      nlohmann::json frames = probe(alone, "frame=key_frame,pict_type");
+      nlohmann::json frames = probe(alone, "frame=key_frame,pict_type,pts_time");
       ASSERT_EQ(frames.size(), 1u) << "frames decoded from the range";
       EXPECT_EQ(frames[0]["key_frame"], 1);
       EXPECT_EQ(frames[0]["pict_type"], "I");
+      entry_times[entry.uri].push_back(std::stod(frames[0]["pts_time"].get<std::string>()));
     }
-    // Every keyframe of every segment has its entry, and only those.
+    // Every keyframe of every segment has its entry (the range decodes to the frame at its
+    // time), and only those.
     double segments_s = 0;
     int keyframes = 0;
     for (const std::string& name : playlist_segments(dir / "pkg/" + rendition + "/index.m3u8")) {
       std::string path = dir / "pkg/" + rendition + "/" + name;
-      if (layout.fmp4) {
+      if (fmp4) {
         std::ofstream(dir / "whole.mp4", std::ios::binary) << init << read_file(path);
         path = dir / "whole.mp4";
       }
-      int keys = key_packets(path);
-      keyframes += keys;
-      EXPECT_EQ(entries_per_segment[name], keys) << name;
+      std::vector<double> keys = key_times(path);
+      std::vector<double>& listed_keys = entry_times[name];
+      std::sort(listed_keys.begin(), listed_keys.end());
+      ASSERT_EQ(listed_keys.size(), keys.size()) << name;
+      for (size_t k = 0; k < keys.size(); ++k) EXPECT_NEAR(listed_keys[k], keys[k], 0.001) << name;
+      keyframes += int(keys.size());
+      most_in_a_segment = std::max(most_in_a_segment, int(keys.size()));
     }
     std::istringstream media(read_file(dir / "pkg/" + rendition + "/index.m3u8"));
     for (std::string line; std::getline(media, line);)
       if (line.starts_with("#EXTINF:")) segments_s += std::stod(line.substr(8));
-    EXPECT_EQ(keyframes, 4) << "a 7 s clip in 2 s segments";
+    EXPECT_EQ(keyframes, keyframes_expected);
     EXPECT_NEAR(listed, segments_s, 0.001) << "the entries last as long as the segments";
     EXPECT_GE(std::stoll(tag[1]), int64_t(bits / segments_s)) << "BANDWIDTH below the mean";
   }
+}
+
+class IFramePlaylists : public ::testing::TestWithParam<Layout> {};
+
+TEST_P(IFramePlaylists, EachEntryIsOneKeyframeOfItsSegmentAndEveryKeyframeHasOne) {
+  const Layout& layout = GetParam();
+  TempDir dir;
+  make_clip(dir / "in.mp4", {.width = 640, .height = 360, .fps = 30, .seconds = 7});
+  std::vector<std::string> args{
+      "run",  dir / "in.mp4", "--package-dir", dir / "pkg", "--segment", "2",      "-q",     "-o",
+      "360p", "--size",       "640x360",       "-o",        "180p",      "--size", "320x180"};
+  args.insert(args.end(), layout.args.begin(), layout.args.end());
+  ProcessResult run = transcode(args);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // A 7 s clip in 2 s segments: a keyframe where each starts.
+  int most = 0;
+  expect_iframe_playlists(dir, layout.fmp4, {{"360p", "640x360"}, {"180p", "320x180"}}, 4, most);
+}
+
+// Keyframes between segment boundaries (corpus::burst_over_stated_rate: the GOP counted in the
+// stated 25 fps ends inside the 50 fps burst's segments): each has its own entry, a range that
+// decodes to that one key frame, beside the keyframe that starts its segment.
+TEST_P(IFramePlaylists, KeyframesInsideASegmentEachHaveTheirEntry) {
+  const Layout& layout = GetParam();
+  TempDir dir;
+  corpus::burst_over_stated_rate(dir / "burst.mp4");
+  std::vector<std::string> args{
+      "run",  dir / "burst.mp4", "--package-dir", dir / "pkg", "--segment", "2", "-q", "-o",
+      "240p", "--size",          "320x240"};
+  args.insert(args.end(), layout.args.begin(), layout.args.end());
+  ProcessResult run = transcode(args);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // Segments from 0, 2 and 4 s; the burst's 100 frames of 2-4 s hold a second keyframe 50
+  // frames in.
+  int most = 0;
+  expect_iframe_playlists(dir, layout.fmp4, {{"240p", "320x240"}}, 4, most);
+  EXPECT_EQ(most, 2) << "a segment with a keyframe inside it";
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -173,6 +173,16 @@ void screen_recording_vfr(const std::string& path) {
           "-f", "mp4", path});
 }
 
+void burst_over_stated_rate(const std::string& path) {
+  // From 2 s on, the timestamps advance at half speed: 20 ms apart. h264_metadata writes the
+  // stated rate into the SPS (tick_rate = 2 x fps).
+  ffmpeg({"-f", "lavfi", "-i",
+          "testsrc2=size=320x240:rate=25:duration=8,settb=1/1000,"
+          "setpts='if(lt(T,2),PTS,(2+(T-2)/2)/TB)'",
+          "-fps_mode", "vfr", "-enc_time_base", "-1", "-c:v", "libx264", "-preset", "ultrafast",
+          "-pix_fmt", "yuv420p", "-bsf:v", "h264_metadata=tick_rate=50", "-f", "mp4", path});
+}
+
 void mezzanine_10bit(const std::string& path, const std::string& pix_fmt,
                      const std::string& codec) {
   bool chroma444 = pix_fmt.rfind("yuv444", 0) == 0;

@@ -44,6 +44,12 @@ void phone_rotated_vfr(const std::string& path, int rotate_degrees = 90);
 // still gaps of 1.5 s, over 6 s. No audio.
 void screen_recording_vfr(const std::string& path);
 
+// A camera's high-rate burst: MP4, H.264 320x240 whose stream states 25 fps (the SPS's timing,
+// which is the rate FFmpeg guesses for it) while its frames come at 25 fps for 2 s, then at
+// 50 fps for 3 s (VFR, 200 frames). A package's GOP counted in the stated rate ends inside a
+// segment of the burst: keyframes between segment boundaries. No audio.
+void burst_over_stated_rate(const std::string& path);
+
 // A mezzanine, 1280x720 25 fps 2 s, PCM s24le stereo, in QuickTime .mov: `pix_fmt`
 // "yuv422p10le" (default) or "yuv444p10le"; `codec` "prores" (ProRes 422 HQ / 4444, as editors
 // export; 4444 decodes as yuv444p12le) or "h264" (libx264 High 4:2:2 / High 4:4:4). H.264
