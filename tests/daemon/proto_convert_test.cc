@@ -57,6 +57,26 @@ TEST(ProtoConvert, JobConfigRoundTripKeepsEveryField) {
   EXPECT_EQ(*back, spec);
 }
 
+// PackageConfig.stereo_audio (unset = true): the CLI's --no-stereo-audio reaches the request as
+// false and comes back; a request that leaves it unset gets the stereo rendition.
+TEST(ProtoConvert, PackageStereoAudioRoundTripsAndUnsetMeansOn) {
+  JobSpec spec = every_field_set();
+  spec.package.kind = PackageKind::kHls;
+  spec.package.dir = "/media/show";
+  spec.package.stereo_audio = false;
+  pb::JobConfig config;
+  config_from_spec(spec, &config);
+  ASSERT_TRUE(config.package().has_stereo_audio());
+  EXPECT_FALSE(config.package().stereo_audio());
+  Result<JobSpec> back = spec_from_config(config);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_EQ(back->package, spec.package);
+  config.mutable_package()->clear_stereo_audio();
+  back = spec_from_config(config);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_TRUE(back->package.stereo_audio);
+}
+
 TEST(ProtoConvert, EmptyEnumsTakeDefaultsAndUnknownOnesNameTheField) {
   pb::JobConfig config;
   config.set_input("/media/in.mp4");
