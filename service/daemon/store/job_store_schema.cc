@@ -160,8 +160,8 @@ Status add_job_logs(sqlite3* db) {
 
 // Step i takes the database from version i to i + 1. Append; never edit a released step.
 using Step = Status (*)(sqlite3*);
-constexpr Step kSteps[] = {create_jobs_table, split_stage_devices, add_notifications, add_leases,
-                           add_attempts,      add_job_logs};
+constexpr Step kSteps[] = {create_jobs_table, split_stage_devices, add_notifications,
+                           add_leases,        add_attempts,        add_job_logs};
 
 Result<int> user_version(sqlite3* db) {
   Statement statement(db, "PRAGMA user_version");
