@@ -479,6 +479,7 @@ Result<JobSpec> job_spec_from_json_value(const nlohmann::json& value) {
   TC_RETURN_IF_ERROR(package_from_json(root, spec.package));
   TC_RETURN_IF_ERROR(thumbnails_from_json(root, spec.thumbnails));
   TC_RETURN_IF_ERROR(read_field(root, "gop_parallel", spec.gop_parallel, ""));
+  TC_RETURN_IF_ERROR(read_field(root, "verbose_log", spec.verbose_log, ""));
   TC_ASSIGN_OR_RETURN(const json* outputs, root.find("outputs"));
   if (outputs && !outputs->is_array()) return invalid("outputs", "must be an array");
   if (outputs)
@@ -527,6 +528,8 @@ nlohmann::json job_spec_json_value(const JobSpec& spec) {
   root["deinterlace"] = name_of(spec.deinterlace);
   root["quality_metrics"] = name_of(spec.quality_metrics);
   root["gop_parallel"] = spec.gop_parallel;
+  // Written only when on, so that the JSON of every other job stays as it was.
+  if (spec.verbose_log) root["verbose_log"] = true;
   if (spec.package.on())
     root["package"] = {{"kind", name_of(spec.package.kind)},
                        {"dir", spec.package.dir},

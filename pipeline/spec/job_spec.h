@@ -109,6 +109,9 @@ struct JobSpec {
   // 0 = whoever runs the job decides (auto from the cores, or a daemon node's setting), 1 = one
   // encoder (the least memory), N = up to N.
   int gop_parallel = 0;
+  // The job's own log keeps libav's informational lines too, not only warnings and errors: a
+  // daemon's worker logs at AV_LOG_INFO for it (`transcode submit --verbose`).
+  bool verbose_log = false;
   bool operator==(const JobSpec&) const = default;
 };
 

@@ -117,6 +117,7 @@ Result<JobSpec> spec_from_config(const pb::JobConfig& config) {
   TC_RETURN_IF_ERROR(package_from_config(config, spec.package));
   thumbnails_from_config(config, spec.thumbnails);
   spec.gop_parallel = config.gop_parallel();
+  spec.verbose_log = config.verbose_log();
   normalize(spec);
   return spec;
 }
@@ -130,6 +131,7 @@ void config_from_spec(const JobSpec& spec, pb::JobConfig* config) {
   config->set_deinterlace(std::string(name_of(spec.deinterlace)));
   config->set_quality_metrics(name_of(spec.quality_metrics));
   config->set_gop_parallel(spec.gop_parallel);
+  config->set_verbose_log(spec.verbose_log);
   for (const OutputSpec& output : spec.outputs) output_to_config(output, config->add_outputs());
   if (spec.thumbnails.on) {
     pb::ThumbnailsConfig* thumbnails = config->mutable_thumbnails();

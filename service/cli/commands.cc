@@ -55,8 +55,9 @@ void set_library_log_level(bool verbose) {
 void add_help_commands(CLI::App& root, CommandActions& actions) {
   std::vector<CLI::App*> commands = root.get_subcommands([](CLI::App*) { return true; });
   commands.push_back(&root);
-  for (CLI::App* command : commands)
-    command->add_flag("-v," + std::string(kVerbose))->description("show libav's own log");
+  for (CLI::App* command : commands)  // unless the command gave it a meaning of its own
+    if (!command->get_option_no_throw(kVerbose))
+      command->add_flag("-v," + std::string(kVerbose))->description("show libav's own log");
 
   CLI::App* help = root.add_subcommand("help", "print a command's options: transcode help run");
   help->footer("");  // not the program's, which a new command inherits
@@ -102,12 +103,16 @@ int run_command_line(CLI::App& root, const CommandActions& actions,
     return kExitUsage;
   }
   CLI::App* command = selected.front();
-  auto given = [](const CLI::App* app) {
-    const CLI::Option* verbose = app->get_option_no_throw(kVerbose);
-    return verbose && verbose->count() > 0;
-  };
-  set_library_log_level(given(&root) || given(command));
+  set_library_log_level(verbose_given(*command));
   return actions.at(command)();
+}
+
+bool verbose_given(const CLI::App& command) {
+  for (const CLI::App* app = &command; app; app = app->get_parent()) {
+    const CLI::Option* verbose = app->get_option_no_throw(kVerbose);
+    if (verbose && verbose->count() > 0) return true;
+  }
+  return false;
 }
 
 }  // namespace tc::cli

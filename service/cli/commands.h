@@ -25,4 +25,8 @@ void add_help_commands(CLI::App& root, CommandActions& actions);
 int run_command_line(CLI::App& root, const CommandActions& actions,
                      const std::vector<std::string>& args);
 
+// Whether -v/--verbose was given to `command` or to a command above it (`transcode -v submit`):
+// for `submit`, the job's own log keeps libav's informational lines (JobSpec::verbose_log).
+bool verbose_given(const CLI::App& command);
+
 }  // namespace tc::cli

@@ -87,6 +87,9 @@ void add_submit(CLI::App& root, cli::CommandActions& actions) {
   const char* group = "Submit options";
   command->add_flag("--wait", args->wait, "follow the job: progress bar, then its report")
       ->group(group);
+  command->add_flag("-v,--verbose")
+      ->description("the job's own log (transcode logs ID) keeps libav's informational lines too")
+      ->group(group);
   command->add_option("--priority", args->priority, "higher runs first (default 0)")
       ->type_name("N")
       ->group(group);
@@ -117,6 +120,7 @@ void add_submit(CLI::App& root, cli::CommandActions& actions) {
     SubmitArgs submit = *args;
     submit.job = std::move(parsed).value();
     submit.labels = std::move(parsed_labels).value();
+    submit.verbose_log = cli::verbose_given(*command);
     return submit_command(submit, c);
   });
 }
@@ -147,7 +151,9 @@ void add_jobs(CLI::App& root, cli::CommandActions& actions) {
 
 void add_logs(CLI::App& root, cli::CommandActions& actions) {
   CLI::App* command = root.add_subcommand(
-      "logs", "a job's own log: its worker's and libav's warnings and errors, by attempt");
+      "logs",
+      "a job's own log: its worker's and libav's warnings and errors (and libav's info lines "
+      "for a job submitted with --verbose), by attempt");
   auto args = std::make_shared<LogsArgs>();
   command->add_option("ID", args->id, "the job's id")->type_name("")->required();
   command->add_option("--attempt", args->attempt, "only this attempt's lines (default: all)")

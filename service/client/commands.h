@@ -42,6 +42,7 @@ struct SubmitArgs {
   std::map<std::string, std::string> labels;
   std::string request_id;
   std::string webhook_url;
+  bool verbose_log = false;  // -v/--verbose: every job's own log keeps libav's info lines
 };
 
 int submit_command(const SubmitArgs& args, const Connection& connection);

@@ -66,6 +66,7 @@ Result<std::vector<JobSpec>> jobs_of(const SubmitArgs& args) {
 
 pb::CreateJobRequest request_for(JobSpec spec, const SubmitArgs& args) {
   spec.input = absolute(spec.input);
+  if (args.verbose_log) spec.verbose_log = true;  // a --jobs line may ask for it itself
   if (spec.package.on())
     spec.package.dir = absolute(spec.package.dir);  // the outputs are rendition names in it
   else

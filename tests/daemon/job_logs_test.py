@@ -5,11 +5,15 @@ HTTP API: a source whose H.264 packets were overwritten makes libav's decoder co
 newline and quotes that is not media fails, and its error line in the log has the newline
 escaped; a job that logs 1500 lines (the chatty fault) keeps its first 500 and last 500 and
 says it was truncated; GET /v1/jobs/{id}/logs answers the same lines with the token, 401
-without it; an unknown id is NOT_FOUND (exit 2, HTTP 404).
+without it; an unknown id is NOT_FOUND (exit 2, HTTP 404). A job submitted with `transcode submit
+--verbose` (or `verboseLog` in an HTTP request) has libav's info lines too (libx264's "profile
+High, level ..."), over the CLI and GET .../logs; the next job without it, run by the same worker
+(--worker-jobs), has none.
 """
 import json
 import os
 import random
+import re
 import subprocess
 import unittest
 
@@ -17,6 +21,9 @@ from real_daemon import RealDaemon, transcoded_client
 
 TRANSCODE = os.environ["TC_DEFAULT_TRANSCODE"]
 TOKEN = "logs-token"
+# What libx264 says at info level as it opens: the profile and level of the stream it makes.
+PROFILE_TEXT = re.compile(r"\[libx264 @ 0x[0-9a-f]+\] profile \w+, level [0-9.]+")
+PROFILE_LINE = re.compile(r"attempt 1 \S+ info: " + PROFILE_TEXT.pattern)
 
 
 def make_corrupt_ts(path):
@@ -40,7 +47,9 @@ def make_corrupt_ts(path):
 class JobLogsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.daemon = RealDaemon(token=TOKEN, extra_args=["--http-listen", "127.0.0.1:0"],
+        # A worker runs up to 8 jobs: a job's log level must not be its previous job's.
+        cls.daemon = RealDaemon(token=TOKEN, extra_args=["--http-listen", "127.0.0.1:0",
+                                                         "--worker-jobs", "8"],
                                 env={"TC_TEST_FAULT": "chatty:chatty"})
         cls.daemon.client().close()  # generates the stubs a client with the token loads
         cls.client = transcoded_client.Client(cls.daemon.address, token=TOKEN,
@@ -66,8 +75,11 @@ class JobLogsTest(unittest.TestCase):
         self.client.wait(job.id, timeout=120)
         return self.client.get(job.id)
 
-    def curl(self, path, token=TOKEN):
+    def curl(self, path, token=TOKEN, body=None):
         command = ["curl", "-sS", "--max-time", "60", "-o", "-", "-w", "\n%{http_code}"]
+        if body is not None:
+            command += ["-X", "POST", "-H", "Content-Type: application/json", "--data-binary",
+                        json.dumps(body)]
         if token:
             command += ["-H", f"Authorization: Bearer {token}"]
         done = subprocess.run(command + [f"http://{self.daemon.http_address}{path}"],
@@ -96,6 +108,41 @@ class JobLogsTest(unittest.TestCase):
         self.assertNotIn("truncated", reply)  # false: proto3 JSON leaves it out
         code, text = self.curl(f"/v1/jobs/{job.id}/logs", token=None)
         self.assertEqual(code, 401, text)
+
+    def test_a_verbose_job_keeps_libavs_info_lines(self):
+        verbose = self.transcode("submit", "--verbose", self.daemon.input,
+                                 os.path.join(self.daemon.media, "verbose-out.mp4"))
+        verbose_id = verbose.stdout.strip()
+        self.transcode("wait", verbose_id)
+        # After it, so that a warm worker that ran it runs this one too: its level is the job's.
+        plain_id = self.transcode("submit", self.daemon.input,
+                                  os.path.join(self.daemon.media, "plain-out.mp4")).stdout.strip()
+        self.transcode("wait", plain_id)
+
+        lines = self.transcode("logs", verbose_id).stdout.splitlines()
+        profile = [line for line in lines if PROFILE_LINE.match(line)]
+        self.assertTrue(profile, lines)
+        plain = self.transcode("logs", plain_id).stdout.splitlines()
+        self.assertEqual([line for line in plain if " info: " in line], [])
+
+        code, text = self.curl(f"/v1/jobs/{verbose_id}/logs")
+        self.assertEqual(code, 200, text)
+        texts = [line["text"] for line in json.loads(text).get("lines", [])
+                 if line["level"] == "info"]
+        self.assertIn(profile[0].split(" info: ", 1)[1], texts)
+
+    def test_verbose_log_in_an_http_request_keeps_libavs_info_lines(self):
+        out = os.path.join(self.daemon.media, "http-verbose-out.mp4")
+        code, text = self.curl("/v1/jobs", body={"config": {
+            "input": self.daemon.input, "outputs": [{"path": out}], "verboseLog": True}})
+        self.assertEqual(code, 200, text)
+        job_id = json.loads(text)["id"]
+        self.transcode("wait", job_id)
+        code, text = self.curl(f"/v1/jobs/{job_id}/logs")
+        self.assertEqual(code, 200, text)
+        lines = json.loads(text).get("lines", [])  # proto3 JSON leaves an empty list out
+        self.assertTrue([line for line in lines if line["level"] == "info" and
+                         PROFILE_TEXT.match(line["text"])], lines)
 
     def test_a_newline_in_a_sources_name_stays_inside_its_line(self):
         source = os.path.join(self.daemon.media, "bad\njob j-1: succeeded 'q\".ts")

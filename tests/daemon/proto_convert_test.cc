@@ -44,6 +44,7 @@ JobSpec every_field_set() {
   spec.outputs[1].loudnorm = Loudnorm::kStreaming;
   spec.quality_metrics = {true, true};
   spec.gop_parallel = 2;
+  spec.verbose_log = true;
   return spec;
 }
 

@@ -37,12 +37,14 @@ TEST(JobJson, AKeyThatCannotBePrintedIsEscapedInTheMessage) {
 TEST(JobJson, ProtoJsonNamesAreTheSameFields) {
   Result<JobSpec> camel = job_spec_from_json(
       R"({"input": "in.mp4", "startS": 1.5, "qualityMetrics": "psnr", "gopParallel": 2,
+          "verboseLog": true,
           "outputs": [{"path": "o.mp4", "bFrames": 2, "rateControl": "cbr", "bitrate": 800000,
                        "audioBitrate": 96000}],
           "package": {"kind": "hls", "segmentS": 4, "segmentFormat": "ts"}})");
   ASSERT_TRUE(camel.is_ok()) << camel.status().message();
   EXPECT_EQ(camel->start_s, 1.5);
   EXPECT_EQ(camel->gop_parallel, 2);
+  EXPECT_TRUE(camel->verbose_log);
   EXPECT_EQ(camel->outputs[0].b_frames, 2);
   EXPECT_EQ(camel->outputs[0].rate_control, RateControl::kCbr);
   EXPECT_EQ(camel->outputs[0].audio_bitrate, 96000);
@@ -66,6 +68,22 @@ TEST(JobJson, WhatTheProductWritesItReadsBack) {
   spec.thumbnails.on = true;
   Result<JobSpec> back = job_spec_from_json(job_spec_to_json(spec));
   EXPECT_TRUE(back.is_ok()) << back.status().message();
+}
+
+// verbose_log reaches the worker in the job's JSON: written when on (and only then, so that every
+// other job's JSON stays as it was), read back; not a boolean is refused naming it.
+TEST(JobJson, VerboseLogIsWrittenWhenOnAndReadBack) {
+  JobSpec spec;
+  spec.input = "in.mp4";
+  spec.outputs.push_back(OutputSpec{});
+  spec.outputs[0].path = "o.mp4";
+  EXPECT_EQ(job_spec_to_json(spec).find("verbose_log"), std::string::npos);
+  spec.verbose_log = true;
+  Result<JobSpec> back = job_spec_from_json(job_spec_to_json(spec));
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_TRUE(back->verbose_log);
+  Status wrong = parsed(R"({"input": "in.mp4", "outputs": [{"path": "o.mp4"}], "verbose_log": 1})");
+  EXPECT_EQ(wrong.field(), "verbose_log");
 }
 
 TEST(JobJson, LowerCamelCaseIsProtobufsJsonName) {

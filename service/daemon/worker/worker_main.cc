@@ -168,8 +168,8 @@ Result<RunOptions> worker_run_options(const WorkerOptions& worker) {
   options.publish_gate = ask_daemon_to_publish;
   options.gop_parallel = worker.node.gop_parallel;
   TC_ASSIGN_OR_RETURN(options.access, worker_access(worker.node));
-  // Warnings and errors go to the job's own log (a job has no verbose setting), errors to the
-  // daemon's log too (worker_log.h), each one line, escaped.
+  // libav's lines go to the job's own log at the level each job sets (use_job_log_level), errors
+  // to the daemon's log too (worker_log.h), each one line, escaped.
   av_log_set_level(AV_LOG_WARNING);
   route_libav_log();
   set_log_sink(log_to_job);
@@ -269,6 +269,14 @@ JobSpec placed_spec(JobSpec spec, const std::optional<Placement>& placement) {
   return spec;
 }
 
+// What the job's own log keeps of libav's: warnings and errors, and with the job's verbose_log
+// its informational lines too (AV_LOG_INFO, what the ffmpeg CLI prints by default; VERBOSE
+// would add the filter graph's negotiation, a line per link: noise to a user). Set for each job:
+// a warm worker's previous job may have asked otherwise.
+void use_job_log_level(const JobSpec& spec) {
+  av_log_set_level(spec.verbose_log ? AV_LOG_INFO : AV_LOG_WARNING);
+}
+
 // One job, start to end: its result or error line written; the worker's exit code for it.
 // After the worker's `last` job the process ends with the pipeline still open (end_process):
 // the daemon has the result, and the kernel closes the device faster than its teardown.
@@ -283,6 +291,7 @@ int run_one(const WorkerJob& job, RunOptions run, long long max_pixels, bool las
   hold_if_asked(fault, spec.input, run);
   run.attempt = job.attempt;
   set_log_job(job.id);
+  use_job_log_level(spec);
   Result<PreparedJob> prepared = prepare_job(spec, run, pixel_check(spec, max_pixels));
   if (!prepared.is_ok()) return fail(prepared.status());
   // The plan says why its backend was chosen as the dispatcher chose it.
