@@ -1,13 +1,15 @@
-// The player test's page: plays an HLS master (hls.js) or a DASH MPD (dash.js) as a viewer
-// would, then switches to every video rendition the player lists, and writes what it saw into
+// The player test's page: plays an HLS master (hls.js) or a DASH MPD (dash.js), or either with
+// shaka-player, as a viewer would, then switches to every video rendition the player lists
+// (and, given seek=S, seeks to S and plays to the end), and writes what it saw into
 // <pre id="result"> as JSON, rewritten at every step so that a run cut short still tells how far
 // it got. tests/player/player_test.py reads it from `chromium --dump-dom` and judges it; this
 // page only observes.
 //
-// Query: ?player=hls|dash&src=URL&start=S&dwell=S&buffer=S&step=S
+// Query: ?player=hls|dash|shaka&src=URL&start=S&dwell=S&buffer=S&step=S&seek=S
 //   start: play this far before the first switch; dwell: how far into a rendition the frame
 //   whose size is read lies; buffer: the players' forward buffer, short so that a switch
-//   reaches the screen within a segment or two; step: the most any one step may take.
+//   reaches the screen within a segment or two; step: the most any one step may take;
+//   seek (optional): after the switches, seek to this time and play to the end.
 'use strict';
 
 const params = new URLSearchParams(location.search);
@@ -16,6 +18,7 @@ const startSeconds = Number(params.get('start') || 2);
 const dwellSeconds = Number(params.get('dwell') || 0.5);
 const bufferSeconds = Number(params.get('buffer') || 4);
 const stepSeconds = Number(params.get('step') || 120);
+const seekSeconds = params.has('seek') ? Number(params.get('seek')) : null;
 const stallSeconds = 10;
 
 const report = {
@@ -30,6 +33,8 @@ const report = {
   errors: [],       // every error the player or the media element reported
   nudges: [],       // playback stalls with data buffered ahead that the page restarted
   subtitles: null,  // {tracks: the subtitle tracks the player lists, cue: the first active cue}
+  seek: null,       // {to, seekedAt: currentTime at 'seeked', frame: the first frame shown after}
+  ended: null,      // {currentTime, duration} at 'ended', when the page played to the end
   trace: [],        // switches and picture-size changes, for reading a failure
 };
 
@@ -66,8 +71,10 @@ video.addEventListener('error', () => {
   const error = video.error;
   recordError('video element', true, error ? `code ${error.code}: ${error.message}` : 'unknown');
 });
+// Playback may end only in the last step, and only where the page asked for it (seek=S).
+let endExpected = false;
 video.addEventListener('ended', () => {
-  if (!report.done) recordError('page', true, `playback ended during step "${report.step}"`);
+  if (!endExpected) recordError('page', true, `playback ended during step "${report.step}"`);
 });
 video.addEventListener('resize', () => trace(`resize ${video.videoWidth}x${video.videoHeight}`));
 
@@ -287,12 +294,138 @@ function dashAdapter(src) {
   };
 }
 
+// shaka-player plays HLS and DASH alike. Its tracks do not name their playlist, so the page
+// learns each video rendition's segments from the requests shaka makes (a response filter sees
+// the stream and the segment of each): url() is the path of the first segment fetched for a
+// rendition, and select() resolves once playback reaches the first segment fetched for it after
+// the selection. Errors carry shaka's numeric code and category (shaka.util.Error), named.
+function shakaAdapter(src) {
+  shaka.polyfill.installAll();
+  if (!shaka.Player.isBrowserSupported()) throw new Error('shaka-player: browser not supported');
+  const player = new shaka.Player();
+  player.configure({
+    abr: {enabled: false},
+    streaming: {bufferingGoal: bufferSeconds, rebufferingGoal: 1, bufferBehind: 30},
+  });
+  const names = (table, value) =>
+      Object.keys(table).find(name => table[name] === value) || String(value);
+  const recorded = new Set();
+  const recordShakaError = error => {
+    if (recorded.has(error)) return;
+    recorded.add(error);
+    const Error = shaka.util.Error;
+    recordError('shaka-player', error.severity === Error.Severity.CRITICAL,
+                `code ${error.code} (${names(Error.Code, error.code)}) category ${error.category}` +
+                ` (${names(Error.Category, error.category)})` +
+                (error.data && error.data.length ?
+                     `: ${JSON.stringify(error.data).slice(0, 300)}` : ''));
+  };
+  player.addEventListener('error', event => recordShakaError(event.detail));
+  player.addEventListener('variantchanged', () => {
+    const active = player.getVariantTracks().find(track => track.active);
+    if (active) trace(`shaka variant changed to video ${active.videoId}`);
+  });
+  const fetched = [];  // {stream: video stream id, start: segment start time, url: path}
+  player.getNetworkingEngine().registerResponseFilter((type, response, context) => {
+    // Media segments only: an init segment's reference has no start time.
+    if (!context || context.type !== shaka.net.NetworkingEngine.AdvancedRequestType.MEDIA_SEGMENT ||
+        !context.stream || context.stream.type !== 'video' || !context.segment) return;
+    fetched.push({stream: String(context.stream.id), start: context.segment.getStartTime(),
+                  url: new URL(response.uri, location.href).pathname});
+  });
+  const ready = player.attach(video).then(() => player.load(src)).catch(error => {
+    recordShakaError(error);
+    throw new Error(`shaka-player load(): code ${error.code}`);
+  });
+  const videoTracks = () => {
+    const byVideo = new Map();
+    for (const track of player.getVariantTracks()) {
+      if (track.videoId !== null && !byVideo.has(track.videoId)) byVideo.set(track.videoId, track);
+    }
+    return [...byVideo.values()];
+  };
+  return {
+    version: shaka.Player.version,
+    ready,
+    list: () => videoTracks().map(track => ({
+      id: String(track.videoId), width: track.width, height: track.height,
+      bandwidth: track.videoBandwidth || track.bandwidth, codecs: track.codecs,
+      originalId: track.originalVideoId, url: null,
+    })),
+    url: id => {
+      const segment = fetched.find(entry => entry.stream === id);
+      return segment ? segment.url : null;
+    },
+    subtitles: () => {
+      const tracks = player.getTextTracks();
+      if (tracks.length) {
+        player.selectTextTrack(tracks[0]);
+        player.setTextTrackVisibility(true);
+      }
+      return tracks.map(track => ({id: String(track.id), language: track.language,
+                                   name: track.label}));
+    },
+    current: () => {
+      const active = player.getVariantTracks().find(track => track.active);
+      return active ? String(active.videoId) : null;
+    },
+    select: id => {
+      // The audio playing now, with the video asked for: only the video switches.
+      const active = player.getVariantTracks().find(track => track.active);
+      const track = player.getVariantTracks().find(candidate =>
+          String(candidate.videoId) === id && (!active || candidate.audioId === active.audioId));
+      const seen = fetched.length;
+      player.selectVariantTrack(track, /* clearBuffer= */ false);
+      return new Promise(resolve => {
+        const check = () => {
+          const first = fetched.slice(seen).find(entry => entry.stream === id);
+          if (!first || video.currentTime < first.start) return;
+          video.removeEventListener('timeupdate', check);
+          resolve();
+        };
+        video.addEventListener('timeupdate', check);
+      });
+    },
+    stop: () => player.destroy(),
+  };
+}
+
+// Seeks to `seconds` (a viewer's jump ahead, out of what is buffered) while paused, records
+// where the element says it landed and the frame it shows there, then plays to the end. Paused,
+// so that the frame shown is the one at the seek's position: playing, headless Chromium
+// restarts the clock with the audio and drops the frames it is late for, up to 1.4 s of them
+// on this loaded 2-core machine, which would hide where the seek landed.
+async function seekAndPlayToTheEnd(seconds) {
+  step(`seeking to ${seconds} s`);
+  // Frames from a second before the target count (a player landing on the keyframe before it
+  // shows that one), so playback must be further back than that.
+  if (video.currentTime >= seconds - 1) {
+    throw new Error(`playback is at ${video.currentTime} s, too close to the seek target`);
+  }
+  video.pause();
+  trace(`paused; seek to ${seconds}`);
+  const seeked = new Promise(resolve =>
+      video.addEventListener('seeked', () => resolve(video.currentTime), {once: true}));
+  const frame = frameShownAt(seconds - 1);
+  video.currentTime = seconds;
+  report.seek = {to: seconds, seekedAt: await within(stepSeconds, 'the seek', seeked), frame: null};
+  report.seek.frame = await within(stepSeconds, 'a frame after the seek', frame);
+  trace(`frame shown after the seek ${JSON.stringify(report.seek.frame)}`);
+  step('playing to the end');
+  endExpected = true;
+  const ended = new Promise(resolve => video.addEventListener('ended', resolve, {once: true}));
+  video.play().catch(error => recordError('video element', true, `play(): ${error.message}`));
+  await within(stepSeconds, 'playing to the end', ended);
+  report.ended = {currentTime: video.currentTime, duration: video.duration};
+  trace(`ended at ${video.currentTime.toFixed(3)} of ${video.duration.toFixed(3)}`);
+}
+
 let adapter = null;
 
 async function run() {
-  const adapters = {hls: hlsAdapter, dash: dashAdapter};
+  const adapters = {hls: hlsAdapter, dash: dashAdapter, shaka: shakaAdapter};
   const makeAdapter = adapters[report.player];
-  if (!makeAdapter) throw new Error(`unknown player "${report.player}" (hls or dash)`);
+  if (!makeAdapter) throw new Error(`unknown player "${report.player}" (hls, dash or shaka)`);
   if (!video.requestVideoFrameCallback) throw new Error('no requestVideoFrameCallback');
   step('loading the manifest');
   adapter = makeAdapter(report.src);
@@ -322,8 +455,10 @@ async function run() {
     step(`waiting for a frame of rendition ${rendition.id} ${dwellSeconds} s in`);
     rendition.shown = await within(stepSeconds, `a frame of rendition ${rendition.id}`,
                                    frameShownAt(rendition.reachedAt + dwellSeconds));
+    if (adapter.url) rendition.url = adapter.url(rendition.id);
     publish();
   }
+  if (seekSeconds !== null) await seekAndPlayToTheEnd(seekSeconds);
   report.done = true;
   step('done');
 }
@@ -333,6 +468,13 @@ run().catch(error => {
   recordError('page', true, `${error.name}: ${error.message}`);
   step(`stopped: ${error.message}`);
 }).finally(() => {
+  // What each rendition fetched, also for a run cut short (shaka-player: its first segment).
+  if (adapter && adapter.url) {
+    for (const rendition of report.renditions) {
+      rendition.url = rendition.url || adapter.url(rendition.id);
+    }
+    publish();
+  }
   // Nothing left running: the budget then runs out at once and Chromium dumps the DOM.
   if (adapter) adapter.stop();
   video.pause();

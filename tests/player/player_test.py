@@ -1,19 +1,22 @@
 #!/usr/bin/python3
 """A real player plays our HLS and DASH packages (issue 12, "A real player").
 
-    player_test.py hls|dash|hls-ts
+    player_test.py hls|dash|hls-ts|shaka-hls|shaka-dash|shaka-hls-ts
 
 Makes a short H.264/AAC clip and a 3-rung package of it (make_package), serves the package, the
 page (player.html, player.js) and the players on 127.0.0.1, and has Debian's headless Chromium
-play it with hls.js (HLS master playlist) or dash.js (DASH MPD) at the versions pinned in
-package.json / package-lock.json, installed with `npm ci` into a cache outside the repo (hls-ts:
-the HLS package with MPEG-TS segments, which hls.js transmuxes). The page
+play it with hls.js (HLS master playlist), dash.js (DASH MPD) or shaka-player (either manifest)
+at the versions pinned in package.json / package-lock.json, installed with `npm ci` into a cache
+outside the repo (hls-ts: the HLS package with MPEG-TS segments, which hls.js and shaka-player
+each transmux with their own demuxer). The page
 plays past START_SECONDS, switches to every video rendition the player lists and records the
-size of a frame it shows of each. The test then checks what a viewer would: playback started,
+size of a frame it shows of each; with shaka-player it then seeks to SEEK_SECONDS and plays to
+the end. The test then checks what a viewer would: playback started,
 every rendition of the package was offered and shown at the size ffprobe reads from its
 segments, the source's subtitle track is listed with its language and, once selected, one of
 its cues is active in the video's text tracks with the source's text and times while
-currentTime is inside them, and the player reported no error.
+currentTime is inside them, the seek landed where asked and playback reached the package's end
+(shaka-player), and the player reported no error.
 
 HEVC renditions are not played here: Chromium's MSE on this machine has no hvc1 (the page
 records MediaSource.isTypeSupported for avc1, hvc1, av01 and mp4a); they are checked with ffprobe
@@ -66,6 +69,13 @@ FPS = 30
 SEGMENT_SECONDS = 1
 CLIP_SECONDS = 20
 START_SECONDS = 2
+# Where the shaka-player cases seek after the switches (which end by about 12 s), paused: ahead,
+# out of the 2 s buffer, on a frame (15.2 * FPS is whole) 0.2 s into a segment, whose keyframe
+# (every segment starts with one) is 6 frames before it and the next segment's 0.8 s after it.
+SEEK_SECONDS = 15.2
+# How far the element's duration at the end may be from the clip's: AAC's last frame of 1024
+# samples overhangs the video by up to 21 ms.
+DURATION_TOLERANCE_S = 0.1
 # Page time is paced to real time (player.js), so the budget is about a real-time limit; the
 # page ends it early when done. Playback on a loaded 2-core machine runs at a quarter of real
 # time or less, hence the room.
@@ -256,13 +266,21 @@ def _locked(path):
 PING_TIMEOUT_MS = 2000
 
 
-def _registry_reachable():
+def _registry_unreachable():
+    """None where npm ping answers; otherwise npm's reason, e.g. "self-signed certificate in
+    certificate chain" behind a TLS-intercepting proxy whose CA npm is not told of (cafile)."""
     try:
-        subprocess.run(["npm", "ping", "--fetch-retries=0", f"--fetch-timeout={PING_TIMEOUT_MS}"],
-                       capture_output=True, timeout=PING_TIMEOUT_MS / 1000 + 10, check=True)
-        return True
-    except (subprocess.SubprocessError, OSError):
-        return False
+        result = subprocess.run(["npm", "ping", "--fetch-retries=0",
+                                 f"--fetch-timeout={PING_TIMEOUT_MS}"], capture_output=True,
+                                text=True, timeout=PING_TIMEOUT_MS / 1000 + 10)
+    except (subprocess.SubprocessError, OSError) as error:
+        return str(error)
+    if result.returncode == 0:
+        return None
+    reasons = [line for line in result.stderr.splitlines()
+               if "reason:" in line or " code " in line or "ERR" in line]
+    return "; ".join(line.removeprefix("npm error ").strip() for line in reasons[-2:]) or \
+        f"exit {result.returncode}: {result.stderr.strip()[-300:]}"
 
 
 def _npm_ci(cache, network_flag):
@@ -274,7 +292,8 @@ def install_players():
     """npm ci of package-lock.json into a cache dir keyed by the lock's hash; its node_modules.
     Once installed there, the players need no network. Otherwise the registry is pinged first
     (about a second where it cannot be reached): reachable, npm ci prefers npm's own cache;
-    unreachable, npm ci runs from that cache alone, and raises Skip where it lacks the players."""
+    unreachable, npm ci runs from that cache alone, and raises Skip where it lacks the players,
+    saying npm's reason (no route, no DNS, a certificate it does not trust)."""
     lock_file = HERE / "package-lock.json"
     key = hashlib.sha256(lock_file.read_bytes()).hexdigest()[:16]
     base = os.environ.get("TC_PLAYER_CACHE") or Path(
@@ -287,21 +306,22 @@ def install_players():
             return cache / "node_modules"
         for name in ("package.json", "package-lock.json"):
             shutil.copyfile(HERE / name, cache / name)
-        if _registry_reachable():
+        unreachable = _registry_unreachable()
+        if unreachable is None:
             result = _npm_ci(cache, "--prefer-offline")
             if result.returncode != 0:
                 raise RuntimeError(f"npm ci failed in {cache}:\n{result.stderr[-3000:]}")
         else:
             result = _npm_ci(cache, "--offline")
             if result.returncode != 0:
-                raise Skip("the npm registry cannot be reached (npm ping failed) and npm's cache "
-                           "lacks hls.js and dash.js, so they cannot be installed:\n"
-                           f"{result.stderr[-1500:]}")
+                raise Skip(f"the npm registry cannot be reached (npm ping: {unreachable}) and "
+                           "npm's cache lacks the players (package-lock.json), so they cannot be "
+                           f"installed:\n{result.stderr[-1500:]}")
         installed.write_text(key)
     return cache / "node_modules"
 
 
-def play(kind, page_url, profile, log_file):
+def play(page_url, profile, log_file):
     """Runs the page in headless Chromium; the page's report (dict) from the dumped DOM."""
     command = ["chromium", "--headless", "--no-sandbox",
                "--autoplay-policy=no-user-gesture-required",
@@ -324,11 +344,29 @@ def play(kind, page_url, profile, log_file):
     return json.loads(html.unescape(match.group(1)))
 
 
-def rendition_key(kind, rendition, package_dir):
-    """The key under which the probe knows the rendition the player listed."""
-    if kind == "dash":
-        return rendition["id"]
-    return (package_dir / Path(rendition["url"]).relative_to("/media")).resolve()
+def segment_owners(playlists):
+    """{segment or init segment path: the media playlist that lists it} for HLS playlists."""
+    owners = {}
+    for playlist in playlists:
+        for line in playlist.read_text().splitlines():
+            map_uri = re.match(r'#EXT-X-MAP:.*URI="([^"]+)"', line)
+            uri = map_uri.group(1) if map_uri else ("" if line.startswith("#") else line.strip())
+            if uri:
+                owners[(playlist.parent / urllib.parse.unquote(uri)).resolve()] = playlist
+    return owners
+
+
+def rendition_key(case, rendition, package_dir, owners):
+    """The key under which the probe knows the rendition the player listed: for DASH its
+    Representation id (shaka-player numbers its tracks itself and keeps the id as originalId),
+    for HLS its media playlist (hls.js names it; for shaka-player the page names the first
+    segment fetched for it, and `owners` (segment_owners) the playlist that lists that)."""
+    if case.manifest == "dash":
+        return rendition.get("originalId") or rendition["id"]
+    if not rendition.get("url"):
+        return f"rendition {rendition['id']}, no segment fetched"
+    path = (package_dir / Path(rendition["url"]).relative_to("/media")).resolve()
+    return owners.get(path, path)
 
 
 def check_subtitles(report):
@@ -355,7 +393,31 @@ def check_subtitles(report):
     return problems
 
 
-def check(kind, report, probed, package_dir, recovered_errors=RECOVERED_HLS_ERRORS):
+def check_seek_and_end(report):
+    """The seek landed where asked, the first frame shown after it is the one there, and
+    playback went on to the end of the clip; a list of problems."""
+    seek, ended = report.get("seek"), report.get("ended")
+    if not seek or seek.get("frame") is None:
+        return [f"the seek to {SEEK_SECONDS} s did not complete ({seek})"]
+    problems = []
+    if abs(seek["seekedAt"] - SEEK_SECONDS) > 1 / FPS:
+        problems.append(f"the seek to {SEEK_SECONDS} s landed at {seek['seekedAt']} s")
+    shown = seek["frame"]["mediaTime"]
+    # Paused, the frame shown is the one on screen at the target: a frame's time or the one
+    # before it (a frame lasts 1/FPS), not the segment's keyframe before it nor the next one.
+    if abs(shown - SEEK_SECONDS) > 1 / FPS + 0.001:
+        problems.append(f"the frame shown after the seek to {SEEK_SECONDS} s is at {shown} s")
+    if not ended:
+        return problems + ["playback did not reach the end"]
+    if abs(ended["duration"] - CLIP_SECONDS) > DURATION_TOLERANCE_S:
+        problems.append(f"the player says the programme lasts {ended['duration']} s, "
+                        f"the clip {CLIP_SECONDS} s")
+    if ended["currentTime"] < ended["duration"] - 1 / FPS:
+        problems.append(f"playback ended at {ended['currentTime']} s of {ended['duration']} s")
+    return problems
+
+
+def check(case, report, probed, package_dir, recovered_errors=RECOVERED_HLS_ERRORS):
     """What a viewer would check; a list of problems, empty when all is well."""
     problems = []
     if not report.get("done"):
@@ -373,7 +435,8 @@ def check(kind, report, probed, package_dir, recovered_errors=RECOVERED_HLS_ERRO
     for nudge in report.get("nudges", []):
         print(f"note: the page restarted a playback stall at {nudge['at']} s with "
               f"{nudge['bufferedAhead']:.2f} s buffered ahead (Chromium under load)")
-    listed = {rendition_key(kind, r, package_dir): r for r in report.get("renditions", [])}
+    owners = segment_owners(probed) if case.manifest == "hls" else {}
+    listed = {rendition_key(case, r, package_dir, owners): r for r in report.get("renditions", [])}
     if set(listed) != set(probed):
         problems.append(f"the player lists renditions {sorted(map(str, listed))}, the package has "
                         f"{sorted(map(str, probed))}")
@@ -393,31 +456,47 @@ def check(kind, report, probed, package_dir, recovered_errors=RECOVERED_HLS_ERRO
             if expected and size != expected:
                 problems.append(f"{name}: {what} is {size[0]}x{size[1]} at {shown['mediaTime']} s,"
                                 f" the segments are {expected[0]}x{expected[1]}")
+    if case.seek:
+        problems += check_seek_and_end(report)
     return problems
 
 
-# Each kind of test: the player ("hls" or "dash") and the package's segment format.
-KINDS = {"hls": ("hls", "fmp4"), "dash": ("dash", "fmp4"), "hls-ts": ("hls", "ts")}
+class Case(NamedTuple):
+    player: str          # the page's player: hls (hls.js), dash (dash.js) or shaka (shaka-player)
+    manifest: str        # the package's manifest it plays: hls or dash
+    segment_format: str  # the package's segments: fmp4 or ts
+    seek: bool           # after the switches, seek to SEEK_SECONDS and play to the end
+
+
+KINDS = {
+    "hls": Case("hls", "hls", "fmp4", False),
+    "dash": Case("dash", "dash", "fmp4", False),
+    "hls-ts": Case("hls", "hls", "ts", False),
+    "shaka-hls": Case("shaka", "hls", "fmp4", True),
+    "shaka-dash": Case("shaka", "dash", "fmp4", True),
+    "shaka-hls-ts": Case("shaka", "hls", "ts", True),
+}
 
 
 def test(kind, work):
-    kind, segment_format = KINDS[kind]
+    case = KINDS[kind]
     node_modules = install_players()
     source = make_source(work)
     package_dir = work / "package"
-    manifest = make_package(source, package_dir, segment_format)[kind]
-    probed = probe_hls(manifest) if kind == "hls" else probe_dash(manifest)
+    manifest = make_package(source, package_dir, case.segment_format)[case.manifest]
+    probed = probe_hls(manifest) if case.manifest == "hls" else probe_dash(manifest)
     expected_sizes = sorted((r.width, r.height) for r in LADDER)
     if sorted(probed.values()) != expected_sizes:
         return [f"ffprobe reads video renditions {sorted(probed.values())} in the package, "
                 f"expected {expected_sizes}"]
     routes = {"/": HERE, "/lib": node_modules, "/media": package_dir}
     with serve.Server(routes) as server:
-        query = urllib.parse.urlencode({
-            "player": kind, "src": "/media/" + str(manifest.relative_to(package_dir)),
-            "start": START_SECONDS, "dwell": 0.5, "buffer": 2 * SEGMENT_SECONDS})
-        report = play(kind, f"{server.url}/player.html?{query}", work / "profile",
-                      work / "chromium.log")
+        query = {"player": case.player, "src": "/media/" + str(manifest.relative_to(package_dir)),
+                 "start": START_SECONDS, "dwell": 0.5, "buffer": 2 * SEGMENT_SECONDS}
+        if case.seek:
+            query["seek"] = SEEK_SECONDS
+        report = play(f"{server.url}/player.html?{urllib.parse.urlencode(query)}",
+                      work / "profile", work / "chromium.log")
     print(f"{kind}: {report.get('player')} {report.get('version')}; MSE support {report.get('mse')}")
     print(f"played to {report.get('playedTo')} s before switching; renditions:")
     for rendition in report.get("renditions", []):
@@ -426,8 +505,10 @@ def test(kind, work):
     print("page trace:\n  " + "\n  ".join(report.get("trace", [])))
     subtitles = report.get("subtitles") or {}
     print(f"subtitle tracks: {subtitles.get('tracks')}; first active cue: {subtitles.get('cue')}")
-    recovered = RECOVERED_HLS_TS_ERRORS if segment_format == "ts" else RECOVERED_HLS_ERRORS
-    problems = check(kind, report, probed, package_dir, recovered)
+    if case.seek:
+        print(f"seek: {report.get('seek')}; at the end: {report.get('ended')}")
+    recovered = RECOVERED_HLS_TS_ERRORS if case.segment_format == "ts" else RECOVERED_HLS_ERRORS
+    problems = check(case, report, probed, package_dir, recovered)
     # The ffmpeg CLI's packages (TC_PLAYER_PRODUCER=ffmpeg) carry no subtitles.
     if os.environ.get("TC_PLAYER_PRODUCER", "transcode") == "transcode":
         problems += check_subtitles(report)
@@ -457,7 +538,8 @@ def main(argv):
     for problem in problems:
         print(f"FAIL: {problem}")
     if not problems:
-        print(f"PASS: {kind} played, every rendition shown at its size, no player error")
+        end = ", the seek landed and it played to the end" if KINDS[kind].seek else ""
+        print(f"PASS: {kind} played, every rendition shown at its size{end}, no player error")
     return 1 if problems else 0
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The player test (player_test.py) over a surround source (issue 38).
 
-    surround_test.py hls|dash
+    surround_test.py hls|dash|shaka-hls|shaka-dash
 
 The same package, page, players and checks as player_test.py, but the source's audio is AC-3
 5.1(side) at 448 kb/s, as Blu-ray and broadcast rips carry it, instead of stereo AAC. AAC written
@@ -40,7 +40,7 @@ def make_surround_source(work):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in ("hls", "dash"):
+    if len(sys.argv) != 2 or sys.argv[1] not in ("hls", "dash", "shaka-hls", "shaka-dash"):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     player_test.make_source = make_surround_source
