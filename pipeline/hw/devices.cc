@@ -404,16 +404,19 @@ void probe_va_driver(int fd, HwDevice& device) {
   if (device.driver == "xe") gate_vdenc_bitrate_on_huc(false, device);
 }
 
-// "Arc A380 (DG2)" from the node's PCI device id; empty when not PCI or not in our table.
-std::string pci_model_of(int fd) {
+// From the node's PCI device id: the model ("Arc A380 (DG2)"), and what its generation's VPP
+// does in 10 bits (which no libva query is used for). Nothing where the node is not PCI or the
+// id is not in our table.
+void name_pci_device(int fd, HwDevice& device) {
   drmDevicePtr drm_device = nullptr;
-  if (drmGetDevice2(fd, 0, &drm_device) != 0 || !drm_device) return {};
-  std::string model;
+  if (drmGetDevice2(fd, 0, &drm_device) != 0 || !drm_device) return;
   if (drm_device->bustype == DRM_BUS_PCI && drm_device->deviceinfo.pci &&
-      drm_device->deviceinfo.pci->vendor_id == 0x8086)
-    model = intel_model_name(drm_device->deviceinfo.pci->device_id);
+      drm_device->deviceinfo.pci->vendor_id == 0x8086) {
+    uint16_t id = drm_device->deviceinfo.pci->device_id;
+    device.model = intel_model_name(id);
+    set_vpp_ten_bit(intel_generation_of(id), device);
+  }
   drmFreeDevice(&drm_device);
-  return model;
 }
 
 HwDevice probe_render_node(const std::string& path) {
@@ -432,7 +435,7 @@ HwDevice probe_render_node(const std::string& path) {
     return device;
   }
   device.driver.assign(version->name, version->name_len);
-  device.model = pci_model_of(fd.get());
+  name_pci_device(fd.get(), device);
   if (!is_intel_driver(device.driver)) {
     device.unusable_reason =
         "kernel driver " + device.driver + " is not an Intel GPU driver (i915/xe)";

@@ -79,6 +79,13 @@ struct HwDevice {
   // SDR, what tonemap_vaapi needs): Ice Lake and newer. nullopt = not probed (hand-made
   // inventories, other backends): the backend's filter is trusted.
   std::optional<bool> can_tonemap;
+  // Whether VPP (scale_vaapi and the other *_vaapi filters) reads and writes 10-bit frames
+  // (P010), by the generation (intel_profiles.h set_vpp_ten_bit): Broadwell neither, Gen9
+  // (SKL, BXT, KBLx) reads P010 but writes none, Ice Lake and newer both. Discovery takes it
+  // from the node's PCI id (no libva query is used for it). nullopt = not known (an id not in
+  // the table, other backends, hand-made inventories): trusted.
+  std::optional<bool> vpp_reads_ten_bit;
+  std::optional<bool> vpp_writes_ten_bit;
   // Every VA profile with VLD, 4:2:2/4:4:4 included; empty = not known (CUDA, hand-made
   // inventories): then `decode` alone decides.
   std::vector<DecodeProfile> decode_profiles;

@@ -299,6 +299,24 @@ bool has_hdr_tonemap(const Generation& generation) {
   return true;
 }
 
+}  // namespace
+
+// docs/media_features.md, "Supported Video Processing CSC/Scaling Format": BDW lists no P010,
+// SKL/BXT/KBL/CFL/WHL/CML list P010 as input only, ICL, JSL/EHL, TGL/RKL, DG1 as input and
+// output. The Gen9 code says the same: VphalSfcStateG9::IsInputFormatSupported takes
+// Format_P010, VphalSfcStateG9::IsOutputFormatSupported has no 10-bit format
+// (media_driver/agnostic/gen9/vp/hal/vphal_render_sfc_g9_base.cpp). DG2 and newer are Gen12's
+// VPP and later (P010 both ways).
+void set_vpp_ten_bit(std::string_view generation, HwDevice& device) {
+  if (!find_generation(generation)) return;
+  bool gen8 = generation == "bdw";
+  bool gen9 = generation == "skl" || generation == "bxt" || generation == "kbl";
+  device.vpp_reads_ten_bit = !gen8;
+  device.vpp_writes_ten_bit = !gen8 && !gen9;
+}
+
+namespace {
+
 HwDevice device_of(const Generation& generation, bool huc, std::string_view driver) {
   HwDevice device;
   device.backend = BackendKind::kVaapi;
@@ -313,6 +331,7 @@ HwDevice device_of(const Generation& generation, bool huc, std::string_view driv
   apply_va_caps(va_profiles_of(generation, huc || xe), device);
   if (xe) gate_vdenc_bitrate_on_huc(huc, device);
   device.can_tonemap = has_hdr_tonemap(generation);
+  set_vpp_ten_bit(generation.key, device);
   return device;
 }
 

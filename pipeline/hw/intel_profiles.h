@@ -31,6 +31,9 @@ std::vector<IntelProfileSummary> intel_profiles();
 // "huc" / "no-huc" (HuC firmware loaded or not: low-power CBR/VBR need it), "xe" / "i915"
 // (kernel driver). Unknown names are kInvalidArgument listing the known ones.
 Result<HwDevice> assume_intel_device(std::string_view spec);
+// What VPP reads and writes in 10 bits (P010) on a generation (a key as intel_generation_of
+// gives it) into device.vpp_reads_ten_bit / vpp_writes_ten_bit; left unset for an unknown key.
+void set_vpp_ten_bit(std::string_view generation, HwDevice& device);
 // The generation key a spec names ("cfl:no-huc" -> "kbl"); empty for an unknown name.
 std::string_view intel_profile_key(std::string_view spec);
 

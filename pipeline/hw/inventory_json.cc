@@ -26,6 +26,8 @@ nlohmann::json device_to_json(const HwDevice& device) {
                          {"unusable_reason", device.unusable_reason}};
   if (device.ordinal) json["ordinal"] = *device.ordinal;              // absent for DRM nodes
   if (device.can_tonemap) json["can_tonemap"] = *device.can_tonemap;  // absent: not probed
+  if (device.vpp_reads_ten_bit) json["vpp_reads_ten_bit"] = *device.vpp_reads_ten_bit;
+  if (device.vpp_writes_ten_bit) json["vpp_writes_ten_bit"] = *device.vpp_writes_ten_bit;
   return json;
 }
 
@@ -46,6 +48,10 @@ Result<HwDevice> device_from_json(const nlohmann::json& json) {
   json.at("unusable_reason").get_to(device.unusable_reason);
   if (json.contains("ordinal")) device.ordinal = json.at("ordinal").get<unsigned>();
   if (json.contains("can_tonemap")) device.can_tonemap = json.at("can_tonemap").get<bool>();
+  if (json.contains("vpp_reads_ten_bit"))
+    device.vpp_reads_ten_bit = json.at("vpp_reads_ten_bit").get<bool>();
+  if (json.contains("vpp_writes_ten_bit"))
+    device.vpp_writes_ten_bit = json.at("vpp_writes_ten_bit").get<bool>();
   return device;
 }
 

@@ -122,6 +122,28 @@ struct PlanContext {
   bool on_device() const { return device != nullptr; }
 };
 
+// Frames on the device hold the source's depth until a scaler that converts gives them the
+// output's, unless a software filter after the download still needs the source's 10 bits.
+int source_depth(const VideoInfo& video) {
+  return video.bit_depth > 8 ? 10 : 8;
+}
+
+// The depth frames decoded in memory are uploaded in: the source's, unless the device's VPP
+// cannot read or write 10 bits (device_ten_bit_upload_refusal), when they are converted to
+// 8 bits in memory first (the software decoder's yuv420p10le needs a conversion for the
+// upload in either case, and nv12 is half p010's bytes).
+int upload_depth(const PlanContext& context) {
+  int depth = source_depth(context.video);
+  if (depth > 8 && context.device && !device_ten_bit_upload_refusal(*context.device).empty())
+    return 8;
+  return depth;
+}
+
+// The deepest frames the device's scalers give (every device branch passes one).
+int scaled_depth_limit(const PlanContext& context) {
+  return context.device && !device_vpp_ten_bit_refusal(*context.device).empty() ? 8 : 10;
+}
+
 // Decodes on the device when the device, the backend and this libavcodec all can; the note
 // says why not otherwise.
 DecodePlan plan_decode(const PlanContext& context, int branches) {
@@ -157,6 +179,10 @@ DecodePlan plan_decode(const PlanContext& context, int branches) {
           "software: " + (backend.decodes_on_device ? context.device->path + " " : std::string()) +
           refusal;
     decode.upload = !decode.hw;
+    if (decode.upload && upload_depth(context) < source_depth(video))
+      decode.note += ", uploaded as " +
+                     std::string(av_get_pix_fmt_name(device_format(backend, 8))) + ": " +
+                     device_ten_bit_upload_refusal(*context.device);
   }
   decode.threads = decode.hw ? 1 : 0;
   if (decode.hw) {
@@ -206,7 +232,8 @@ DeinterlacePlan plan_deinterlace(const PlanContext& context, const JobSpec& spec
   return plan;
 }
 
-// Why the device writes no 10-bit `codec` on any entrypoint; empty when one can (or unknown).
+// Why the device writes no 10-bit `codec` on any entrypoint, or cannot feed one 10-bit frames;
+// empty when it can (or unknown).
 std::string ten_bit_refusal_of_device(const PlanContext& context, VideoCodec codec) {
   std::string full = device_ten_bit_refusal(*context.device, context.backend, codec, false);
   std::string low_power = device_ten_bit_refusal(*context.device, context.backend, codec, true);
@@ -214,8 +241,12 @@ std::string ten_bit_refusal_of_device(const PlanContext& context, VideoCodec cod
   if (found == context.device->encode.end()) return {};
   bool full_ok = found->second.full && full.empty();
   bool low_power_ok = found->second.low_power && low_power.empty();
-  if (full_ok || low_power_ok) return {};
-  return "has no 10-bit " + std::string(name_of(codec)) + " encode (--hdr keep)";
+  if (!full_ok && !low_power_ok)
+    return "has no 10-bit " + std::string(name_of(codec)) + " encode (--hdr keep)";
+  // Its encoder has 10 bits, but its scalers cannot give it 10-bit frames (Gen9).
+  std::string vpp = device_vpp_ten_bit_refusal(*context.device);
+  if (!vpp.empty()) return "feeds no 10-bit frames to its encoder (--hdr keep): " + vpp;
+  return {};
 }
 
 // Deinterlaced, the stream is tagged progressive; else an interlaced source's field order is
@@ -270,13 +301,21 @@ Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec, Fr
 
 // Where a 10-bit source is encoded in 8 bits because this GPU's encoder has no 10-bit profile
 // (the backend's would), the encode stage says so.
+// Where the device's scalers write no 10 bits, a software encoder's 10-bit output is made
+// from 8-bit frames, and its stage says that too.
 void note_eight_bit_encode(const PlanContext& context, const OutputSpec& spec,
                            VideoEncodePlan& encode) {
-  if (!encode.hw_frames || context.video.bit_depth <= 8 || encode.format.bit_depth > 8) return;
-  std::string refusal =
-      device_ten_bit_refusal(*context.device, context.backend, spec.codec, encode.low_power);
-  if (!refusal.empty())
-    encode.note += (encode.note.empty() ? "" : ", ") + std::string("8-bit: ") + refusal;
+  if (!context.on_device() || context.video.bit_depth <= 8) return;
+  std::string vpp = device_vpp_ten_bit_refusal(*context.device);
+  std::string note;
+  if (encode.hw_frames && encode.format.bit_depth <= 8) {
+    note = device_ten_bit_refusal(*context.device, context.backend, spec.codec, encode.low_power);
+    if (note.empty() && context.backend.encodes_ten_bit(spec.codec)) note = vpp;
+    if (!note.empty()) note = "8-bit: " + note;
+  } else if (encode.download && encode.format.bit_depth > 8 && !vpp.empty()) {
+    note = "from 8-bit frames: " + vpp;
+  }
+  if (!note.empty()) encode.note += (encode.note.empty() ? "" : ", ") + note;
 }
 
 Result<OutputPlan> plan_output(const PlanContext& context, const OutputSpec& spec) {
@@ -307,12 +346,6 @@ Result<OutputPlan> plan_output(const PlanContext& context, const OutputSpec& spe
   return output;
 }
 
-// Frames on the device hold the source's depth until a scaler that converts gives them the
-// output's, unless a software filter after the download still needs the source's 10 bits.
-int source_depth(const VideoInfo& video) {
-  return video.bit_depth > 8 ? 10 : 8;
-}
-
 std::string format_name(AVPixelFormat format) {
   return av_get_pix_fmt_name(format);
 }
@@ -332,6 +365,7 @@ VideoBranch branch_of(const PlanContext& context, size_t k, const OutputPlan& ou
   int scaled_depth =
       backend.scale_converts && !sdr_in_software ? format.bit_depth : source_depth(context.video);
   if (sdr_on_device) scaled_depth = 8;
+  scaled_depth = std::min(scaled_depth, scaled_depth_limit(context));
   AVPixelFormat on_device = device_format(backend, scaled_depth);
   if (context.on_device()) branch.device_format = format_name(on_device);
   // A device encoder fed by a software tone-map: its frames go down and up again.
@@ -368,7 +402,7 @@ FilterGraphPlan plan_video_graph(const PlanContext& context, const Plan& plan, c
   VideoSource source{
       {context.shown.width, context.shown.height}, context.on_device(), plan.decode.upload, 0};
   source.refit = refit;
-  source.upload_format = format_name(device_format(context.backend, source_depth(context.video)));
+  source.upload_format = format_name(device_format(context.backend, upload_depth(context)));
   source.deinterlace = plan.deinterlace.filter;
   source.deinterlace_on_device = plan.deinterlace.device.backend != BackendKind::kSoftware;
   source.turn = plan.orientation.filter;

@@ -19,11 +19,13 @@ bool has_ten_bit_profile(VideoCodec codec) {
 // The encoder can write 10-bit: a hardware encoder by the backend's table and the depth the
 // device's entrypoint was found to encode, a software one by its pixel formats.
 bool writes_ten_bit(const FormatChoice& choice) {
+  // A device encoder's frames come from a VPP scaler: it needs a VPP that writes 10 bits.
   if (choice.encode.hw_frames)
     return choice.backend.encodes_ten_bit(choice.spec.codec) &&
-           (!choice.device || device_ten_bit_refusal(*choice.device, choice.backend,
-                                                     choice.spec.codec, choice.encode.low_power)
-                                  .empty());
+           (!choice.device || (device_ten_bit_refusal(*choice.device, choice.backend,
+                                                      choice.spec.codec, choice.encode.low_power)
+                                   .empty() &&
+                               device_vpp_ten_bit_refusal(*choice.device).empty()));
   return encoder_takes(choice.encode.encoder, AV_PIX_FMT_YUV420P10LE);
 }
 
@@ -140,6 +142,16 @@ std::string device_ten_bit_refusal(const HwDevice& device, const BackendDesc& ba
   return "this GPU's " + std::string(backend.encoder_for(codec)) + " encodes " +
          std::to_string(depth) + "-bit only (no 10-bit " + std::string(name_of(codec)) +
          " profile on its " + (low_power ? "low-power" : "full") + " entrypoint)";
+}
+
+std::string device_vpp_ten_bit_refusal(const HwDevice& device) {
+  if (device.vpp_writes_ten_bit != false) return {};
+  return "this GPU's VPP writes no 10-bit frames (P010)";
+}
+
+std::string device_ten_bit_upload_refusal(const HwDevice& device) {
+  if (device.vpp_reads_ten_bit == false) return "this GPU's VPP reads no 10-bit frames (P010)";
+  return device_vpp_ten_bit_refusal(device);
 }
 
 bool encoder_takes(std::string_view encoder, AVPixelFormat format) {

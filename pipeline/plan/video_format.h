@@ -31,6 +31,14 @@ struct FormatChoice {
 std::string device_ten_bit_refusal(const HwDevice& device, const BackendDesc& backend,
                                    VideoCodec codec, bool low_power);
 
+// Why frames cannot leave the device's VPP in 10 bits (Gen9's writes no P010), so that every
+// device branch, which always passes a scaler, is 8-bit there; empty when it can or unknown.
+std::string device_vpp_ten_bit_refusal(const HwDevice& device);
+// Why frames decoded in memory are converted to 8 bits before the upload: the device's VPP
+// cannot read 10-bit (P010) frames (Broadwell) or write them (Gen9), so the scalers would
+// make 8 bits of them anyway; empty when 10-bit frames are worth uploading, or unknown.
+std::string device_ten_bit_upload_refusal(const HwDevice& device);
+
 // The output's format; an error when the spec asks for what the encoder cannot write
 // (--hdr keep where it has no 10-bit profile).
 Result<VideoFormatPlan> plan_video_format(const FormatChoice& choice);

@@ -4,6 +4,8 @@
 #include <va/va.h>
 
 #include <cstring>
+#include <tuple>
+#include <vector>
 
 extern "C" {
 #include <libavcodec/avcodec.h>
@@ -92,16 +94,134 @@ TEST(IntelTruth, SkylakeEncodesA10BitHevcSourceAsMainNv12AndSaysSo) {
   EXPECT_EQ(tgl->outputs[0].video.pix_fmt, AV_PIX_FMT_P010);
 }
 
-// media-driver README, KBLx column: HEVC 10-bit "D/Es" (the shader encoder).
-TEST(IntelTruth, KabyLakeEncodesMain10OnTheShaderEncoder) {
+// media-driver README, KBLx column: HEVC 10-bit "D/Es" (the shader encoder). But every device
+// branch passes scale_vaapi, and Gen9's VPP writes no P010 (docs/media_features.md,
+// "Supported Video Processing CSC/Scaling Format"; VphalSfcStateG9::IsOutputFormatSupported):
+// the plan encodes Main from nv12 and says why, not scale_vaapi=format=p010, which fails there.
+TEST(IntelTruth, KabyLakeEncodesMain10OnTheShaderEncoderButItsVppWritesNo10Bit) {
+  EXPECT_EQ(assumed("kbl").encode.at(AV_CODEC_ID_HEVC).full_bit_depth, 10);
+  EXPECT_EQ(assumed("skl").encode.at(AV_CODEC_ID_HEVC).full_bit_depth, 8);
   Result<Plan> plan =
       plan_on("kbl", source(AV_CODEC_ID_HEVC, 2, AV_PIX_FMT_YUV420P10LE), hevc_output());
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
   const VideoEncodePlan& video = plan->outputs[0].video;
-  EXPECT_EQ(video.format.profile, "Main 10");
+  EXPECT_TRUE(plan->decode.hw) << plan->decode.note;  // KBL decodes HEVC Main10
+  EXPECT_EQ(video.encoder, "hevc_vaapi");
   EXPECT_FALSE(video.low_power);
-  EXPECT_EQ(assumed("kbl").encode.at(AV_CODEC_ID_HEVC).full_bit_depth, 10);
-  EXPECT_EQ(assumed("skl").encode.at(AV_CODEC_ID_HEVC).full_bit_depth, 8);
+  EXPECT_EQ(video.format.profile, "Main");
+  EXPECT_EQ(video.pix_fmt, AV_PIX_FMT_NV12);
+  EXPECT_TRUE(has(plan->video_graph.text, "scale_vaapi=w=1280:h=720:format=nv12"))
+      << plan->video_graph.text;
+  EXPECT_FALSE(has(plan->video_graph.text, "p010")) << plan->video_graph.text;
+  EXPECT_TRUE(has(video.note, "8-bit: this GPU's VPP writes no 10-bit frames (P010)"))
+      << video.note;
+  // Ice Lake's VPP writes P010: the same job keeps Main 10 there.
+  Result<Plan> icl =
+      plan_on("icl", source(AV_CODEC_ID_HEVC, 2, AV_PIX_FMT_YUV420P10LE), hevc_output());
+  ASSERT_TRUE(icl.is_ok());
+  EXPECT_EQ(icl->outputs[0].video.format.profile, "Main 10");
+  EXPECT_TRUE(has(icl->video_graph.text, "format=p010")) << icl->video_graph.text;
+}
+
+// Frames decoded in memory (no VA profile for the source here) are converted to nv12 before
+// the upload where the VPP cannot read P010 (Broadwell) or cannot write it (Gen9: its scalers
+// would make nv12 of them anyway), and the decode stage says so; where the VPP does both
+// (Ice Lake and newer) a 10-bit output is uploaded as p010. The graphs (the fallback's too)
+// are read by this libavfilter.
+TEST(IntelTruth, TenBitDecodedInMemoryIsUploadedAsNv12WhereVppHasNoP010) {
+  struct Case {
+    std::string profile;
+    MediaInfo media;
+    OutputSpec output;
+    std::string upload;
+    std::string why;  // in the decode stage's note; "" = none
+  };
+  // SKL and BDW have no HEVC Main10 decode, ICL no AV1 decode (README's tables).
+  MediaInfo hevc10 = source(AV_CODEC_ID_HEVC, 2, AV_PIX_FMT_YUV420P10LE);
+  MediaInfo av1_10 = source(AV_CODEC_ID_AV1, 0, AV_PIX_FMT_YUV420P10LE);
+  std::vector<Case> cases = {{"skl", hevc10, output("o.mp4", 1280, 720), "format=nv12,hwupload",
+                              "uploaded as nv12: this GPU's VPP writes no 10-bit frames (P010)"},
+                             {"kbl", av1_10, output("o.mp4", 1280, 720), "format=nv12,hwupload",
+                              "uploaded as nv12: this GPU's VPP writes no 10-bit frames (P010)"},
+                             {"bdw", hevc10, output("o.mp4", 1280, 720), "format=nv12,hwupload",
+                              "uploaded as nv12: this GPU's VPP reads no 10-bit frames (P010)"},
+                             {"icl", av1_10, hevc_output(), "format=p010le,hwupload", ""}};
+  for (const Case& c : cases) {
+    Result<Plan> plan = plan_on(c.profile, c.media, c.output);
+    ASSERT_TRUE(plan.is_ok()) << c.profile << ": " << plan.status().to_string();
+    EXPECT_FALSE(plan->decode.hw) << c.profile;
+    EXPECT_TRUE(plan->decode.upload) << c.profile;
+    const std::string& graph = plan->video_graph.text;
+    EXPECT_TRUE(has(graph, c.upload)) << c.profile << ": " << graph;
+    if (c.why.empty()) {
+      EXPECT_FALSE(has(plan->decode.note, "uploaded as")) << plan->decode.note;
+      EXPECT_EQ(plan->outputs[0].video.format.bit_depth, 10) << c.profile;
+    } else {
+      EXPECT_TRUE(has(plan->decode.note, c.why)) << c.profile << ": " << plan->decode.note;
+      EXPECT_TRUE(has(describe(*plan), c.why)) << describe(*plan);
+      EXPECT_FALSE(has(graph, "p010")) << c.profile << ": " << graph;
+      EXPECT_EQ(plan->outputs[0].video.pix_fmt, AV_PIX_FMT_NV12) << c.profile;
+    }
+    testing::ParsedGraph parsed = testing::parse_graph(graph);
+    EXPECT_EQ(parsed.refusal, "") << c.profile << ": " << graph;
+    EXPECT_TRUE(parsed.filter_names.count("hwupload")) << graph;
+  }
+  // A GPU that decodes the source uploads nothing; its graph for frames that its hwaccel
+  // refuses at run time (decoded in memory then) uploads as above.
+  Result<Plan> kbl = plan_on("kbl", hevc10, output("o.mp4", 1280, 720));
+  ASSERT_TRUE(kbl.is_ok());
+  EXPECT_TRUE(kbl->decode.hw);
+  EXPECT_EQ(kbl->video_graph.uploads, 0);
+  EXPECT_TRUE(has(kbl->fallback_video_graph.text, "format=nv12,hwupload"))
+      << kbl->fallback_video_graph.text;
+  EXPECT_EQ(testing::parse_graph(kbl->fallback_video_graph.text).refusal, "");
+}
+
+// Where the VPP writes no P010, frames downloaded for a software filter or encoder are 8-bit:
+// the HDR tone-map in memory reads nv12 (scale_vaapi=format=p010 fails on Gen9), and a
+// software encoder keeping HDR in 10 bits says its frames were 8-bit.
+TEST(IntelTruth, DownloadsFromAVppWithoutP010AreEightBit) {
+  for (const std::string profile : {"skl", "kbl"}) {
+    Result<Plan> plan = plan_on(profile, hdr10_source(), output("o.mp4", 1280, 720));
+    ASSERT_TRUE(plan.is_ok()) << profile << ": " << plan.status().to_string();
+    const std::string& graph = plan->video_graph.text;
+    EXPECT_TRUE(has(graph, "format=nv12,hwdownload") || has(graph, "hwdownload,format=nv12"))
+        << profile << ": " << graph;
+    EXPECT_FALSE(has(graph, "p010")) << profile << ": " << graph;
+    EXPECT_EQ(testing::parse_graph(graph).refusal, "") << graph;
+  }
+  Result<Plan> keep = plan_on("kbl", hdr10_source(), hevc_output(HdrMode::kKeep));
+  ASSERT_TRUE(keep.is_ok()) << keep.status().to_string();
+  const VideoEncodePlan& video = keep->outputs[0].video;
+  EXPECT_EQ(video.encoder, "libx265");
+  EXPECT_EQ(video.format.bit_depth, 10);
+  EXPECT_TRUE(has(video.note, "from 8-bit frames: this GPU's VPP writes no 10-bit frames (P010)"))
+      << video.note;
+  EXPECT_FALSE(has(keep->video_graph.text, "p010")) << keep->video_graph.text;
+}
+
+// Discovery takes the VPP's depth from the PCI id's generation; an unknown one leaves it unset.
+TEST(IntelTruth, VppTenBitByGeneration) {
+  for (const auto& [generation, reads, writes] :
+       std::vector<std::tuple<std::string, bool, bool>>{{"bdw", false, false},
+                                                        {"skl", true, false},
+                                                        {"bxt", true, false},
+                                                        {"kbl", true, false},
+                                                        {"icl", true, true},
+                                                        {"ehl", true, true},
+                                                        {"tgl", true, true},
+                                                        {"dg2", true, true},
+                                                        {"bmg", true, true}}) {
+    HwDevice device;
+    set_vpp_ten_bit(generation, device);
+    EXPECT_EQ(device.vpp_reads_ten_bit, reads) << generation;
+    EXPECT_EQ(device.vpp_writes_ten_bit, writes) << generation;
+    EXPECT_EQ(assumed(generation).vpp_writes_ten_bit, writes) << generation;
+  }
+  HwDevice unknown;
+  set_vpp_ten_bit("", unknown);
+  EXPECT_FALSE(unknown.vpp_reads_ten_bit.has_value());
+  EXPECT_FALSE(unknown.vpp_writes_ten_bit.has_value());
 }
 
 TEST(IntelTruth, SkylakeKeepsHdrWithASoftwareEncoder) {
