@@ -203,6 +203,58 @@ void add_presets_server(CLI::App& root, cli::CommandActions& actions) {
   };
 }
 
+// `transcode tenants create|list|key-create|key-revoke`: an admin's (docs/tenants.md).
+void add_tenants(CLI::App& root, cli::CommandActions& actions) {
+  CLI::App* tenants = root.add_subcommand("tenants", "tenants and their API keys (an admin's)");
+  tenants->require_subcommand(1);
+  // The top-level dispatch runs the command named first; this one runs its own subcommand's.
+  auto children = std::make_shared<cli::CommandActions>();
+  actions[tenants] = [tenants, children] {
+    return children->at(tenants->get_subcommands().front())();
+  };
+  CLI::App* create = tenants->add_subcommand("create", "a new tenant");
+  auto args = std::make_shared<TenantArgs>();
+  create->add_option("NAME", args->name, "1 to 63 of a-z, 0-9, '-'")->type_name("")->required();
+  create
+      ->add_option("--media-root", args->media_roots,
+                   "a directory its jobs may read and write: one of the daemon's media roots or "
+                   "inside one (repeat for several)")
+      ->type_name("DIR");
+  create->add_flag("--admin", args->admin, "sees and manages every tenant's jobs");
+  create->add_option("--weight", args->weight, "its share (default 1)")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
+  add_json_flag(create, args->json);
+  add_action(*children, create,
+             [args](const Connection& c) { return tenant_create_command(*args, c); });
+
+  CLI::App* list = tenants->add_subcommand("list", "every tenant, its role and media roots");
+  auto json = std::make_shared<bool>(false);
+  add_json_flag(list, *json);
+  add_action(*children, list,
+             [json](const Connection& c) { return tenant_list_command(*json, c); });
+
+  CLI::App* key_create = tenants->add_subcommand(
+      "key-create", "a new API key of the tenant, printed once on stdout alone");
+  auto key_args = std::make_shared<std::pair<std::string, bool>>();
+  key_create->add_option("NAME", key_args->first, "the tenant")->type_name("")->required();
+  add_json_flag(key_create, key_args->second);
+  add_action(*children, key_create, [key_args](const Connection& c) {
+    return key_create_command(key_args->first, key_args->second, c);
+  });
+
+  CLI::App* key_revoke =
+      tenants->add_subcommand("key-revoke", "refuse a key from now on, on every node");
+  auto revoke_args = std::make_shared<std::pair<std::string, bool>>();
+  key_revoke->add_option("KEYID", revoke_args->first, "the key's id (tck_<KEYID>_...)")
+      ->type_name("")
+      ->required();
+  add_json_flag(key_revoke, revoke_args->second);
+  add_action(*children, key_revoke, [revoke_args](const Connection& c) {
+    return key_revoke_command(revoke_args->first, revoke_args->second, c);
+  });
+}
+
 void add_health(CLI::App& root, cli::CommandActions& actions) {
   CLI::App* command =
       root.add_subcommand("health", "grpc.health.v1 status: exit 0 when SERVING, else 7");
@@ -244,6 +296,7 @@ void add_client_commands(CLI::App& root, cli::CommandActions& actions) {
   add_caps(root, actions);
   add_nodes(root, actions);
   add_presets_server(root, actions);
+  add_tenants(root, actions);
   add_health(root, actions);
   root.footer(kExitCodes);
 }

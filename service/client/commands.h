@@ -45,6 +45,15 @@ struct SubmitArgs {
   bool verbose_log = false;  // -v/--verbose: every job's own log keeps libav's info lines
 };
 
+// `transcode tenants create NAME`.
+struct TenantArgs {
+  std::string name;
+  std::vector<std::string> media_roots;
+  bool admin = false;
+  int weight = 0;  // 0: the daemon's default, 1
+  bool json = false;
+};
+
 int submit_command(const SubmitArgs& args, const Connection& connection);
 int watch_command(const JobIdArgs& args, const Connection& connection);
 // `transcode wait ID...`: every job watched at once over one connection; a line per job as it
@@ -57,6 +66,12 @@ int cancel_command(const JobIdArgs& args, const Connection& connection);
 int logs_command(const LogsArgs& args, const Connection& connection);
 int caps_command(bool json, const Connection& connection);
 int nodes_command(bool json, const Connection& connection);
+// `transcode tenants create|list|key-create|key-revoke` (tenants_command.cc).
+int tenant_create_command(const TenantArgs& args, const Connection& connection);
+int tenant_list_command(bool json, const Connection& connection);
+// Prints the new key alone on stdout (its id and tenant on stderr).
+int key_create_command(const std::string& tenant, bool json, const Connection& connection);
+int key_revoke_command(const std::string& key_id, bool json, const Connection& connection);
 // The Intel device profiles --assume-device takes (no daemon needed).
 int profiles_command(bool json);
 int health_command(const std::string& service, const Connection& connection);

@@ -35,6 +35,8 @@ std::string code_name(grpc::StatusCode code) {
       return "UNAVAILABLE";
     case grpc::StatusCode::UNAUTHENTICATED:
       return "UNAUTHENTICATED";
+    case grpc::StatusCode::ALREADY_EXISTS:
+      return "ALREADY_EXISTS";
     case grpc::StatusCode::INTERNAL:
       return "INTERNAL";
     default:
@@ -310,6 +312,7 @@ int rpc_failure(const grpc::Status& status) {
     case grpc::StatusCode::NOT_FOUND:
     case grpc::StatusCode::FAILED_PRECONDITION:
     case grpc::StatusCode::UNAUTHENTICATED:
+    case grpc::StatusCode::ALREADY_EXISTS:
       return kExitUsage;
     case grpc::StatusCode::RESOURCE_EXHAUSTED:
       return kExitFailed;

@@ -212,8 +212,9 @@ class OpenApiTest(unittest.TestCase):
         document = json.loads(written)
         self.assertEqual(sorted(document["paths"]),
                          ["/v1/capabilities", "/v1/jobs", "/v1/jobs/{id}", "/v1/jobs/{id}/logs",
-                          "/v1/jobs/{id}:cancel", "/v1/jobs/{id}:watch", "/v1/nodes",
-                          "/v1/presets"])
+                          "/v1/jobs/{id}:cancel", "/v1/jobs/{id}:watch",
+                          "/v1/keys/{key_id}:revoke", "/v1/nodes", "/v1/presets", "/v1/tenants",
+                          "/v1/tenants/{tenant}/keys"])
         self.assertEqual(sorted(document["paths"]["/v1/jobs"]), ["get", "post"])
 
 

@@ -62,17 +62,18 @@ class LatchedQueue : public JobQueue {
     latch_.pass("get", id);
     return inner_.get(id);
   }
-  Result<std::optional<JobRecord>> find_by_request_id(const std::string& id) override {
-    return inner_.find_by_request_id(id);
+  Result<std::optional<JobRecord>> find_by_request_id(const std::string& tenant,
+                                                      const std::string& id) override {
+    return inner_.find_by_request_id(tenant, id);
   }
   Result<bool> write(const JobRecord& job, const std::optional<RowState>& expected,
                      const Notification* notice) override {
     latch_.pass("write", job.id);
     return inner_.write(job, expected, notice);
   }
-  Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before,
-                                      int limit) override {
-    return inner_.list(state, before, limit);
+  Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before, int limit,
+                                      const std::string& tenant) override {
+    return inner_.list(state, before, limit, tenant);
   }
   Result<int> count_in_state(JobState state) override {
     latch_.pass("count");
@@ -124,7 +125,8 @@ struct Rig {
     }
     auto queue = std::make_shared<LatchedQueue>(engine.jobs(), latch);
     JobStore store(queue, borrowed(engine.outbox()), borrowed(engine.nodes()),
-                   borrowed(engine.leases()), borrowed(engine.logs()), false);
+                   borrowed(engine.leases()), borrowed(engine.logs()), borrowed(engine.tenants()),
+                   false);
     manager = std::make_unique<JobManager>(
         ManagerOptions{}, store,
         Scheduler({}, {{BackendKind::kSoftware, "", "software", slots, 0}}));

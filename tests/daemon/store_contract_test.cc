@@ -26,6 +26,12 @@ using namespace tc::daemon;
 
 namespace {
 
+// Version 7's additions taken out (tenant_sql.h), both engines: its indexes first (a column
+// under an index cannot be dropped).
+constexpr const char* kUndoTenantsSql =
+    "DROP INDEX jobs_by_tenant_request; DROP INDEX jobs_by_tenant; ALTER TABLE jobs DROP COLUMN "
+    "tenant_id; DROP TABLE api_keys; DROP TABLE tenants;";
+
 // SQL run by the test itself on the engine's database, not through the store under test.
 class SqliteEngine {
  public:
@@ -56,6 +62,9 @@ class SqliteEngine {
   }
   int schema_version() { return static_cast<int>(scalar("PRAGMA user_version")); }
   void set_schema_version(int version) { exec("PRAGMA user_version = " + std::to_string(version)); }
+  // The newest layout back at version 6: its request_id stays without the column's UNIQUE, a
+  // layout the migration accepts as it is.
+  void undo_tenants() { exec(kUndoTenantsSql); }
   // The oldest layout the engine migrates from: SQLite's first release (user_version 0).
   void make_oldest_database() {
     exec(std::string(kJobsTable) + "CREATE INDEX jobs_by_state ON jobs(state, seq);");
@@ -64,6 +73,7 @@ class SqliteEngine {
   // the newest, with versions 5's and 6's additions taken out.
   void make_previous_database() {
     ASSERT_TRUE(open().is_ok());
+    undo_tenants();
     exec(
         "DROP TABLE job_logs; DROP TABLE job_attempts; ALTER TABLE jobs DROP COLUMN "
         "not_before_ms; PRAGMA user_version = 4;");
@@ -130,6 +140,11 @@ class PostgresEngine {
     Result<std::unique_ptr<PgConnection>> db = PgConnection::connect(url_, "");
     ASSERT_TRUE(db.is_ok()) << db.status().message();
     ASSERT_TRUE(migrate_pg_schema(**db, "test", 4).is_ok());
+  }
+  // The newest layout back at version 6, the column's UNIQUE as version 1 made it.
+  void undo_tenants() {
+    exec(std::string(kUndoTenantsSql) +
+         "ALTER TABLE jobs ADD CONSTRAINT jobs_request_id_key UNIQUE (request_id);");
   }
   const std::string& url() const { return url_; }
 
@@ -268,10 +283,124 @@ TYPED_TEST(StoreContract, ASecondInsertWithTheSameRequestIdReturnsTheFirstJob) {
   JobRecord plain1 = queued("plain1", 3), plain2 = queued("plain2", 4);
   EXPECT_TRUE(*store->jobs().insert(plain1));
   EXPECT_TRUE(*store->jobs().insert(plain2));
-  Result<std::optional<JobRecord>> by_request = store->jobs().find_by_request_id("req-1");
+  Result<std::optional<JobRecord>> by_request =
+      store->jobs().find_by_request_id(kDefaultTenant, "req-1");
   ASSERT_TRUE(by_request.is_ok() && by_request->has_value());
   EXPECT_EQ((**by_request).id, "first");
-  EXPECT_FALSE(store->jobs().find_by_request_id("req-2")->has_value());
+  EXPECT_FALSE(store->jobs().find_by_request_id(kDefaultTenant, "req-2")->has_value());
+}
+
+TYPED_TEST(StoreContract, RequestIdsAreUniquePerTenantAndAJobKeepsItsTenant) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  JobRecord a = queued("of-a", 1), b = queued("of-b", 2);
+  a.tenant = "team-a";
+  b.tenant = "team-b";
+  a.request_id = b.request_id = "nightly-1";
+  ASSERT_TRUE(*store->jobs().insert(a));
+  Result<bool> inserted = store->jobs().insert(b);
+  ASSERT_TRUE(inserted.is_ok()) << inserted.status().message();
+  EXPECT_TRUE(*inserted) << "another tenant's request_id must not collide";
+  EXPECT_EQ(b.id, "of-b");
+  JobRecord again = queued("again", 3);
+  again.tenant = "team-a";
+  again.request_id = "nightly-1";
+  EXPECT_FALSE(*store->jobs().insert(again));
+  EXPECT_EQ(again.id, "of-a");
+  EXPECT_EQ(again.tenant, "team-a");
+  EXPECT_EQ((**store->jobs().get("of-b")).tenant, "team-b");
+  EXPECT_EQ((**store->jobs().find_by_request_id("team-b", "nightly-1")).id, "of-b");
+  EXPECT_FALSE(store->jobs().find_by_request_id(kDefaultTenant, "nightly-1")->has_value());
+  // A job written again (a state change) keeps its tenant.
+  JobRecord changed = **store->jobs().get("of-a");
+  changed.state = JobState::kRunning;
+  ASSERT_TRUE(update(store->jobs(), changed).is_ok());
+  EXPECT_EQ((**store->jobs().get("of-a")).tenant, "team-a");
+}
+
+TYPED_TEST(StoreContract, ATenantsListHoldsOnlyItsJobsAndPagesStayFull) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  for (int i = 0; i < 6; ++i) {
+    JobRecord job = queued("j" + std::to_string(i), i);
+    job.tenant = i % 3 == 0 ? "team-a" : "team-b";  // j0, j3 are team-a's
+    ASSERT_TRUE(*store->jobs().insert(job));
+  }
+  Result<std::vector<JobRecord>> page = store->jobs().list(std::nullopt, 0, 1, "team-a");
+  ASSERT_TRUE(page.is_ok()) << page.status().message();
+  ASSERT_EQ(page->size(), 1u);
+  EXPECT_EQ((*page)[0].id, "j3");
+  Result<std::vector<JobRecord>> next =
+      store->jobs().list(std::nullopt, (*page)[0].seq, 1, "team-a");
+  ASSERT_TRUE(next.is_ok());
+  ASSERT_EQ(next->size(), 1u);
+  EXPECT_EQ((*next)[0].id, "j0");
+  EXPECT_EQ(store->jobs().list(JobState::kQueued, 0, 10, "team-b")->size(), 4u);
+  EXPECT_EQ(store->jobs().list(std::nullopt, 0, 10, "")->size(), 6u);
+  EXPECT_TRUE(store->jobs().list(std::nullopt, 0, 10, "team-c")->empty());
+}
+
+TYPED_TEST(StoreContract, TenantsAreCreatedOnceAndListedWithTheDefault) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  TenantRecord a{"team-a", TenantRole::kTenant, {"/media/a", "/media/shared"}, 3, 1000};
+  Result<bool> created = store->tenants().create_tenant(a);
+  ASSERT_TRUE(created.is_ok()) << created.status().message();
+  EXPECT_TRUE(*created);
+  TenantRecord again{"team-a", TenantRole::kAdmin, {}, 1, 2000};
+  EXPECT_FALSE(*store->tenants().create_tenant(again));
+  Result<std::vector<TenantRecord>> tenants = store->tenants().list_tenants();
+  ASSERT_TRUE(tenants.is_ok()) << tenants.status().message();
+  ASSERT_EQ(tenants->size(), 2u);
+  EXPECT_EQ((*tenants)[0].id, kDefaultTenant);
+  EXPECT_EQ((*tenants)[0].role, TenantRole::kAdmin);
+  const TenantRecord& back = (*tenants)[1];
+  EXPECT_EQ(back.id, "team-a");
+  EXPECT_EQ(back.role, TenantRole::kTenant);
+  EXPECT_EQ(back.media_roots, a.media_roots);
+  EXPECT_EQ(back.weight, 3);
+  EXPECT_EQ(back.create_ms, 1000);
+  EXPECT_TRUE(store->tenants().find_tenant("team-a")->has_value());
+  EXPECT_FALSE(store->tenants().find_tenant("team-z")->has_value());
+}
+
+TYPED_TEST(StoreContract, KeysRotateAndARevokedKeyReadsRevoked) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(*store->tenants().create_tenant({"team-a", TenantRole::kTenant, {}, 1, 0}));
+  Result<NewApiKey> first = make_api_key("team-a", 100), second = make_api_key("team-a", 200);
+  ASSERT_TRUE(first.is_ok() && second.is_ok());
+  EXPECT_NE(first->record.key_id, second->record.key_id);
+  ASSERT_TRUE(store->tenants().add_key(first->record).is_ok());
+  ASSERT_TRUE(store->tenants().add_key(second->record).is_ok());
+  // Both valid at once: rotation.
+  for (const NewApiKey* key : {&*first, &*second}) {
+    std::optional<PresentedKey> presented = parse_api_key(key->full);
+    ASSERT_TRUE(presented);
+    Result<std::optional<KeyGrant>> grant = store->tenants().find_key(presented->key_id);
+    ASSERT_TRUE(grant.is_ok() && grant->has_value()) << grant.status().message();
+    EXPECT_EQ((**grant).key.revoked_ms, 0);
+    EXPECT_EQ((**grant).tenant.id, "team-a");
+    EXPECT_TRUE(secret_matches(presented->secret, (**grant).key.secret_sha256));
+    EXPECT_FALSE(secret_matches(presented->secret + "x", (**grant).key.secret_sha256));
+  }
+  Result<bool> revoked = store->tenants().revoke_key(first->record.key_id, 5000);
+  ASSERT_TRUE(revoked.is_ok() && *revoked) << revoked.status().message();
+  EXPECT_TRUE(*store->tenants().revoke_key(first->record.key_id, 9000));  // keeps its time
+  EXPECT_EQ((**store->tenants().find_key(first->record.key_id)).key.revoked_ms, 5000);
+  EXPECT_EQ((**store->tenants().find_key(second->record.key_id)).key.revoked_ms, 0);
+  EXPECT_FALSE(store->tenants().find_key("0123456789abcdef")->has_value());
+  EXPECT_FALSE(*store->tenants().revoke_key("0123456789abcdef", 1));
+  store.reset();  // read by another connection: SQLite's store holds its file while open
+  // Only the secret's hash is stored, in no column the secret itself.
+  std::string secret = parse_api_key(first->full)->secret;
+  EXPECT_EQ(this->engine_.scalar("SELECT COUNT(*) FROM api_keys WHERE secret_sha256 = '" +
+                                 secret_digest(secret) + "'"),
+            1);
+  EXPECT_EQ(this->engine_.scalar("SELECT COUNT(*) FROM api_keys WHERE key_id || tenant_id || "
+                                 "secret_sha256 LIKE '%" +
+                                 secret + "%'"),
+            0);
 }
 
 TYPED_TEST(StoreContract, UpdateWritesEveryFieldAndSurvivesReopening) {
@@ -557,6 +686,11 @@ TYPED_TEST(StoreContract, AnOlderDatabaseIsMigratedAndItsJobsRead) {
   EXPECT_EQ((**found).labels.at("team"), "video");
   EXPECT_EQ((**found).spec.input, "/media/in.mp4");
   EXPECT_EQ((**found).priority, 5);
+  EXPECT_EQ((**found).tenant, kDefaultTenant);  // a job from before tenants: the default's
+  JobRecord retried = queued("retried", 1500);
+  retried.request_id = "req-7";
+  EXPECT_FALSE(*store->jobs().insert(retried));  // its request_id still holds
+  EXPECT_EQ(retried.id, "old");
   JobRecord next = queued("next", 2000);
   ASSERT_TRUE(*store->jobs().insert(next));
   EXPECT_GT(next.seq, (**found).seq);
@@ -1073,6 +1207,47 @@ TYPED_TEST(StoreContract, PurgingAJobPurgesItsLog) {
   EXPECT_EQ(this->engine_.scalar("SELECT COUNT(*) FROM job_logs"), 1);
 }
 
+// A database of version 6 (before tenants) gets the tenants: its jobs are tenant "default"'s,
+// their request ids still hold, and "default" is listed as the admin.
+TYPED_TEST(StoreContract, ADatabaseOfVersion6GetsTenantsAndItsJobsAreTheDefaults) {
+  int64_t seq = 0;
+  {
+    std::optional<JobStore> store = this->open();
+    ASSERT_TRUE(store);
+    JobRecord job = queued("before", 1);
+    job.request_id = "req-before";
+    ASSERT_TRUE(*store->jobs().insert(job));
+    seq = job.seq;
+  }
+  this->engine_.undo_tenants();
+  if constexpr (std::is_same_v<TypeParam, SqliteEngine>)
+    this->engine_.set_schema_version(6);
+  else
+    this->engine_.exec("DELETE FROM schema_migrations WHERE version > 6");
+  ASSERT_EQ(this->engine_.schema_version(), 6);
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  Result<std::optional<JobRecord>> found = store->jobs().get("before");
+  ASSERT_TRUE(found.is_ok() && found->has_value()) << found.status().message();
+  EXPECT_EQ((**found).tenant, kDefaultTenant);
+  EXPECT_EQ((**found).seq, seq);
+  JobRecord again = queued("again", 2);
+  again.request_id = "req-before";
+  EXPECT_FALSE(*store->jobs().insert(again));
+  EXPECT_EQ(again.id, "before");
+  JobRecord other = queued("other", 3);
+  other.tenant = "team-a";
+  other.request_id = "req-before";
+  EXPECT_TRUE(*store->jobs().insert(other));
+  EXPECT_GT(other.seq, seq);
+  Result<std::vector<TenantRecord>> tenants = store->tenants().list_tenants();
+  ASSERT_TRUE(tenants.is_ok()) << tenants.status().message();
+  ASSERT_EQ(tenants->size(), 1u);
+  EXPECT_EQ((*tenants)[0].role, TenantRole::kAdmin);
+  store.reset();
+  EXPECT_EQ(this->engine_.schema_version(), this->engine_.latest_version());
+}
+
 // A database of version 5 (the attempt history, before the job logs) gets the table; its jobs
 // read as before and have no lines.
 TYPED_TEST(StoreContract, ADatabaseOfVersion5GetsTheJobLogs) {
@@ -1083,6 +1258,7 @@ TYPED_TEST(StoreContract, ADatabaseOfVersion5GetsTheJobLogs) {
     ASSERT_TRUE(*store->jobs().insert(job));
   }
   this->engine_.exec("DROP TABLE job_logs");
+  this->engine_.undo_tenants();
   if constexpr (std::is_same_v<TypeParam, SqliteEngine>)
     this->engine_.set_schema_version(5);
   else

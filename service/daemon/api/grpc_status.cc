@@ -36,6 +36,8 @@ grpc::StatusCode grpc_code(ApiCode code) {
       return grpc::StatusCode::UNAVAILABLE;
     case ApiCode::kUnauthenticated:
       return grpc::StatusCode::UNAUTHENTICATED;
+    case ApiCode::kAlreadyExists:
+      return grpc::StatusCode::ALREADY_EXISTS;
     case ApiCode::kInternal:
       return grpc::StatusCode::INTERNAL;
   }

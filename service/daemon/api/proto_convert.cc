@@ -263,6 +263,7 @@ void job_to_proto(const JobRecord& job, pb::Job* out) {
   if (job.end_ms) set_time(job.end_ms, out->mutable_end_time());
   out->set_attempt(job.attempt);
   out->set_node(job.node);
+  out->set_tenant(job.tenant);
   progress_to_proto(job.progress, out->mutable_progress());
   if (job.state == JobState::kRunning)
     engines_to_proto(job.engines, out->mutable_progress()->mutable_engines());

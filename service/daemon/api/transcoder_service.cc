@@ -3,10 +3,11 @@
 #include <algorithm>
 
 #include "service/api/preset_proto.h"
-#include "service/daemon/api/bearer_token.h"
+#include "service/daemon/api/caller_auth.h"
 #include "service/daemon/api/grpc_status.h"
 #include "service/daemon/api/job_log_proto.h"
 #include "service/daemon/api/proto_convert.h"
+#include "service/daemon/api/tenant_admin.h"
 #include "service/daemon/api/watch_reactor.h"
 #include "service/daemon/api/wire_message.h"
 #include "service/daemon/webhook/webhook_url.h"
@@ -33,11 +34,13 @@ ApiStatus job_reply(const std::string& id, pb::Job& reply, Act act) {
 
 }  // namespace
 
-ApiStatus TranscoderService::authorize(const grpc::CallbackServerContext& context) const {
-  return check_bearer_token(context, token_);
+ApiStatus TranscoderService::authorize(const grpc::CallbackServerContext& context,
+                                       Caller& caller) const {
+  return authenticate(context, token_, manager_.tenants(), caller);
 }
 
-ApiStatus TranscoderService::create(const pb::CreateJobRequest& request, pb::Job& response) {
+ApiStatus TranscoderService::create(const Caller& caller, const pb::CreateJobRequest& request,
+                                    pb::Job& response) {
   TC_API_RETURN_IF_ERROR(check_length(request.request_id(), kMaxIdBytes, "request_id"));
   TC_API_RETURN_IF_ERROR(check_labels({request.labels().begin(), request.labels().end()}));
   if (!request.webhook_url().empty()) {
@@ -55,12 +58,12 @@ ApiStatus TranscoderService::create(const pb::CreateJobRequest& request, pb::Job
              request.webhook_url()};
   JobRecord record;
   // The fields create() names are the spec's (apply_policy): under "config" too.
-  TC_API_RETURN_IF_ERROR(manager_.create(std::move(job), record).within("config"));
+  TC_API_RETURN_IF_ERROR(manager_.create(caller, std::move(job), record).within("config"));
   job_to_proto(record, &response);
   return {};
 }
 
-ApiStatus TranscoderService::list(const pb::ListJobsRequest& request,
+ApiStatus TranscoderService::list(const Caller& caller, const pb::ListJobsRequest& request,
                                   pb::ListJobsResponse& response) {
   std::optional<JobState> state;
   if (request.state() != pb::JOB_STATE_UNSPECIFIED) {
@@ -70,7 +73,8 @@ ApiStatus TranscoderService::list(const pb::ListJobsRequest& request,
   }
   TC_API_RETURN_IF_ERROR(check_length(request.page_token(), kMaxIdBytes, "page_token"));
   JobPage page;
-  TC_API_RETURN_IF_ERROR(manager_.list(state, request.page_size(), request.page_token(), page));
+  TC_API_RETURN_IF_ERROR(
+      manager_.list(caller, state, request.page_size(), request.page_token(), page));
   // By bytes as well as by count: a page of jobs with large labels must still fit one reply.
   size_t bytes = 0;
   for (size_t i = 0; i < page.jobs.size(); ++i) {
@@ -93,9 +97,10 @@ grpc::ServerUnaryReactor* TranscoderService::unary(grpc::CallbackServerContext* 
                                                    grpc::ByteBuffer* reply, Handle handle) {
   Request request;
   Response response;
-  ApiStatus status = authorize(*context);
+  Caller caller;
+  ApiStatus status = authorize(*context, caller);
   if (status.is_ok()) status = parse_request(*wire, request);
-  if (status.is_ok()) status = handle(request, response);
+  if (status.is_ok()) status = handle(caller, request, response);
   if (status.is_ok()) *reply = serialized(response);
   return finish(context, status);
 }
@@ -105,16 +110,19 @@ grpc::ServerUnaryReactor* TranscoderService::CreateJob(grpc::CallbackServerConte
                                                        grpc::ByteBuffer* response) {
   return unary<pb::CreateJobRequest, pb::Job>(
       context, request, response,
-      [this](const pb::CreateJobRequest& r, pb::Job& job) { return create(r, job); });
+      [this](const Caller& caller, const pb::CreateJobRequest& r, pb::Job& job) {
+        return create(caller, r, job);
+      });
 }
 
 grpc::ServerUnaryReactor* TranscoderService::GetJob(grpc::CallbackServerContext* context,
                                                     const grpc::ByteBuffer* request,
                                                     grpc::ByteBuffer* response) {
   return unary<pb::GetJobRequest, pb::Job>(
-      context, request, response, [this](const pb::GetJobRequest& r, pb::Job& out) {
-        return job_reply(r.id(), out, [this](const std::string& id, JobRecord& job) {
-          return manager_.get(id, job);
+      context, request, response,
+      [this](const Caller& caller, const pb::GetJobRequest& r, pb::Job& out) {
+        return job_reply(r.id(), out, [&](const std::string& id, JobRecord& job) {
+          return manager_.get(caller, id, job);
         });
       });
 }
@@ -124,10 +132,11 @@ grpc::ServerUnaryReactor* TranscoderService::GetJobLogs(grpc::CallbackServerCont
                                                         grpc::ByteBuffer* response) {
   return unary<pb::GetJobLogsRequest, pb::GetJobLogsResponse>(
       context, request, response,
-      [this](const pb::GetJobLogsRequest& r, pb::GetJobLogsResponse& out) -> ApiStatus {
+      [this](const Caller& caller, const pb::GetJobLogsRequest& r,
+             pb::GetJobLogsResponse& out) -> ApiStatus {
         TC_API_RETURN_IF_ERROR(check_length(r.id(), kMaxIdBytes, "id"));
         JobLog log;
-        TC_API_RETURN_IF_ERROR(manager_.logs(r.id(), r.attempt(), log));
+        TC_API_RETURN_IF_ERROR(manager_.logs(caller, r.id(), r.attempt(), log));
         job_log_to_proto(log, &out);
         return {};
       });
@@ -138,16 +147,19 @@ grpc::ServerUnaryReactor* TranscoderService::ListJobs(grpc::CallbackServerContex
                                                       grpc::ByteBuffer* response) {
   return unary<pb::ListJobsRequest, pb::ListJobsResponse>(
       context, request, response,
-      [this](const pb::ListJobsRequest& r, pb::ListJobsResponse& out) { return list(r, out); });
+      [this](const Caller& caller, const pb::ListJobsRequest& r, pb::ListJobsResponse& out) {
+        return list(caller, r, out);
+      });
 }
 
 grpc::ServerUnaryReactor* TranscoderService::CancelJob(grpc::CallbackServerContext* context,
                                                        const grpc::ByteBuffer* request,
                                                        grpc::ByteBuffer* response) {
   return unary<pb::CancelJobRequest, pb::Job>(
-      context, request, response, [this](const pb::CancelJobRequest& r, pb::Job& out) {
-        return job_reply(r.id(), out, [this](const std::string& id, JobRecord& job) {
-          return manager_.cancel(id, job);
+      context, request, response,
+      [this](const Caller& caller, const pb::CancelJobRequest& r, pb::Job& out) {
+        return job_reply(r.id(), out, [&](const std::string& id, JobRecord& job) {
+          return manager_.cancel(caller, id, job);
         });
       });
 }
@@ -155,7 +167,8 @@ grpc::ServerUnaryReactor* TranscoderService::CancelJob(grpc::CallbackServerConte
 grpc::ServerWriteReactor<grpc::ByteBuffer>* TranscoderService::WatchJob(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* wire) {
   pb::WatchJobRequest request;
-  ApiStatus status = authorize(*context);
+  Caller caller;
+  ApiStatus status = authorize(*context, caller);
   if (status.is_ok()) status = parse_request(*wire, request);
   if (status.is_ok()) status = check_length(request.id(), kMaxIdBytes, "id");
   if (!status.is_ok()) {
@@ -167,13 +180,14 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* TranscoderService::WatchJob(
     };
     return new Refusal(to_grpc_status(status));
   }
-  return new WatchReactor(manager_, request.id());
+  return new WatchReactor(manager_, caller, request.id());
 }
 
 grpc::ServerUnaryReactor* TranscoderService::GetCapabilities(
     grpc::CallbackServerContext* context, const pb::GetCapabilitiesRequest* /*request*/,
     pb::Capabilities* response) {
-  ApiStatus status = authorize(*context);
+  Caller caller;
+  ApiStatus status = authorize(*context, caller);
   if (status.is_ok()) capabilities_to_proto(inventory_, manager_.devices(), response);
   response->set_version(TC_VERSION);
   return finish(context, status);
@@ -182,18 +196,34 @@ grpc::ServerUnaryReactor* TranscoderService::GetCapabilities(
 grpc::ServerUnaryReactor* TranscoderService::ListNodes(grpc::CallbackServerContext* context,
                                                        const pb::ListNodesRequest* /*request*/,
                                                        pb::ListNodesResponse* response) {
-  ApiStatus status = authorize(*context);
+  Caller caller;
+  ApiStatus status = authorize(*context, caller);
   if (!status.is_ok()) return finish(context, status);
   Result<std::vector<NodeRecord>> nodes = manager_.nodes();
   if (!nodes.is_ok()) return finish(context, {ApiCode::kInternal, nodes.status().message()});
-  for (const NodeRecord& node : *nodes) node_to_proto(node, response->add_nodes());
+  for (NodeRecord& node : *nodes) {
+    if (!caller.admin) node.running_jobs = own_jobs(caller, node.running_jobs);
+    node_to_proto(node, response->add_nodes());
+  }
   return finish(context, {});
+}
+
+// Of `ids`, those the caller sees: a tenant is shown the nodes, but no other tenant's job ids.
+std::vector<std::string> TranscoderService::own_jobs(const Caller& caller,
+                                                     const std::vector<std::string>& ids) {
+  std::vector<std::string> own;
+  for (const std::string& id : ids) {
+    JobRecord job;
+    if (manager_.get(caller, id, job).is_ok()) own.push_back(id);
+  }
+  return own;
 }
 
 grpc::ServerUnaryReactor* TranscoderService::ListPresets(grpc::CallbackServerContext* context,
                                                          const pb::ListPresetsRequest* /*request*/,
                                                          pb::ListPresetsResponse* response) {
-  ApiStatus status = authorize(*context);
+  Caller caller;
+  ApiStatus status = authorize(*context, caller);
   if (!status.is_ok()) return finish(context, status);
   std::vector<const Preset*> by_name;
   for (const Preset& preset : presets_) by_name.push_back(&preset);
@@ -201,6 +231,54 @@ grpc::ServerUnaryReactor* TranscoderService::ListPresets(grpc::CallbackServerCon
             [](const Preset* a, const Preset* b) { return a->name < b->name; });
   for (const Preset* preset : by_name) preset_to_proto(*preset, response->add_presets());
   return finish(context, {});
+}
+
+// The tenant RPCs (tenant_admin.h): typed, their few strings checked by the admin's rules.
+template <class Request, class Response, class Handle>
+grpc::ServerUnaryReactor* TranscoderService::admin_call(grpc::CallbackServerContext* context,
+                                                        const Request& request, Response* response,
+                                                        Handle handle) {
+  Caller caller;
+  ApiStatus status = authorize(*context, caller);
+  TenantAdmin admin(manager_.tenants(), manager_.media_roots());
+  if (status.is_ok()) status = handle(admin, caller, request, *response);
+  return finish(context, status);
+}
+
+grpc::ServerUnaryReactor* TranscoderService::CreateTenant(grpc::CallbackServerContext* context,
+                                                          const pb::CreateTenantRequest* request,
+                                                          pb::Tenant* response) {
+  return admin_call(context, *request, response,
+                    [](TenantAdmin& admin, const Caller& caller, const auto& r, auto& out) {
+                      return admin.create_tenant(caller, r, out);
+                    });
+}
+
+grpc::ServerUnaryReactor* TranscoderService::ListTenants(grpc::CallbackServerContext* context,
+                                                         const pb::ListTenantsRequest* request,
+                                                         pb::ListTenantsResponse* response) {
+  return admin_call(context, *request, response,
+                    [](TenantAdmin& admin, const Caller& caller, const auto&, auto& out) {
+                      return admin.list_tenants(caller, out);
+                    });
+}
+
+grpc::ServerUnaryReactor* TranscoderService::CreateApiKey(grpc::CallbackServerContext* context,
+                                                          const pb::CreateApiKeyRequest* request,
+                                                          pb::ApiKey* response) {
+  return admin_call(context, *request, response,
+                    [](TenantAdmin& admin, const Caller& caller, const auto& r, auto& out) {
+                      return admin.create_key(caller, r, out);
+                    });
+}
+
+grpc::ServerUnaryReactor* TranscoderService::RevokeApiKey(grpc::CallbackServerContext* context,
+                                                          const pb::RevokeApiKeyRequest* request,
+                                                          pb::ApiKey* response) {
+  return admin_call(context, *request, response,
+                    [](TenantAdmin& admin, const Caller& caller, const auto& r, auto& out) {
+                      return admin.revoke_key(caller, r, out);
+                    });
 }
 
 }  // namespace tc::daemon

@@ -1,4 +1,5 @@
-// transcode.v1.Transcoder on gRPC's callback API. Handlers check the bearer token, convert,
+// transcode.v1.Transcoder on gRPC's callback API. Handlers resolve the caller (caller_auth.h:
+// the static token, or a tenant's API key), convert,
 // call the JobManager and finish: none of them waits on media work. The unary methods that carry
 // strings (and WatchJob) take their requests as bytes: each string field is checked on the wire
 // (NUL, invalid UTF-8; request_text.h) before parsing, so that a bad one is INVALID_ARGUMENT naming
@@ -63,6 +64,18 @@ class TranscoderService final : public TranscoderBase {
   grpc::ServerUnaryReactor* ListPresets(grpc::CallbackServerContext* context,
                                         const transcode::v1::ListPresetsRequest* request,
                                         transcode::v1::ListPresetsResponse* response) override;
+  grpc::ServerUnaryReactor* CreateTenant(grpc::CallbackServerContext* context,
+                                         const transcode::v1::CreateTenantRequest* request,
+                                         transcode::v1::Tenant* response) override;
+  grpc::ServerUnaryReactor* ListTenants(grpc::CallbackServerContext* context,
+                                        const transcode::v1::ListTenantsRequest* request,
+                                        transcode::v1::ListTenantsResponse* response) override;
+  grpc::ServerUnaryReactor* CreateApiKey(grpc::CallbackServerContext* context,
+                                         const transcode::v1::CreateApiKeyRequest* request,
+                                         transcode::v1::ApiKey* response) override;
+  grpc::ServerUnaryReactor* RevokeApiKey(grpc::CallbackServerContext* context,
+                                         const transcode::v1::RevokeApiKeyRequest* request,
+                                         transcode::v1::ApiKey* response) override;
 
  private:
   // Authorizes, parses `wire` as a Request, runs `handle` and replies: every unary raw method.
@@ -70,10 +83,16 @@ class TranscoderService final : public TranscoderBase {
   grpc::ServerUnaryReactor* unary(grpc::CallbackServerContext* context,
                                   const grpc::ByteBuffer* wire, grpc::ByteBuffer* reply,
                                   Handle handle);
-  ApiStatus authorize(const grpc::CallbackServerContext& context) const;
-  ApiStatus create(const transcode::v1::CreateJobRequest& request, transcode::v1::Job& response);
-  ApiStatus list(const transcode::v1::ListJobsRequest& request,
+  // Authorizes, then runs `handle` with a TenantAdmin: the tenant RPCs.
+  template <class Request, class Response, class Handle>
+  grpc::ServerUnaryReactor* admin_call(grpc::CallbackServerContext* context, const Request& request,
+                                       Response* response, Handle handle);
+  ApiStatus authorize(const grpc::CallbackServerContext& context, Caller& caller) const;
+  ApiStatus create(const Caller& caller, const transcode::v1::CreateJobRequest& request,
+                   transcode::v1::Job& response);
+  ApiStatus list(const Caller& caller, const transcode::v1::ListJobsRequest& request,
                  transcode::v1::ListJobsResponse& response);
+  std::vector<std::string> own_jobs(const Caller& caller, const std::vector<std::string>& ids);
 
   JobManager& manager_;
   const HwInventory inventory_;

@@ -21,9 +21,9 @@ pb::JobEvent::Kind kind_to_proto(EventKind kind) {
 
 }  // namespace
 
-WatchReactor::WatchReactor(JobManager& manager, const std::string& id)
+WatchReactor::WatchReactor(JobManager& manager, const Caller& caller, const std::string& id)
     : manager_(manager), id_(id), sink_(std::make_shared<Sink>(this)) {
-  ApiStatus status = manager_.watch(id_, sink_);
+  ApiStatus status = manager_.watch(caller, id_, sink_);
   if (!status.is_ok()) Finish(to_grpc_status(status));
 }
 

@@ -17,7 +17,7 @@ namespace tc::daemon {
 class WatchReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
   // Registers with `manager`; on an unknown job the stream finishes NOT_FOUND at once.
-  WatchReactor(JobManager& manager, const std::string& id);
+  WatchReactor(JobManager& manager, const Caller& caller, const std::string& id);
 
   void OnWriteDone(bool ok) override;
   void OnCancel() override;

@@ -15,11 +15,11 @@ JobManager::JobManager(ManagerOptions options, JobStore store, Scheduler schedul
       service_({options_, store_.jobs(), running_, hub_, dispatcher_}),
       cluster_({options_, store_, running_, hub_, counters_, dispatcher_}) {}
 
-ApiStatus JobManager::logs(const std::string& id, int attempt, JobLog& log) {
+ApiStatus JobManager::logs(const Caller& caller, const std::string& id, int attempt, JobLog& log) {
   if (attempt < 0)
     return {ApiCode::kInvalidArgument, ApiReason::kInvalidField, "attempt", "must not be negative"};
   JobRecord job;
-  TC_API_RETURN_IF_ERROR(service_.get(id, job));
+  TC_API_RETURN_IF_ERROR(service_.get(caller, id, job));
   Result<JobLog> read = store_.logs().read_log(id, attempt);
   if (!read.is_ok()) return store_failure(read.status());
   log = std::move(*read);

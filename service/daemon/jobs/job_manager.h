@@ -40,24 +40,53 @@ class JobManager {
   // then starts claiming.
   Status start();
 
-  ApiStatus create(NewJob request, JobRecord& job) {
-    return service_.create(std::move(request), job);
+  // Each call acts for `caller` (model/tenant.h; job_service.h says what that confines). The
+  // overloads without one act as the admin of tenant "default", as a daemon without tenants
+  // does for every client.
+  ApiStatus create(const Caller& caller, NewJob request, JobRecord& job) {
+    return service_.create(caller, std::move(request), job);
   }
   // A queued job waiting for a node that offers its backend says so in its waiting_reason
   // (backend_wait.h), here, in list() and in watch()'s events.
-  ApiStatus get(const std::string& id, JobRecord& job) { return service_.get(id, job); }
-  ApiStatus list(std::optional<JobState> state, int page_size, const std::string& page_token,
-                 JobPage& page) {
-    return service_.list(state, page_size, page_token, page);
+  ApiStatus get(const Caller& caller, const std::string& id, JobRecord& job) {
+    return service_.get(caller, id, job);
   }
-  ApiStatus cancel(const std::string& id, JobRecord& job) { return service_.cancel(id, job); }
+  ApiStatus list(const Caller& caller, std::optional<JobState> state, int page_size,
+                 const std::string& page_token, JobPage& page) {
+    return service_.list(caller, state, page_size, page_token, page);
+  }
+  ApiStatus cancel(const Caller& caller, const std::string& id, JobRecord& job) {
+    return service_.cancel(caller, id, job);
+  }
   // Job `id`'s own log (store/job_logs.h), of `attempt` (0: every one); NOT_FOUND for an unknown
-  // id. Read from the store on the caller's thread, no lock of the manager's held.
-  ApiStatus logs(const std::string& id, int attempt, JobLog& log);
-  ApiStatus watch(const std::string& id, std::shared_ptr<JobWatcher> watcher) {
-    return service_.watch(id, std::move(watcher));
+  // id (or another tenant's). Read from the store on the caller's thread, no lock of the
+  // manager's held.
+  ApiStatus logs(const Caller& caller, const std::string& id, int attempt, JobLog& log);
+  ApiStatus watch(const Caller& caller, const std::string& id,
+                  std::shared_ptr<JobWatcher> watcher) {
+    return service_.watch(caller, id, std::move(watcher));
   }
   void unwatch(const std::string& id, const JobWatcher* watcher) { service_.unwatch(id, watcher); }
+
+  ApiStatus create(NewJob request, JobRecord& job) { return create({}, std::move(request), job); }
+  ApiStatus get(const std::string& id, JobRecord& job) { return get({}, id, job); }
+  ApiStatus list(std::optional<JobState> state, int page_size, const std::string& page_token,
+                 JobPage& page) {
+    return list({}, state, page_size, page_token, page);
+  }
+  ApiStatus cancel(const std::string& id, JobRecord& job) { return cancel({}, id, job); }
+  ApiStatus logs(const std::string& id, int attempt, JobLog& log) {
+    return logs({}, id, attempt, log);
+  }
+  ApiStatus watch(const std::string& id, std::shared_ptr<JobWatcher> watcher) {
+    return watch({}, id, std::move(watcher));
+  }
+
+  // The tenants and their keys (tenant_directory.h), for the API's authentication and the
+  // admin RPCs.
+  TenantDirectory& tenants() { return store_.tenants(); }
+  // The node's media roots (canonical): a tenant's must lie in them.
+  const std::vector<std::string>& media_roots() const { return options_.policy.roots; }
 
   // The scheduler's devices, with their running counts now.
   std::vector<SchedDevice> devices() { return dispatcher_.devices_now(); }

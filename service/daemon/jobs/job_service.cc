@@ -27,9 +27,10 @@ ApiStatus not_found(const std::string& id) {
   return {ApiCode::kNotFound, "job " + quote_value(id) + " not found"};
 }
 
-JobRecord new_record(NewJob& request) {
+JobRecord new_record(const Caller& caller, NewJob& request) {
   JobRecord job;
   job.id = new_job_id();
+  job.tenant = caller.tenant;
   job.request_id = request.request_id;
   job.priority = request.priority;
   job.labels = std::move(request.labels);
@@ -37,6 +38,15 @@ JobRecord new_record(NewJob& request) {
   job.create_ms = now_ms();
   job.webhook_url = std::move(request.webhook_url);
   return job;
+}
+
+// The policy a caller's job is checked against: the node's, with a tenant's own media roots in
+// place of the node's unless the caller is an admin.
+RequestPolicy policy_for(const Caller& caller, const RequestPolicy& node) {
+  if (caller.admin) return node;
+  RequestPolicy policy = node;
+  policy.roots = tenant_policy_roots(caller.media_roots, node.roots);
+  return policy;
 }
 
 }  // namespace
@@ -50,14 +60,15 @@ ApiStatus store_failure(const Status& status) {
   return {ApiCode::kInternal, status.message()};
 }
 
-ApiStatus JobService::create(NewJob request, JobRecord& job) {
+ApiStatus JobService::create(const Caller& caller, NewJob request, JobRecord& job) {
   if (!parts_.dispatcher.accepting()) return {ApiCode::kUnavailable, "the daemon is shutting down"};
-  TC_API_RETURN_IF_ERROR(apply_policy(request.spec, parts_.options.policy));
+  TC_API_RETURN_IF_ERROR(apply_policy(request.spec, policy_for(caller, parts_.options.policy)));
   if (!request.webhook_url.empty() && !parts_.options.webhook_body)
     return {ApiCode::kFailedPrecondition,
             "webhook_url: this daemon has no webhook_secret_file, so it cannot sign webhooks"};
   if (!request.request_id.empty()) {
-    Result<std::optional<JobRecord>> existing = parts_.jobs.find_by_request_id(request.request_id);
+    Result<std::optional<JobRecord>> existing =
+        parts_.jobs.find_by_request_id(caller.tenant, request.request_id);
     if (!existing.is_ok()) return store_failure(existing.status());
     if (*existing) {
       job = std::move(**existing);
@@ -65,18 +76,18 @@ ApiStatus JobService::create(NewJob request, JobRecord& job) {
       return {};
     }
   }
-  return admit(request, job);
+  return admit(caller, request, job);
 }
 
 // Within the queue bound: stored and the dispatcher woken. Two requests at once may both find
 // room for the last place: the bound is a guard against a runaway client, not an exact count.
-ApiStatus JobService::admit(NewJob& request, JobRecord& job) {
+ApiStatus JobService::admit(const Caller& caller, NewJob& request, JobRecord& job) {
   Result<int> queued = parts_.jobs.count_in_state(JobState::kQueued);
   if (!queued.is_ok()) return store_failure(queued.status());
   if (*queued >= parts_.options.max_queue)
     return {ApiCode::kResourceExhausted,
             "the queue is full: " + std::to_string(*queued) + " jobs waiting (max_queue)"};
-  job = new_record(request);
+  job = new_record(caller, request);
   const JobJson& webhook_body = parts_.options.webhook_body;
   Result<bool> inserted = job.webhook_url.empty() ? parts_.jobs.insert(job)
                                                   : parts_.jobs.insert_notifying(
@@ -87,17 +98,17 @@ ApiStatus JobService::admit(NewJob& request, JobRecord& job) {
   return {};
 }
 
-ApiStatus JobService::get(const std::string& id, JobRecord& job) {
+ApiStatus JobService::get(const Caller& caller, const std::string& id, JobRecord& job) {
   Result<std::optional<JobRecord>> found = parts_.jobs.get(id);
   if (!found.is_ok()) return store_failure(found.status());
-  if (!*found) return not_found(id);
+  if (!*found || !caller.sees((*found)->tenant)) return not_found(id);
   job = std::move(**found);
   parts_.running.overlay(job);
   job.waiting_reason = parts_.dispatcher.waiting_reason(job);
   return {};
 }
 
-ApiStatus JobService::list(std::optional<JobState> state, int page_size,
+ApiStatus JobService::list(const Caller& caller, std::optional<JobState> state, int page_size,
                            const std::string& page_token, JobPage& page) {
   if (page_size < 0) return {ApiCode::kInvalidArgument, "page_size: must not be negative"};
   int size = page_size == 0 ? 50 : std::min(page_size, 500);
@@ -110,7 +121,8 @@ ApiStatus JobService::list(std::optional<JobState> state, int page_size,
                                              " is not a token this "
                                              "server gave"};
   }
-  Result<std::vector<JobRecord>> jobs = parts_.jobs.list(state, before, size + 1);
+  Result<std::vector<JobRecord>> jobs =
+      parts_.jobs.list(state, before, size + 1, caller.list_scope());
   if (!jobs.is_ok()) return store_failure(jobs.status());
   page.jobs = std::move(*jobs);
   page.next_page_token.clear();
@@ -128,18 +140,19 @@ void JobPage::cut(size_t count) {
   next_page_token = std::to_string(jobs.back().seq);
 }
 
-ApiStatus JobService::cancel(const std::string& id, JobRecord& job) {
+ApiStatus JobService::cancel(const Caller& caller, const std::string& id, JobRecord& job) {
   // Twice at most: a queued job claimed meanwhile is cancelled as a running one.
   for (int look = 0; look < 2; ++look)
-    if (std::optional<ApiStatus> done = cancel_once(id, job)) return *done;
+    if (std::optional<ApiStatus> done = cancel_once(caller, id, job)) return *done;
   return {ApiCode::kUnavailable, ApiReason::kUnspecified, "",
           "job '" + id + "' is changing state: try again"};
 }
 
-std::optional<ApiStatus> JobService::cancel_once(const std::string& id, JobRecord& job) {
+std::optional<ApiStatus> JobService::cancel_once(const Caller& caller, const std::string& id,
+                                                 JobRecord& job) {
   Result<std::optional<JobRecord>> found = parts_.jobs.get(id);
   if (!found.is_ok()) return store_failure(found.status());
-  if (!*found) return not_found(id);
+  if (!*found || !caller.sees((*found)->tenant)) return not_found(id);
   job = std::move(**found);
   if (is_terminal(job.state))
     return ApiStatus{ApiCode::kFailedPrecondition, "job '" + id + "' has already ended (" +
@@ -186,11 +199,12 @@ Result<bool> JobService::cancel_queued(JobRecord& job) {
   return true;
 }
 
-ApiStatus JobService::watch(const std::string& id, std::shared_ptr<JobWatcher> watcher) {
+ApiStatus JobService::watch(const Caller& caller, const std::string& id,
+                            std::shared_ptr<JobWatcher> watcher) {
   const JobWatcher* raw = watcher.get();
   parts_.hub.open(id, std::move(watcher));
   Result<std::optional<JobRecord>> found = parts_.jobs.get(id);
-  if (!found.is_ok() || !*found) {
+  if (!found.is_ok() || !*found || !caller.sees((*found)->tenant)) {
     parts_.hub.close(id, raw);
     return found.is_ok() ? not_found(id) : store_failure(found.status());
   }

@@ -5,6 +5,7 @@ namespace tc::daemon {
 ApiReason default_reason(ApiCode code) {
   switch (code) {
     case ApiCode::kOk:
+    case ApiCode::kAlreadyExists:
     case ApiCode::kPermissionDenied:  // several causes: request_policy names each
       return ApiReason::kUnspecified;
     case ApiCode::kInvalidArgument:

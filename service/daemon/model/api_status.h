@@ -21,6 +21,7 @@ enum class ApiCode {
   kFailedPrecondition,  // e.g. cancel of a job that has ended
   kUnavailable,         // shutting down
   kUnauthenticated,     // no or wrong bearer token
+  kAlreadyExists,       // a tenant id taken
   kInternal,
 };
 

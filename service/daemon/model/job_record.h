@@ -14,6 +14,7 @@
 #include "pipeline/metrics/engine_usage.h"
 #include "pipeline/spec/job_spec.h"
 #include "service/daemon/model/attempt_record.h"
+#include "service/daemon/model/tenant.h"
 
 namespace tc::daemon {
 
@@ -32,8 +33,9 @@ enum class AttemptGate {
 
 struct JobRecord {
   std::string id;
-  std::string request_id;  // the client's idempotency key; empty = none
-  int64_t seq = 0;         // store order: pages and FIFO among equal priorities
+  std::string request_id;               // the client's idempotency key, per tenant; empty = none
+  std::string tenant = kDefaultTenant;  // whose job it is (model/tenant.h); never changes
+  int64_t seq = 0;                      // store order: pages and FIFO among equal priorities
   JobState state = JobState::kQueued;
   int priority = 0;
   std::map<std::string, std::string> labels;

@@ -199,6 +199,32 @@ Result<std::vector<std::string>> canonical_roots(const std::vector<std::string>&
   return canonical;
 }
 
+std::vector<std::string> tenant_policy_roots(const std::vector<std::string>& given,
+                                             const std::vector<std::string>& node_roots) {
+  std::vector<std::string> roots;
+  for (const std::string& root : given) {
+    std::string resolved;
+    if (real_path(root, resolved) && inside_any(resolved, node_roots)) roots.push_back(resolved);
+  }
+  return roots;
+}
+
+ApiStatus check_tenant_roots(const std::vector<std::string>& given,
+                             const std::vector<std::string>& node_roots, const std::string& field) {
+  for (const std::string& root : given) {
+    TC_API_RETURN_IF_ERROR(check_length(root, kMaxPathBytes, field));
+    std::string resolved;
+    struct stat st {};
+    if (!real_path(root, resolved) || ::stat(resolved.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      return invalid(field, quote_value(root) + " is not a directory");
+    if (!inside_any(resolved, node_roots))
+      return invalid(
+          field,
+          quote_value(root) + " is not one of the node's media roots (media_root) nor inside one");
+  }
+  return {};
+}
+
 ApiStatus check_length(std::string_view value, size_t max_bytes, const std::string& field) {
   if (value.size() <= max_bytes) return {};
   return {ApiCode::kInvalidArgument, ApiReason::kTooLarge, field,

@@ -41,6 +41,16 @@ struct RequestPolicy {
 // Resolves each root with realpath; kInvalidArgument names media_root when one is missing.
 Result<std::vector<std::string>> canonical_roots(const std::vector<std::string>& roots);
 
+// A tenant's media roots (model/tenant.h) as a policy's: each resolved with realpath, kept only
+// while it is one of `node_roots` (canonical) or inside one. A root that no longer resolves, or
+// that left the node's, gives the tenant nothing: its paths are refused as outside.
+std::vector<std::string> tenant_policy_roots(const std::vector<std::string>& given,
+                                             const std::vector<std::string>& node_roots);
+// What a tenant may be given: each of `given` a directory that is one of `node_roots` or inside
+// one. kInvalidArgument naming `field` and the root otherwise.
+ApiStatus check_tenant_roots(const std::vector<std::string>& given,
+                             const std::vector<std::string>& node_roots, const std::string& field);
+
 // Checks `spec` and rewrites its paths to their resolved form, so the worker opens exactly what
 // was checked. May also set duration_s to the cap when the spec asks for the whole input.
 ApiStatus apply_policy(JobSpec& spec, const RequestPolicy& policy);

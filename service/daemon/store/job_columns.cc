@@ -63,6 +63,7 @@ JobColumns to_columns(const JobRecord& job) {
   row.backend = std::string(name_of(job.spec.backend));
   row.device_path = job.spec.device;
   row.retry_delay_ms = job.retry_delay_ms;
+  row.tenant_id = job.tenant;
   return row;
 }
 
@@ -99,6 +100,7 @@ Result<JobRecord> from_columns(const JobColumns& row) {
   job.webhook_url = row.webhook_url;
   job.node = row.node;
   job.not_before_ms = row.not_before_ms;
+  job.tenant = row.tenant_id;
   job.gate = row.cancel_requested == kCancelAsked  ? AttemptGate::kCancelAsked
              : row.cancel_requested == kPublishing ? AttemptGate::kPublishing
                                                    : AttemptGate::kOpen;

@@ -15,7 +15,7 @@ namespace tc::daemon {
 inline constexpr const char* kJobColumnList =
     "seq, id, request_id, state, priority, labels, spec, create_ms, start_ms, end_ms, attempt, "
     "device, progress, report, error_code, error_message, error_retryable, webhook_url, node, "
-    "backend, device_path, cancel_requested, not_before_ms";
+    "backend, device_path, cancel_requested, not_before_ms, tenant_id";
 
 struct JobColumns {
   int64_t seq = 0;
@@ -46,6 +46,8 @@ struct JobColumns {
   // is written as the store's now plus it (update_job_sql's $21).
   int64_t not_before_ms = 0;
   int64_t retry_delay_ms = 0;
+  // Whose job (model/tenant.h): written by the insert alone, never updated.
+  std::string tenant_id;
 };
 
 JobColumns to_columns(const JobRecord& job);

@@ -46,22 +46,30 @@ class JobQueue {
  public:
   virtual ~JobQueue() = default;
 
-  // Adds `job` (its seq is set). When a job with the same non-empty request_id exists, adds
-  // nothing, puts that job in `job` and returns false.
+  // Adds `job` (its seq is set). When a job of its tenant with the same non-empty request_id
+  // exists, adds nothing, puts that job in `job` and returns false.
   virtual Result<bool> insert(JobRecord& job) = 0;
   // insert, with `notice` in the outbox (outbox.h) in the same transaction; no notice when
   // insert finds the request_id's job.
   virtual Result<bool> insert_notifying(JobRecord& job, const Notification& notice) = 0;
   virtual Result<std::optional<JobRecord>> get(const std::string& id) = 0;
-  virtual Result<std::optional<JobRecord>> find_by_request_id(const std::string& request_id) = 0;
+  // The job of `tenant` with `request_id`: request ids are unique within a tenant only.
+  virtual Result<std::optional<JobRecord>> find_by_request_id(const std::string& tenant,
+                                                              const std::string& request_id) = 0;
   // Writes every field of `job`, and `notice` when given, in one transaction, provided the row is
   // still as `expected` says: false, with nothing written, when another writer (a node that took
   // the job over, a cancel, a claim) moved it on first. No expectation: written whatever it holds.
   virtual Result<bool> write(const JobRecord& job, const std::optional<RowState>& expected,
                              const Notification* notice) = 0;
-  // Newest first: jobs with seq < before_seq (0 = from the newest), of `state` when set.
+  // Newest first: jobs with seq < before_seq (0 = from the newest), of `state` when set, of
+  // `tenant` when not empty (every tenant's when empty). The filter is in the query, so a page
+  // of one tenant's jobs is full and its token right.
   virtual Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq,
-                                              int limit) = 0;
+                                              int limit, const std::string& tenant) = 0;
+  Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq,
+                                      int limit) {
+    return list(state, before_seq, limit, "");
+  }
   virtual Result<int> count_in_state(JobState state) = 0;
   // Deletes finished jobs that ended before `end_ms`, and their notices; returns how many jobs.
   virtual Result<int> purge_ended_before(int64_t end_ms) = 0;

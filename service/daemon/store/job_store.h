@@ -1,7 +1,8 @@
-// The durable job store, opened: one engine seen through its five roles, each handed to the part
+// The durable job store, opened: one engine seen through its six roles, each handed to the part
 // of the daemon that uses it (serve()): the jobs (job_queue.h), the leases (lease_table.h), the
 // nodes (node_registry.h) and the job logs (job_logs.h) to the job manager and its beat, the
-// outbox (outbox.h) alone to the webhook thread. SQLite (sqlite_job_store.h) is the embedded
+// outbox (outbox.h) alone to the webhook thread, the tenants and their keys
+// (tenant_directory.h) to the API's authentication. SQLite (sqlite_job_store.h) is the embedded
 // default in the state directory; PostgreSQL (pg_job_store.h) is the store several daemons share. A
 // part that holds only its role cannot reach the others' tables.
 #pragma once
@@ -16,6 +17,7 @@
 #include "service/daemon/store/lease_table.h"
 #include "service/daemon/store/node_registry.h"
 #include "service/daemon/store/outbox.h"
+#include "service/daemon/store/tenant_directory.h"
 
 namespace tc::daemon {
 
@@ -26,16 +28,17 @@ class JobStore {
   // manager learns what they offer and stores progress for their watchers.
   template <typename Engine>
   JobStore(const std::shared_ptr<Engine>& engine, bool shared)
-      : JobStore(engine, engine, engine, engine, engine, shared) {}
+      : JobStore(engine, engine, engine, engine, engine, engine, shared) {}
   // Roles played apart (a test wraps one of them).
   JobStore(std::shared_ptr<JobQueue> jobs, std::shared_ptr<Outbox> outbox,
            std::shared_ptr<NodeRegistry> nodes, std::shared_ptr<LeaseTable> leases,
-           std::shared_ptr<JobLogs> logs, bool shared)
+           std::shared_ptr<JobLogs> logs, std::shared_ptr<TenantDirectory> tenants, bool shared)
       : jobs_(std::move(jobs)),
         outbox_(std::move(outbox)),
         nodes_(std::move(nodes)),
         leases_(std::move(leases)),
         logs_(std::move(logs)),
+        tenants_(std::move(tenants)),
         shared_(shared) {}
 
   JobQueue& jobs() const { return *jobs_; }
@@ -43,6 +46,7 @@ class JobStore {
   NodeRegistry& nodes() const { return *nodes_; }
   LeaseTable& leases() const { return *leases_; }
   JobLogs& logs() const { return *logs_; }
+  TenantDirectory& tenants() const { return *tenants_; }
   bool shared() const { return shared_; }
 
  private:
@@ -51,6 +55,7 @@ class JobStore {
   std::shared_ptr<NodeRegistry> nodes_;
   std::shared_ptr<LeaseTable> leases_;
   std::shared_ptr<JobLogs> logs_;
+  std::shared_ptr<TenantDirectory> tenants_;
   bool shared_;
 };
 

@@ -11,6 +11,7 @@
 #include "service/daemon/store/job_log_sql.h"
 #include "service/daemon/store/lease_sql.h"
 #include "service/daemon/store/sqlite_statement.h"
+#include "service/daemon/store/tenant_sql.h"
 
 namespace tc::daemon {
 namespace {
@@ -158,10 +159,63 @@ Status add_job_logs(sqlite3* db) {
   return exec(db, kCreateJobLogsSql, "add the job logs");
 }
 
+// One text of the first row `sql` selects; kInternal naming `what` when there is none.
+Result<std::string> single_text(sqlite3* db, const std::string& sql, const std::string& what) {
+  Statement s(db, sql);
+  if (!s.ok() || s.step() != SQLITE_ROW) return failed(db, what);
+  return s.text_at(0);
+}
+
+// The jobs table as it stands (its ALTERs are in its stored CREATE text), without the UNIQUE of
+// its request_id column: SQLite cannot drop a column's constraint, so the table is copied into
+// one laid out so and renamed (sqlite.org/lang_altertable.html, "other kinds of table schema
+// changes"), its indexes made again and its AUTOINCREMENT counter kept. A table whose column has
+// no UNIQUE already is left as it is.
+Status drop_request_id_unique(sqlite3* db) {
+  TC_ASSIGN_OR_RETURN(std::string create,
+                      single_text(db,
+                                  "SELECT sql FROM sqlite_master WHERE type = 'table' AND "
+                                  "name = 'jobs'",
+                                  "read the jobs table's layout"));
+  const std::string unique = "request_id TEXT UNIQUE";
+  size_t at = create.find(unique);
+  if (at == std::string::npos) return {};
+  size_t paren = create.find('(');
+  if (paren == std::string::npos || paren > at)
+    return {Code::kInternal, "job store: the jobs table's layout is not one this transcoded made"};
+  create.replace(at, unique.size(), "request_id TEXT");
+  std::string sql = "CREATE TABLE jobs_v7 " + create.substr(paren) + ";\n";
+  sql += "INSERT INTO jobs_v7 SELECT * FROM jobs;\n";
+  std::vector<std::string> indexes;
+  Statement list(db,
+                 "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs' "
+                 "AND sql IS NOT NULL");
+  if (!list.ok()) return failed(db, "read the jobs table's indexes");
+  while (list.step() == SQLITE_ROW) indexes.push_back(list.text_at(0));
+  TC_ASSIGN_OR_RETURN(std::string counter,
+                      single_text(db,
+                                  "SELECT COALESCE(MAX(seq), 0) FROM sqlite_sequence WHERE "
+                                  "name = 'jobs'",
+                                  "read the jobs' sequence"));
+  sql += "DROP TABLE jobs;\nALTER TABLE jobs_v7 RENAME TO jobs;\n";
+  for (const std::string& index : indexes) sql += index + ";\n";
+  sql += "UPDATE sqlite_sequence SET seq = MAX(seq, " + std::to_string(std::stoll(counter)) +
+         ") WHERE name = 'jobs';\n";
+  return exec(db, sql, "lay out the jobs table for tenants");
+}
+
+// Version 7: tenants and their keys, each job's tenant, request ids unique per tenant
+// (tenant_sql.h).
+Status add_tenants(sqlite3* db) {
+  TC_RETURN_IF_ERROR(exec(db, kAddTenantsSql, "add tenants"));
+  TC_RETURN_IF_ERROR(drop_request_id_unique(db));
+  return exec(db, kTenantJobIndexesSql, "index the jobs by tenant");
+}
+
 // Step i takes the database from version i to i + 1. Append; never edit a released step.
 using Step = Status (*)(sqlite3*);
-constexpr Step kSteps[] = {create_jobs_table, split_stage_devices, add_notifications,
-                           add_leases,        add_attempts,        add_job_logs};
+constexpr Step kSteps[] = {create_jobs_table, split_stage_devices, add_notifications, add_leases,
+                           add_attempts,      add_job_logs,        add_tenants};
 
 Result<int> user_version(sqlite3* db) {
   Statement statement(db, "PRAGMA user_version");

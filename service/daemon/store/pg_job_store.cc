@@ -65,6 +65,7 @@ Result<JobRecord> row_to_job(const PgRows& rows, int i) {
   row.node = rows.text(i, 18);
   row.cancel_requested = rows.integer(i, 21);
   row.not_before_ms = rows.integer(i, 22);
+  row.tenant_id = rows.text(i, 23);
   return from_columns(row);
 }
 
@@ -94,11 +95,14 @@ Result<std::vector<JobRecord>> PgJobStore::select_sql(const std::string& sql,
   return jobs;
 }
 
-Result<std::optional<JobRecord>> PgJobStore::find_one(const char* column,
-                                                      const std::string& value) {
+Result<std::optional<JobRecord>> PgJobStore::find_one(const char* column, const std::string& value,
+                                                      const std::string& tenant) {
+  PgParams params = {value};
+  if (!tenant.empty()) params.push_back(tenant);
   TC_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs,
-                      select(std::string("WHERE ") + column + " = $1", {value},
-                             std::string("find the job of ") + column + " " + value));
+                      select(std::string("WHERE ") + column + " = $1" +
+                                 (tenant.empty() ? "" : " AND tenant_id = $2"),
+                             params, std::string("find the job of ") + column + " " + value));
   if (jobs.empty()) return std::optional<JobRecord>();
   TC_ASSIGN_OR_RETURN(jobs.front().attempts, attempts_locked(jobs.front().id));
   return std::optional<JobRecord>(std::move(jobs.front()));
@@ -122,23 +126,26 @@ Result<bool> PgJobStore::insert_notifying(JobRecord& job, const Notification& no
 }
 
 Result<bool> PgJobStore::insert_locked(JobRecord& job) {
-  // ON CONFLICT: two daemons given the same request_id at once insert one job between them.
+  // ON CONFLICT: two daemons given the same request_id of one tenant at once insert one job
+  // between them.
+  PgParams params = job_params(job);
+  params.push_back(job.tenant);
   TC_ASSIGN_OR_RETURN(
       PgRows rows,
       db_->query(
           "INSERT INTO jobs (id, request_id, state, priority, labels, spec, create_ms, "
           "start_ms, end_ms, attempt, device, progress, report, error_code, "
-          "error_message, error_retryable, webhook_url, node, backend, device_path) VALUES ($1, "
-          "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, "
-          "$20) ON CONFLICT (request_id) DO NOTHING "
-          "RETURNING seq",
-          job_params(job), "insert job " + job.id));
+          "error_message, error_retryable, webhook_url, node, backend, device_path, tenant_id) "
+          "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, "
+          "$18, $19, $20, $21) ON CONFLICT (tenant_id, request_id) DO NOTHING RETURNING seq",
+          params, "insert job " + job.id));
   if (rows.size() == 1) {
     job.seq = rows.integer(0, 0);
     TC_RETURN_IF_ERROR(save_attempts_locked(job));
     return true;
   }
-  TC_ASSIGN_OR_RETURN(std::optional<JobRecord> first, find_one("request_id", job.request_id));
+  TC_ASSIGN_OR_RETURN(std::optional<JobRecord> first,
+                      find_one("request_id", job.request_id, job.tenant));
   if (!first)  // deleted between the two statements: purged, so nothing to return
     return Status(Code::kInternal, "job store: request " + job.request_id + " vanished", true);
   job = std::move(*first);
@@ -147,12 +154,13 @@ Result<bool> PgJobStore::insert_locked(JobRecord& job) {
 
 Result<std::optional<JobRecord>> PgJobStore::get(const std::string& id) {
   std::lock_guard lock(mutex_);
-  return find_one("id", id);
+  return find_one("id", id, "");
 }
 
-Result<std::optional<JobRecord>> PgJobStore::find_by_request_id(const std::string& request_id) {
+Result<std::optional<JobRecord>> PgJobStore::find_by_request_id(const std::string& tenant,
+                                                                const std::string& request_id) {
   std::lock_guard lock(mutex_);
-  return find_one("request_id", request_id);
+  return find_one("request_id", request_id, tenant);
 }
 
 Result<bool> PgJobStore::write(const JobRecord& job, const std::optional<RowState>& expected,
@@ -215,13 +223,17 @@ Result<std::vector<AttemptRecord>> PgJobStore::attempts_locked(const std::string
 }
 
 Result<std::vector<JobRecord>> PgJobStore::list(std::optional<JobState> state, int64_t before_seq,
-                                                int limit) {
+                                                int limit, const std::string& tenant) {
   std::lock_guard lock(mutex_);
   PgParams params = {text_of(before_seq > 0 ? before_seq : INT64_MAX), text_of(limit)};
   std::string where = "WHERE seq < $1";
   if (state) {
-    where += " AND state = $3";
     params.push_back(text_of(static_cast<int64_t>(*state)));
+    where += " AND state = $" + std::to_string(params.size());
+  }
+  if (!tenant.empty()) {
+    params.push_back(tenant);
+    where += " AND tenant_id = $" + std::to_string(params.size());
   }
   return select(where + " ORDER BY seq DESC LIMIT $2", params, "list jobs");
 }

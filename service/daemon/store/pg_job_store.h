@@ -13,6 +13,7 @@
 #include "service/daemon/store/node_registry.h"
 #include "service/daemon/store/outbox.h"
 #include "service/daemon/store/pg_connection.h"
+#include "service/daemon/store/tenant_directory.h"
 
 namespace tc::daemon {
 
@@ -20,7 +21,8 @@ class PgJobStore final : public JobQueue,
                          public Outbox,
                          public NodeRegistry,
                          public LeaseTable,
-                         public JobLogs {
+                         public JobLogs,
+                         public TenantDirectory {
  public:
   // Connects and brings the schema to this binary's version (pg_schema.h).
   static Result<std::unique_ptr<PgJobStore>> open(const std::string& url,
@@ -31,11 +33,12 @@ class PgJobStore final : public JobQueue,
   Result<bool> insert_notifying(JobRecord& job,
                                 const Notification& notice) override;  // pg_outbox.cc
   Result<std::optional<JobRecord>> get(const std::string& id) override;
-  Result<std::optional<JobRecord>> find_by_request_id(const std::string& request_id) override;
+  Result<std::optional<JobRecord>> find_by_request_id(const std::string& tenant,
+                                                      const std::string& request_id) override;
   Result<bool> write(const JobRecord& job, const std::optional<RowState>& expected,
                      const Notification* notice) override;
-  Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq,
-                                      int limit) override;
+  Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq, int limit,
+                                      const std::string& tenant) override;
   Result<int> count_in_state(JobState state) override;
   Result<int> purge_ended_before(int64_t end_ms) override;
   // Claims and cancels: the end of pg_job_store.cc.
@@ -71,10 +74,20 @@ class PgJobStore final : public JobQueue,
                     const std::vector<JobLogLine>& lines) override;
   Result<JobLog> read_log(const std::string& id, int attempt) override;
 
+  // TenantDirectory: pg_tenants.cc.
+  Result<bool> create_tenant(const TenantRecord& tenant) override;
+  Result<std::vector<TenantRecord>> list_tenants() override;
+  Result<std::optional<TenantRecord>> find_tenant(const std::string& id) override;
+  Status add_key(const ApiKeyRecord& key) override;
+  Result<std::optional<KeyGrant>> find_key(const std::string& key_id) override;
+  Result<bool> revoke_key(const std::string& key_id, int64_t now_ms) override;
+
  private:
   PgJobStore(std::unique_ptr<PgConnection> db, std::string url, std::string password)
       : db_(std::move(db)), url_(std::move(url)), password_(std::move(password)) {}
-  Result<std::optional<JobRecord>> find_one(const char* column, const std::string& value);
+  // The job whose `column` is `value`, of `tenant` when not empty.
+  Result<std::optional<JobRecord>> find_one(const char* column, const std::string& value,
+                                            const std::string& tenant);
   Result<std::vector<JobRecord>> select(const std::string& where, const PgParams& params,
                                         const std::string& what);
   Result<std::vector<JobRecord>> select_sql(const std::string& sql, const PgParams& params,

@@ -6,6 +6,7 @@
 #include "service/daemon/store/attempt_columns.h"
 #include "service/daemon/store/job_log_sql.h"
 #include "service/daemon/store/lease_sql.h"
+#include "service/daemon/store/tenant_sql.h"
 
 namespace tc::daemon {
 namespace {
@@ -91,11 +92,18 @@ std::string add_leases() {
   return std::string(kAddLeasesSql) + kNotifyJobChanges;
 }
 
+// Version 7: tenants (tenant_sql.h). The column's UNIQUE, named by PostgreSQL's rule
+// (<table>_<column>_key), gives way to the per-tenant index.
+std::string add_tenants() {
+  return std::string(kAddTenantsSql) + "ALTER TABLE jobs DROP CONSTRAINT jobs_request_id_key;\n" +
+         kTenantJobIndexesSql;
+}
+
 // Step i takes the database from version i to i + 1. Append; never edit a released step.
 // Version 5: the attempt history and the retry backoff (attempt_columns.h). Version 6: each
-// job's own log lines (job_log_sql.h).
-const std::string kSteps[] = {kCreateJobs,  kCreateNodes,    kAddNotifications,
-                              add_leases(), kAddAttemptsSql, kCreateJobLogsSql};
+// job's own log lines (job_log_sql.h). Version 7: tenants and their keys (tenant_sql.h).
+const std::string kSteps[] = {kCreateJobs,     kCreateNodes,      kAddNotifications, add_leases(),
+                              kAddAttemptsSql, kCreateJobLogsSql, add_tenants()};
 
 // Any constant both daemons agree on: "tcschema".
 constexpr const char* kMigrationLock = "SELECT pg_advisory_xact_lock(8386385893716369773)";

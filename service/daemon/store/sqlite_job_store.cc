@@ -46,6 +46,7 @@ Result<JobRecord> row_to_job(Statement& s) {
   row.node = s.text_at(18);
   row.cancel_requested = s.int_at(21);
   row.not_before_ms = s.int_at(22);
+  row.tenant_id = s.text_at(23);
   return from_columns(row);
 }
 
@@ -182,19 +183,23 @@ Result<bool> SqliteJobStore::insert_notifying(JobRecord& job, const Notification
 
 Result<bool> SqliteJobStore::insert_locked(JobRecord& job) {
   if (!job.request_id.empty()) {
-    Statement find(db_, std::string("SELECT ") + kColumns + " FROM jobs WHERE request_id = ?");
-    find.bind(1, job.request_id);
+    Statement find(db_, std::string("SELECT ") + kColumns +
+                            " FROM jobs WHERE tenant_id = ? AND request_id = ?");
+    find.bind(1, job.tenant);
+    find.bind(2, job.request_id);
     if (find.step() == SQLITE_ROW) {
       TC_ASSIGN_OR_RETURN(job, row_to_job(find));
       return false;
     }
   }
   Statement s(
-      db_, std::string("INSERT INTO jobs (") + kColumns +
-               ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0)");
+      db_,
+      std::string("INSERT INTO jobs (") + kColumns +
+          ") VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?)");
   if (!s.ok()) return db_error(db_, "prepare insert");
   s.bind(1, job.id);
   bind_fields(s, 2, job);
+  s.bind(21, job.tenant);
   if (s.step() != SQLITE_DONE) return db_error(db_, "insert job " + job.id);
   job.seq = sqlite3_last_insert_rowid(db_);
   TC_RETURN_IF_ERROR(save_attempts_locked(job));
@@ -202,11 +207,14 @@ Result<bool> SqliteJobStore::insert_locked(JobRecord& job) {
 }
 
 Result<std::optional<JobRecord>> SqliteJobStore::find_one(const char* column,
-                                                          const std::string& value) {
+                                                          const std::string& value,
+                                                          const std::string& tenant) {
   std::lock_guard lock(mutex_);
-  Statement s(db_, std::string("SELECT ") + kColumns + " FROM jobs WHERE " + column + " = ?");
+  Statement s(db_, std::string("SELECT ") + kColumns + " FROM jobs WHERE " + column + " = ?" +
+                       (tenant.empty() ? "" : " AND tenant_id = ?"));
   if (!s.ok()) return db_error(db_, std::string("prepare find by ") + column);
   s.bind(1, value);
+  if (!tenant.empty()) s.bind(2, tenant);
   int rc = s.step();
   if (rc == SQLITE_DONE) return std::optional<JobRecord>();
   if (rc != SQLITE_ROW) return db_error(db_, std::string("find ") + column + " " + value);
@@ -216,11 +224,12 @@ Result<std::optional<JobRecord>> SqliteJobStore::find_one(const char* column,
 }
 
 Result<std::optional<JobRecord>> SqliteJobStore::get(const std::string& id) {
-  return find_one("id", id);
+  return find_one("id", id, "");
 }
 
-Result<std::optional<JobRecord>> SqliteJobStore::find_by_request_id(const std::string& request_id) {
-  return find_one("request_id", request_id);
+Result<std::optional<JobRecord>> SqliteJobStore::find_by_request_id(const std::string& tenant,
+                                                                    const std::string& request_id) {
+  return find_one("request_id", request_id, tenant);
 }
 
 Result<bool> SqliteJobStore::write(const JobRecord& job, const std::optional<RowState>& expected,
@@ -291,16 +300,19 @@ Result<std::vector<AttemptRecord>> SqliteJobStore::attempts_locked(const std::st
 }
 
 Result<std::vector<JobRecord>> SqliteJobStore::list(std::optional<JobState> state,
-                                                    int64_t before_seq, int limit) {
+                                                    int64_t before_seq, int limit,
+                                                    const std::string& tenant) {
   std::lock_guard lock(mutex_);
   std::string sql = std::string("SELECT ") + kColumns + " FROM jobs WHERE seq < ?";
   if (state) sql += " AND state = ?";
+  if (!tenant.empty()) sql += " AND tenant_id = ?";
   sql += " ORDER BY seq DESC LIMIT ?";
   Statement s(db_, sql);
   if (!s.ok()) return db_error(db_, "prepare list");
   int i = 1;
   s.bind(i++, before_seq > 0 ? before_seq : INT64_MAX);
   if (state) s.bind(i++, static_cast<int64_t>(*state));
+  if (!tenant.empty()) s.bind(i++, tenant);
   s.bind(i, int64_t{limit});
   return collect(db_, s);
 }

@@ -12,6 +12,7 @@
 #include "service/daemon/store/lease_table.h"
 #include "service/daemon/store/node_registry.h"
 #include "service/daemon/store/outbox.h"
+#include "service/daemon/store/tenant_directory.h"
 
 struct sqlite3;
 
@@ -23,7 +24,8 @@ class SqliteJobStore final : public JobQueue,
                              public Outbox,
                              public NodeRegistry,
                              public LeaseTable,
-                             public JobLogs {
+                             public JobLogs,
+                             public TenantDirectory {
  public:
   // Creates the directory's database when missing. kInternal names the file on failure.
   static Result<std::unique_ptr<SqliteJobStore>> open(const std::string& state_dir);
@@ -35,11 +37,12 @@ class SqliteJobStore final : public JobQueue,
   Result<bool> insert(JobRecord& job) override;
   Result<bool> insert_notifying(JobRecord& job, const Notification& notice) override;
   Result<std::optional<JobRecord>> get(const std::string& id) override;
-  Result<std::optional<JobRecord>> find_by_request_id(const std::string& request_id) override;
+  Result<std::optional<JobRecord>> find_by_request_id(const std::string& tenant,
+                                                      const std::string& request_id) override;
   Result<bool> write(const JobRecord& job, const std::optional<RowState>& expected,
                      const Notification* notice) override;
-  Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq,
-                                      int limit) override;
+  Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq, int limit,
+                                      const std::string& tenant) override;
   Result<int> count_in_state(JobState state) override;
   Result<int> purge_ended_before(int64_t end_ms) override;
   // One daemon owns an SQLite store, so claims need no locking beyond its transaction.
@@ -75,10 +78,20 @@ class SqliteJobStore final : public JobQueue,
                     const std::vector<JobLogLine>& lines) override;
   Result<JobLog> read_log(const std::string& id, int attempt) override;
 
+  // TenantDirectory: sqlite_tenants.cc.
+  Result<bool> create_tenant(const TenantRecord& tenant) override;
+  Result<std::vector<TenantRecord>> list_tenants() override;
+  Result<std::optional<TenantRecord>> find_tenant(const std::string& id) override;
+  Status add_key(const ApiKeyRecord& key) override;
+  Result<std::optional<KeyGrant>> find_key(const std::string& key_id) override;
+  Result<bool> revoke_key(const std::string& key_id, int64_t now_ms) override;
+
  private:
   explicit SqliteJobStore(sqlite3* db) : db_(db) {}
   Status exec(const char* sql);
-  Result<std::optional<JobRecord>> find_one(const char* column, const std::string& value);
+  // The job whose `column` is `value`, of `tenant` when not empty.
+  Result<std::optional<JobRecord>> find_one(const char* column, const std::string& value,
+                                            const std::string& tenant);
   // The bodies of insert and update, mutex_ held.
   Result<bool> insert_locked(JobRecord& job);
   Result<bool> update_locked(const JobRecord& job, const std::optional<RowState>& expected);

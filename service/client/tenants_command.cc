@@ -1,0 +1,94 @@
+// `transcode tenants ...`: the tenants and their API keys (docs/tenants.md), through the admin
+// RPCs. key-create prints the new key alone on stdout, so that a script captures it; it is
+// never shown again.
+#include <cstdio>
+#include <iostream>
+
+#include "service/client/commands.h"
+#include "service/client/job_view.h"
+#include "service/common/exit_codes.h"
+#include "transcode/v1/transcoder.grpc.pb.h"
+
+namespace tc::client {
+namespace {
+
+std::unique_ptr<pb::Transcoder::Stub> stub_of(const Connection& connection) {
+  return pb::Transcoder::NewStub(make_channel(connection));
+}
+
+void print_tenant(const pb::Tenant& tenant) {
+  std::string roots;
+  for (const std::string& root : tenant.media_roots()) roots += " " + root;
+  std::printf("%s: %s, weight %d, media roots:%s\n", tenant.id().c_str(), tenant.role().c_str(),
+              tenant.weight(), roots.empty() ? " -" : roots.c_str());
+}
+
+}  // namespace
+
+int tenant_create_command(const TenantArgs& args, const Connection& connection) {
+  grpc::ClientContext context;
+  prepare_context(context, connection);
+  pb::CreateTenantRequest request;
+  request.set_id(args.name);
+  request.set_admin(args.admin);
+  request.set_weight(args.weight);
+  for (const std::string& root : args.media_roots) request.add_media_roots(root);
+  pb::Tenant tenant;
+  grpc::Status status = stub_of(connection)->CreateTenant(&context, request, &tenant);
+  if (!status.ok()) return rpc_failure(status);
+  if (args.json)
+    std::cout << to_json(tenant);
+  else
+    print_tenant(tenant);
+  return kExitOk;
+}
+
+int tenant_list_command(bool json, const Connection& connection) {
+  grpc::ClientContext context;
+  prepare_context(context, connection);
+  pb::ListTenantsResponse tenants;
+  grpc::Status status =
+      stub_of(connection)->ListTenants(&context, pb::ListTenantsRequest(), &tenants);
+  if (!status.ok()) return rpc_failure(status);
+  if (json) {
+    std::cout << to_json(tenants);
+    return kExitOk;
+  }
+  for (const pb::Tenant& tenant : tenants.tenants()) print_tenant(tenant);
+  return kExitOk;
+}
+
+int key_create_command(const std::string& tenant, bool json, const Connection& connection) {
+  grpc::ClientContext context;
+  prepare_context(context, connection);
+  pb::CreateApiKeyRequest request;
+  request.set_tenant(tenant);
+  pb::ApiKey key;
+  grpc::Status status = stub_of(connection)->CreateApiKey(&context, request, &key);
+  if (!status.ok()) return rpc_failure(status);
+  if (json) {
+    std::cout << to_json(key);
+    return kExitOk;
+  }
+  std::printf("%s\n", key.key().c_str());
+  std::fprintf(stderr, "transcode: key %s of tenant %s: shown once, keep it now\n",
+               key.key_id().c_str(), key.tenant().c_str());
+  return kExitOk;
+}
+
+int key_revoke_command(const std::string& key_id, bool json, const Connection& connection) {
+  grpc::ClientContext context;
+  prepare_context(context, connection);
+  pb::RevokeApiKeyRequest request;
+  request.set_key_id(key_id);
+  pb::ApiKey key;
+  grpc::Status status = stub_of(connection)->RevokeApiKey(&context, request, &key);
+  if (!status.ok()) return rpc_failure(status);
+  if (json)
+    std::cout << to_json(key);
+  else
+    std::printf("key %s of tenant %s: revoked\n", key.key_id().c_str(), key.tenant().c_str());
+  return kExitOk;
+}
+
+}  // namespace tc::client

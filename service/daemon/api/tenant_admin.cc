@@ -1,0 +1,108 @@
+#include "service/daemon/api/tenant_admin.h"
+
+#include <google/protobuf/util/time_util.h>
+
+#include "pipeline/core/user_text.h"
+#include "service/daemon/jobs/job_service.h"
+#include "service/daemon/model/job_record.h"
+#include "service/daemon/policy/request_policy.h"
+
+namespace tc::daemon {
+namespace {
+
+namespace pb = transcode::v1;
+using google::protobuf::util::TimeUtil;
+
+ApiStatus admins_only(const Caller& caller) {
+  if (caller.admin) return {};
+  return {ApiCode::kPermissionDenied,
+          "tenant " + caller.tenant + " is not an admin: managing tenants needs an admin's key"};
+}
+
+ApiStatus invalid(const std::string& field, const Status& why) {
+  return {ApiCode::kInvalidArgument, ApiReason::kInvalidField, field, why.message()};
+}
+
+void tenant_to_proto(const TenantRecord& tenant, pb::Tenant& out) {
+  out.set_id(tenant.id);
+  out.set_role(std::string(role_name(tenant.role)));
+  for (const std::string& root : tenant.media_roots) out.add_media_roots(root);
+  out.set_weight(tenant.weight);
+  *out.mutable_create_time() = TimeUtil::MillisecondsToTimestamp(tenant.create_ms);
+}
+
+void key_to_proto(const ApiKeyRecord& key, pb::ApiKey& out) {
+  out.set_key_id(key.key_id);
+  out.set_tenant(key.tenant);
+  *out.mutable_create_time() = TimeUtil::MillisecondsToTimestamp(key.created_ms);
+  if (key.revoked_ms != 0)
+    *out.mutable_revoke_time() = TimeUtil::MillisecondsToTimestamp(key.revoked_ms);
+}
+
+ApiStatus unknown_tenant(const std::string& id) {
+  return {ApiCode::kNotFound, ApiReason::kUnspecified, "tenant",
+          "tenant " + quote_value(id) + " not found"};
+}
+
+}  // namespace
+
+ApiStatus TenantAdmin::create_tenant(const Caller& caller, const pb::CreateTenantRequest& request,
+                                     pb::Tenant& reply) {
+  TC_API_RETURN_IF_ERROR(admins_only(caller));
+  if (Status name = check_tenant_name(request.id(), "id"); !name.is_ok())
+    return invalid("id", name);
+  if (request.weight() < 0)
+    return {ApiCode::kInvalidArgument, ApiReason::kInvalidField, "weight",
+            "must be 1 or more (0: the default, 1)"};
+  std::vector<std::string> roots(request.media_roots().begin(), request.media_roots().end());
+  TC_API_RETURN_IF_ERROR(check_tenant_roots(roots, node_roots_, "media_roots"));
+  TenantRecord tenant{request.id(), request.admin() ? TenantRole::kAdmin : TenantRole::kTenant,
+                      roots, request.weight() == 0 ? 1 : request.weight(), now_ms()};
+  Result<bool> created = tenants_.create_tenant(tenant);
+  if (!created.is_ok()) return store_failure(created.status());
+  if (!*created)
+    return {ApiCode::kAlreadyExists, "tenant " + quote_value(tenant.id) + " already exists"};
+  tenant_to_proto(tenant, reply);
+  return {};
+}
+
+ApiStatus TenantAdmin::list_tenants(const Caller& caller, pb::ListTenantsResponse& reply) {
+  TC_API_RETURN_IF_ERROR(admins_only(caller));
+  Result<std::vector<TenantRecord>> tenants = tenants_.list_tenants();
+  if (!tenants.is_ok()) return store_failure(tenants.status());
+  for (const TenantRecord& tenant : *tenants) tenant_to_proto(tenant, *reply.add_tenants());
+  return {};
+}
+
+ApiStatus TenantAdmin::create_key(const Caller& caller, const pb::CreateApiKeyRequest& request,
+                                  pb::ApiKey& reply) {
+  TC_API_RETURN_IF_ERROR(admins_only(caller));
+  if (Status name = check_tenant_name(request.tenant(), "tenant"); !name.is_ok())
+    return invalid("tenant", name);
+  Result<std::optional<TenantRecord>> tenant = tenants_.find_tenant(request.tenant());
+  if (!tenant.is_ok()) return store_failure(tenant.status());
+  if (!*tenant) return unknown_tenant(request.tenant());
+  Result<NewApiKey> key = make_api_key(request.tenant(), now_ms());
+  if (!key.is_ok()) return {ApiCode::kInternal, key.status().message()};
+  if (Status added = tenants_.add_key(key->record); !added.is_ok()) return store_failure(added);
+  key_to_proto(key->record, reply);
+  reply.set_key(key->full);
+  return {};
+}
+
+ApiStatus TenantAdmin::revoke_key(const Caller& caller, const pb::RevokeApiKeyRequest& request,
+                                  pb::ApiKey& reply) {
+  TC_API_RETURN_IF_ERROR(admins_only(caller));
+  TC_API_RETURN_IF_ERROR(check_length(request.key_id(), kMaxIdBytes, "key_id"));
+  Result<bool> revoked = tenants_.revoke_key(request.key_id(), now_ms());
+  if (!revoked.is_ok()) return store_failure(revoked.status());
+  Result<std::optional<KeyGrant>> grant = tenants_.find_key(request.key_id());
+  if (!grant.is_ok()) return store_failure(grant.status());
+  if (!*revoked || !*grant)
+    return {ApiCode::kNotFound, ApiReason::kUnspecified, "key_id",
+            "API key " + quote_value(request.key_id()) + " not found"};
+  key_to_proto((*grant)->key, reply);
+  return {};
+}
+
+}  // namespace tc::daemon

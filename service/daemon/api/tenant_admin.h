@@ -1,0 +1,35 @@
+// The tenant RPCs (CreateTenant, ListTenants, CreateApiKey, RevokeApiKey): an admin's calls
+// alone. A tenant's key gets PERMISSION_DENIED here: these are not jobs, whose existence a
+// NOT_FOUND hides, and a tenant knows it is not an admin.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "service/daemon/model/api_status.h"
+#include "service/daemon/model/tenant.h"
+#include "service/daemon/store/tenant_directory.h"
+#include "transcode/v1/transcoder.pb.h"
+
+namespace tc::daemon {
+
+class TenantAdmin {
+ public:
+  // `node_roots`: the node's media roots (canonical), which a tenant's must lie in.
+  TenantAdmin(TenantDirectory& tenants, std::vector<std::string> node_roots)
+      : tenants_(tenants), node_roots_(std::move(node_roots)) {}
+
+  ApiStatus create_tenant(const Caller& caller, const transcode::v1::CreateTenantRequest& request,
+                          transcode::v1::Tenant& reply);
+  ApiStatus list_tenants(const Caller& caller, transcode::v1::ListTenantsResponse& reply);
+  ApiStatus create_key(const Caller& caller, const transcode::v1::CreateApiKeyRequest& request,
+                       transcode::v1::ApiKey& reply);
+  ApiStatus revoke_key(const Caller& caller, const transcode::v1::RevokeApiKeyRequest& request,
+                       transcode::v1::ApiKey& reply);
+
+ private:
+  TenantDirectory& tenants_;
+  const std::vector<std::string> node_roots_;
+};
+
+}  // namespace tc::daemon

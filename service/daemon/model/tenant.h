@@ -1,0 +1,84 @@
+// Tenants: the teams sharing one fleet (docs/tenants.md). A tenant has a name, a role, the media
+// roots its jobs may read and write, and a weight (kept for fair share; not used yet). Callers
+// prove who they are with an API key, `tck_<key id>_<secret>`: the key id is public and names the
+// stored row, only the secret's SHA-256 is stored. The static token (auth_token_file), or no
+// token configured, acts as the admin of tenant "default", which owns every job made before
+// tenants existed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pipeline/core/status.h"
+
+namespace tc::daemon {
+
+inline constexpr const char* kDefaultTenant = "default";
+
+enum class TenantRole { kTenant, kAdmin };
+std::string_view role_name(TenantRole role);  // "tenant", "admin"
+std::optional<TenantRole> parse_role(std::string_view name);
+
+struct TenantRecord {
+  std::string id;  // 1-63 of [a-z0-9-] (check_tenant_name)
+  TenantRole role = TenantRole::kTenant;
+  std::vector<std::string> media_roots;  // as given; each a node root or inside one
+  int weight = 1;                        // >= 1
+  int64_t create_ms = 0;
+};
+
+// A stored key: never its secret.
+struct ApiKeyRecord {
+  std::string key_id;
+  std::string tenant;
+  std::string secret_sha256;  // lowercase hex
+  int64_t created_ms = 0;
+  int64_t revoked_ms = 0;  // 0 = valid
+};
+
+// A key with its tenant: what one authenticating read returns.
+struct KeyGrant {
+  ApiKeyRecord key;
+  TenantRecord tenant;
+};
+
+// Who makes a call, as authentication resolved it. `media_roots` empty for an admin: the node's.
+struct Caller {
+  std::string tenant = kDefaultTenant;
+  bool admin = true;
+  std::vector<std::string> media_roots;
+
+  // Whether this caller may see (read, watch, cancel) a job of `job_tenant`.
+  bool sees(const std::string& job_tenant) const { return admin || job_tenant == tenant; }
+  // The tenant a listing is limited to: empty (every tenant) for an admin.
+  std::string list_scope() const { return admin ? std::string() : tenant; }
+};
+
+// kInvalidArgument naming `field` unless `name` is 1-63 characters of [a-z0-9-].
+Status check_tenant_name(std::string_view name, std::string_view field);
+
+// A new key: `full` is shown to its owner once; `record` is what is stored.
+struct NewApiKey {
+  std::string full;  // tck_<key id>_<secret>
+  ApiKeyRecord record;
+};
+// kInternal when the system's random source fails.
+Result<NewApiKey> make_api_key(const std::string& tenant, int64_t now_ms);
+
+// A presented key's parts; nullopt when it is not of the form tck_<key id>_<secret>.
+struct PresentedKey {
+  std::string key_id;
+  std::string secret;
+};
+std::optional<PresentedKey> parse_api_key(std::string_view text);
+bool looks_like_api_key(std::string_view text);  // starts with "tck_"
+
+// SHA-256 of `secret` as lowercase hex.
+std::string secret_digest(std::string_view secret);
+// Whether `secret` hashes to `stored_hex`, compared in constant time (CRYPTO_memcmp).
+bool secret_matches(std::string_view secret, const std::string& stored_hex);
+
+}  // namespace tc::daemon

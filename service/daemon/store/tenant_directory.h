@@ -1,0 +1,35 @@
+// The job store's tenant role: the tenants and their API keys (model/tenant.h), read by every
+// authenticated call and written by the admin RPCs. Both engines play it (sqlite_tenants.cc,
+// pg_tenants.cc); the contract is tests/daemon/store_contract_test.cc. There is no cache: a key
+// is looked up on each call (one primary-key read), so a revocation holds at once on every node
+// that shares the store.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipeline/core/status.h"
+#include "service/daemon/model/tenant.h"
+
+namespace tc::daemon {
+
+class TenantDirectory {
+ public:
+  virtual ~TenantDirectory() = default;
+
+  // Adds `tenant`; false, with nothing written, when one of that id exists.
+  virtual Result<bool> create_tenant(const TenantRecord& tenant) = 0;
+  // Every tenant, by id ("default" among them).
+  virtual Result<std::vector<TenantRecord>> list_tenants() = 0;
+  virtual Result<std::optional<TenantRecord>> find_tenant(const std::string& id) = 0;
+  // Stores a new key (its tenant exists: the caller checked).
+  virtual Status add_key(const ApiKeyRecord& key) = 0;
+  // Key `key_id` with its tenant, revoked or not; nullopt when there is none.
+  virtual Result<std::optional<KeyGrant>> find_key(const std::string& key_id) = 0;
+  // Marks key `key_id` revoked at `now_ms`; false when there is no such key. Revoking a revoked
+  // key keeps its first time.
+  virtual Result<bool> revoke_key(const std::string& key_id, int64_t now_ms) = 0;
+};
+
+}  // namespace tc::daemon
