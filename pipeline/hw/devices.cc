@@ -414,7 +414,8 @@ void name_pci_device(int fd, HwDevice& device) {
       drm_device->deviceinfo.pci->vendor_id == 0x8086) {
     uint16_t id = drm_device->deviceinfo.pci->device_id;
     device.model = intel_model_name(id);
-    set_vpp_ten_bit(intel_generation_of(id), device);
+    device.generation = intel_generation_of(id);
+    set_vpp_ten_bit(device.generation, device);
   }
   drmFreeDevice(&drm_device);
 }
@@ -580,15 +581,22 @@ void discover_vulkan(HwInventory& inventory) {
 
 // A QSV device per usable VA-API node, derived from the node's VA-API device; that needs libmfx
 // (Media SDK, up to Gen12) or oneVPL's runtime (Gen12 and newer), which FFmpeg loads only here.
+// A node whose generation has no runtime for this build is not tried; each note names the
+// generation found, or says it could not be told.
 void discover_qsv(HwInventory& inventory) {
   std::vector<HwDevice> found;
+  QsvRuntime runtime = this_build_qsv_runtime();
   for (const HwDevice& node : inventory.devices) {
     if (node.backend != BackendKind::kVaapi || !node.usable()) continue;
+    std::string refusal = intel_qsv_node_refusal(node.generation, node.model, runtime);
+    if (!refusal.empty()) {
+      inventory.notes.push_back("qsv " + node.path + ": " + refusal);
+      continue;
+    }
     Result<av::BufferRefPtr> qsv_device = open_hw_device(AV_HWDEVICE_TYPE_QSV, node.path);
     if (!qsv_device.is_ok()) {
-      inventory.notes.push_back("qsv " + node.path + ": " + qsv_device.status().message() +
-                                " (QSV needs the Media SDK runtime libmfx1 up to Gen12, or "
-                                "oneVPL's libmfx-gen1.2 on Gen12 and newer)");
+      inventory.notes.push_back("qsv " + node.path + ": " + qsv_device.status().message() + " (" +
+                                intel_qsv_open_hint(node.generation, node.model) + ")");
       continue;
     }
     found.push_back(qsv_device_on(node));

@@ -91,6 +91,9 @@ struct HwDevice {
   std::vector<DecodeProfile> decode_profiles;
   // The GPU by its PCI id, "Arc A380 (DG2)"; empty when the id is not in our table.
   std::string model;
+  // Its generation of intel_profiles.h ("kbl"), by the PCI id or the assumed profile; empty when
+  // not known (an id not in the table, other backends).
+  std::string generation;
   // Empty when usable; else why not ("driver amdgpu is not an Intel GPU driver").
   std::string unusable_reason;
 

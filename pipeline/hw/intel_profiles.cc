@@ -325,6 +325,7 @@ HwDevice device_of(const Generation& generation, bool huc, std::string_view driv
   device.driver = driver;
   device.vendor = "Intel iHD driver (assumed: " + std::string(generation.key) + ")";
   device.model = std::string(generation.name);
+  device.generation = generation.key;
   // On xe the driver lists VDEnc's bitrate modes whether or not HuC runs (va_caps.h): the
   // profile answers as the driver would, then discovery's gate applies.
   bool xe = driver == "xe";

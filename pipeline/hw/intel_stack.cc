@@ -112,4 +112,30 @@ Status intel_qsv_runtime(std::string_view generation_key, QsvRuntime runtime) {
                     "drives the same engines");
 }
 
+namespace {
+
+// "UHD Graphics 630 (CFL), generation kbl" or "generation not known (its PCI id is not in
+// our table)".
+std::string gpu_found(std::string_view generation_key, std::string_view model) {
+  if (generation_key.empty()) return "generation not known (its PCI id is not in our table)";
+  std::string found = model.empty() ? std::string() : std::string(model) + ", ";
+  return found + "generation " + std::string(generation_key);
+}
+
+}  // namespace
+
+std::string intel_qsv_node_refusal(std::string_view generation_key, std::string_view model,
+                                   QsvRuntime runtime) {
+  if (runtime != QsvRuntime::kNone && generation_key.empty()) return {};
+  Status status = intel_qsv_runtime(generation_key, runtime);
+  if (status.is_ok()) return {};
+  return status.message() + " (this GPU: " + gpu_found(generation_key, model) + ")";
+}
+
+std::string intel_qsv_open_hint(std::string_view generation_key, std::string_view model) {
+  return "QSV needs Intel Media SDK's runtime libmfx1 from Broadwell to Gen12, or oneVPL's "
+         "libmfx-gen1.2 from Gen12 (Tiger Lake); this GPU: " +
+         gpu_found(generation_key, model);
+}
+
 }  // namespace tc

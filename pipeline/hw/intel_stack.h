@@ -40,4 +40,14 @@ QsvRuntime this_build_qsv_runtime();
 // kUnsupported saying which runtime the generation needs and that this build has none.
 Status intel_qsv_runtime(std::string_view generation_key, QsvRuntime runtime);
 
+// Why discovery does not open QSV on a node of `generation_key` ("" = not known) and `model`
+// (its name by PCI id) in a build whose FFmpeg uses `runtime`: intel_qsv_runtime's refusal,
+// naming the GPU found; empty where QSV is worth opening (a known generation with a runtime,
+// or an unknown one, which only opening can tell).
+std::string intel_qsv_node_refusal(std::string_view generation_key, std::string_view model,
+                                   QsvRuntime runtime);
+// What a failed QSV open on such a node is told: which runtime which generations need, and
+// which generation this GPU was found to be, or that its PCI id did not tell.
+std::string intel_qsv_open_hint(std::string_view generation_key, std::string_view model);
+
 }  // namespace tc

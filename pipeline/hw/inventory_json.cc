@@ -23,6 +23,7 @@ nlohmann::json device_to_json(const HwDevice& device) {
                          {"can_scale", device.can_scale},
                          {"decode_profiles", device.decode_profiles},
                          {"model", device.model},
+                         {"generation", device.generation},
                          {"unusable_reason", device.unusable_reason}};
   if (device.ordinal) json["ordinal"] = *device.ordinal;              // absent for DRM nodes
   if (device.can_tonemap) json["can_tonemap"] = *device.can_tonemap;  // absent: not probed
@@ -45,6 +46,7 @@ Result<HwDevice> device_from_json(const nlohmann::json& json) {
   json.at("can_scale").get_to(device.can_scale);
   json.at("decode_profiles").get_to(device.decode_profiles);
   json.at("model").get_to(device.model);
+  if (json.contains("generation")) json.at("generation").get_to(device.generation);
   json.at("unusable_reason").get_to(device.unusable_reason);
   if (json.contains("ordinal")) device.ordinal = json.at("ordinal").get<unsigned>();
   if (json.contains("can_tonemap")) device.can_tonemap = json.at("can_tonemap").get<bool>();

@@ -61,6 +61,7 @@ HwDevice every_field_set() {
   device.vpp_writes_ten_bit = false;
   device.decode_profiles = {{23, "HEVCMain422_10", AV_CODEC_ID_HEVC, 10, 422, 8192, 4096}};
   device.model = "Arc A380 (DG2)";
+  device.generation = "dg2";
   device.unusable_reason = "render node busy";
   return device;
 }
@@ -110,17 +111,19 @@ void expect_same(const DecodeProfile& got, const DecodeProfile& want) {
 void expect_same(const HwDevice& got, const HwDevice& want) {
   const auto& [backend, path, ordinal, driver, vendor, decode, encode, encode_unavailable,
                can_scale, can_tonemap, vpp_reads_ten_bit, vpp_writes_ten_bit, decode_profiles,
-               model, unusable_reason] = got;
+               model, generation, unusable_reason] = got;
   const auto& [w_backend, w_path, w_ordinal, w_driver, w_vendor, w_decode, w_encode,
                w_encode_unavailable, w_can_scale, w_can_tonemap, w_vpp_reads_ten_bit,
-               w_vpp_writes_ten_bit, w_decode_profiles, w_model, w_unusable_reason] = want;
+               w_vpp_writes_ten_bit, w_decode_profiles, w_model, w_generation, w_unusable_reason] =
+      want;
   const HwDevice d;
   EXPECT_TRUE(w_backend != d.backend && w_path != d.path && w_ordinal != d.ordinal &&
               w_driver != d.driver && w_vendor != d.vendor && w_decode != d.decode &&
               !w_encode.empty() && !w_encode_unavailable.empty() && w_can_scale != d.can_scale &&
               w_can_tonemap != d.can_tonemap && w_vpp_reads_ten_bit != d.vpp_reads_ten_bit &&
               w_vpp_writes_ten_bit != d.vpp_writes_ten_bit && !w_decode_profiles.empty() &&
-              w_model != d.model && w_unusable_reason != d.unusable_reason);
+              w_model != d.model && w_generation != d.generation &&
+              w_unusable_reason != d.unusable_reason);
   EXPECT_EQ(backend, w_backend);
   EXPECT_EQ(path, w_path);
   EXPECT_EQ(ordinal, w_ordinal);
@@ -141,6 +144,7 @@ void expect_same(const HwDevice& got, const HwDevice& want) {
   for (size_t i = 0; i < decode_profiles.size(); ++i)
     expect_same(decode_profiles[i], w_decode_profiles[i]);
   EXPECT_EQ(model, w_model);
+  EXPECT_EQ(generation, w_generation) << "generation";
   EXPECT_EQ(unusable_reason, w_unusable_reason);
 }
 

@@ -108,6 +108,40 @@ TEST(IntelQsv, GenerationsBeforeGen12HaveNoOneVplRuntime) {
   EXPECT_EQ(intel_profile_key("cfl:no-huc"), "kbl");
 }
 
+// On a real node discovery does not open QSV where the node's generation (by its PCI id) has no
+// runtime in this build, and says which GPU it found; where the id does not tell, it opens, and
+// a failure says that the generation is not known.
+TEST(IntelQsv, ANodesRefusalNamesTheGenerationFoundOrThatItIsNotKnown) {
+  std::string refusal =
+      intel_qsv_node_refusal("kbl", "UHD Graphics 630 (CFL)", QsvRuntime::kOneVpl);
+  EXPECT_NE(refusal.find("QSV on kbl needs Intel Media SDK's runtime (libmfx1"), std::string::npos)
+      << refusal;
+  EXPECT_NE(refusal.find("(this GPU: UHD Graphics 630 (CFL), generation kbl)"), std::string::npos)
+      << refusal;
+  for (const char* key : {"bdw", "skl", "bxt", "icl", "ehl"})
+    EXPECT_NE(intel_qsv_node_refusal(key, "", QsvRuntime::kOneVpl)
+                  .find(std::string("(this GPU: generation ") + key + ")"),
+              std::string::npos)
+        << key;
+  EXPECT_EQ(intel_qsv_node_refusal("kbl", "", QsvRuntime::kMediaSdk), "");
+  EXPECT_EQ(intel_qsv_node_refusal("tgl", "", QsvRuntime::kOneVpl), "");
+  EXPECT_EQ(intel_qsv_node_refusal("", "", QsvRuntime::kOneVpl), "");  // only opening tells
+  std::string no_qsv = intel_qsv_node_refusal("", "", QsvRuntime::kNone);
+  EXPECT_NE(no_qsv.find("built without QSV"), std::string::npos) << no_qsv;
+  EXPECT_NE(no_qsv.find("generation not known (its PCI id is not in our table)"), std::string::npos)
+      << no_qsv;
+  std::string hint = intel_qsv_open_hint("", "");
+  EXPECT_NE(hint.find("libmfx-gen1.2"), std::string::npos) << hint;
+  EXPECT_NE(hint.find("this GPU: generation not known (its PCI id is not in our table)"),
+            std::string::npos)
+      << hint;
+  EXPECT_NE(intel_qsv_open_hint("tgl", "UHD Graphics 770 (ADL-S)")
+                .find("this GPU: UHD Graphics 770 (ADL-S), generation tgl"),
+            std::string::npos);
+  // The assumed profiles carry their generation, as discovery's PCI id lookup does.
+  EXPECT_EQ(assume_intel_device("cfl")->generation, "kbl");
+}
+
 // VP9 VDEnc on ICL, EHL/JSL and TGLx is there only with HuC: without it iHD lists no VP9
 // encoder (not a CQP-only one); DG2's VP9 encoder is there either way.
 TEST(IntelProfiles, Vp9LowPowerEncodeBeforeDg2NeedsHuc) {

@@ -7,6 +7,7 @@ extern "C" {
 }
 
 #include "pipeline/hw/intel_profiles.h"
+#include "pipeline/hw/intel_stack.h"
 #include "pipeline/plan/plan.h"
 #include "tests/unit/fixtures.h"
 
@@ -133,16 +134,18 @@ TEST(QsvPlan, AutoKeepsVaapiWhenQsvIsAlsoThere) {
 
 TEST(QsvPlan, NoQsvDeviceIsADeviceErrorNamingTheRuntime) {
   HwInventory devices = inventory({testing::intel_gpu()});
+  // As discover_qsv writes it where the node's PCI id did not tell its generation.
   devices.notes.push_back(
-      "qsv /dev/dri/renderD128: opening qsv device: Function not implemented "
-      "(QSV needs the Media SDK runtime libmfx1 up to Gen12, or oneVPL's "
-      "libmfx-gen1.2 on Gen12 and newer)");
+      "qsv /dev/dri/renderD128: opening qsv device: Function not implemented (" +
+      intel_qsv_open_hint("", "") + ")");
   Result<Plan> plan =
       make_plan(job({output("a.mp4", 1280, 720)}, BackendKind::kQsv), media(), devices);
   ASSERT_FALSE(plan.is_ok());
   EXPECT_EQ(plan.status().code(), Code::kDevice);
   EXPECT_NE(plan.status().message().find("--backend qsv"), std::string::npos);
   EXPECT_NE(plan.status().message().find("libmfx"), std::string::npos);
+  EXPECT_NE(plan.status().message().find("this GPU: generation not known"), std::string::npos)
+      << plan.status().message();
 }
 
 }  // namespace
