@@ -7,7 +7,6 @@
 #include "service/daemon/api/grpc_status.h"
 #include "service/daemon/api/job_log_proto.h"
 #include "service/daemon/api/proto_convert.h"
-#include "service/daemon/api/tenant_admin.h"
 #include "service/daemon/api/watch_reactor.h"
 #include "service/daemon/api/wire_message.h"
 #include "service/daemon/webhook/webhook_url.h"
@@ -233,52 +232,45 @@ grpc::ServerUnaryReactor* TranscoderService::ListPresets(grpc::CallbackServerCon
   return finish(context, {});
 }
 
-// The tenant RPCs (tenant_admin.h): typed, their few strings checked by the admin's rules.
-template <class Request, class Response, class Handle>
-grpc::ServerUnaryReactor* TranscoderService::admin_call(grpc::CallbackServerContext* context,
-                                                        const Request& request, Response* response,
-                                                        Handle handle) {
-  Caller caller;
-  ApiStatus status = authorize(*context, caller);
-  TenantAdmin admin(manager_.tenants(), manager_.media_roots());
-  if (status.is_ok()) status = handle(admin, caller, request, *response);
-  return finish(context, status);
-}
-
+// The tenant RPCs (tenant_admin.h): an admin's. Those whose requests carry strings take bytes,
+// checked on the wire as the job methods' are.
 grpc::ServerUnaryReactor* TranscoderService::CreateTenant(grpc::CallbackServerContext* context,
-                                                          const pb::CreateTenantRequest* request,
-                                                          pb::Tenant* response) {
-  return admin_call(context, *request, response,
-                    [](TenantAdmin& admin, const Caller& caller, const auto& r, auto& out) {
-                      return admin.create_tenant(caller, r, out);
-                    });
+                                                          const grpc::ByteBuffer* request,
+                                                          grpc::ByteBuffer* response) {
+  return unary<pb::CreateTenantRequest, pb::Tenant>(
+      context, request, response,
+      [this](const Caller& caller, const pb::CreateTenantRequest& r, pb::Tenant& out) {
+        return admin().create_tenant(caller, r, out);
+      });
 }
 
 grpc::ServerUnaryReactor* TranscoderService::ListTenants(grpc::CallbackServerContext* context,
-                                                         const pb::ListTenantsRequest* request,
+                                                         const pb::ListTenantsRequest* /*request*/,
                                                          pb::ListTenantsResponse* response) {
-  return admin_call(context, *request, response,
-                    [](TenantAdmin& admin, const Caller& caller, const auto&, auto& out) {
-                      return admin.list_tenants(caller, out);
-                    });
+  Caller caller;
+  ApiStatus status = authorize(*context, caller);
+  if (status.is_ok()) status = admin().list_tenants(caller, *response);
+  return finish(context, status);
 }
 
 grpc::ServerUnaryReactor* TranscoderService::CreateApiKey(grpc::CallbackServerContext* context,
-                                                          const pb::CreateApiKeyRequest* request,
-                                                          pb::ApiKey* response) {
-  return admin_call(context, *request, response,
-                    [](TenantAdmin& admin, const Caller& caller, const auto& r, auto& out) {
-                      return admin.create_key(caller, r, out);
-                    });
+                                                          const grpc::ByteBuffer* request,
+                                                          grpc::ByteBuffer* response) {
+  return unary<pb::CreateApiKeyRequest, pb::ApiKey>(
+      context, request, response,
+      [this](const Caller& caller, const pb::CreateApiKeyRequest& r, pb::ApiKey& out) {
+        return admin().create_key(caller, r, out);
+      });
 }
 
 grpc::ServerUnaryReactor* TranscoderService::RevokeApiKey(grpc::CallbackServerContext* context,
-                                                          const pb::RevokeApiKeyRequest* request,
-                                                          pb::ApiKey* response) {
-  return admin_call(context, *request, response,
-                    [](TenantAdmin& admin, const Caller& caller, const auto& r, auto& out) {
-                      return admin.revoke_key(caller, r, out);
-                    });
+                                                          const grpc::ByteBuffer* request,
+                                                          grpc::ByteBuffer* response) {
+  return unary<pb::RevokeApiKeyRequest, pb::ApiKey>(
+      context, request, response,
+      [this](const Caller& caller, const pb::RevokeApiKeyRequest& r, pb::ApiKey& out) {
+        return admin().revoke_key(caller, r, out);
+      });
 }
 
 }  // namespace tc::daemon

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pipeline/hw/devices.h"
+#include "service/daemon/api/tenant_admin.h"
 #include "service/daemon/jobs/job_manager.h"
 #include "service/daemon/model/api_status.h"
 #include "service/presets/preset.h"
@@ -20,12 +21,15 @@
 namespace tc::daemon {
 
 namespace api = transcode::v1;
-using TranscoderBase = api::Transcoder::WithRawCallbackMethod_GetJobLogs<
+using JobMethodsBase = api::Transcoder::WithRawCallbackMethod_GetJobLogs<
     api::Transcoder::WithRawCallbackMethod_CreateJob<api::Transcoder::WithRawCallbackMethod_GetJob<
         api::Transcoder::WithRawCallbackMethod_ListJobs<
             api::Transcoder::WithRawCallbackMethod_CancelJob<
                 api::Transcoder::WithRawCallbackMethod_WatchJob<
                     api::Transcoder::CallbackService>>>>>>;
+using TranscoderBase = api::Transcoder::WithRawCallbackMethod_CreateTenant<
+    api::Transcoder::WithRawCallbackMethod_CreateApiKey<
+        api::Transcoder::WithRawCallbackMethod_RevokeApiKey<JobMethodsBase>>>;
 
 class TranscoderService final : public TranscoderBase {
  public:
@@ -65,17 +69,17 @@ class TranscoderService final : public TranscoderBase {
                                         const transcode::v1::ListPresetsRequest* request,
                                         transcode::v1::ListPresetsResponse* response) override;
   grpc::ServerUnaryReactor* CreateTenant(grpc::CallbackServerContext* context,
-                                         const transcode::v1::CreateTenantRequest* request,
-                                         transcode::v1::Tenant* response) override;
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* ListTenants(grpc::CallbackServerContext* context,
                                         const transcode::v1::ListTenantsRequest* request,
                                         transcode::v1::ListTenantsResponse* response) override;
   grpc::ServerUnaryReactor* CreateApiKey(grpc::CallbackServerContext* context,
-                                         const transcode::v1::CreateApiKeyRequest* request,
-                                         transcode::v1::ApiKey* response) override;
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* RevokeApiKey(grpc::CallbackServerContext* context,
-                                         const transcode::v1::RevokeApiKeyRequest* request,
-                                         transcode::v1::ApiKey* response) override;
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override;
 
  private:
   // Authorizes, parses `wire` as a Request, runs `handle` and replies: every unary raw method.
@@ -83,16 +87,14 @@ class TranscoderService final : public TranscoderBase {
   grpc::ServerUnaryReactor* unary(grpc::CallbackServerContext* context,
                                   const grpc::ByteBuffer* wire, grpc::ByteBuffer* reply,
                                   Handle handle);
-  // Authorizes, then runs `handle` with a TenantAdmin: the tenant RPCs.
-  template <class Request, class Response, class Handle>
-  grpc::ServerUnaryReactor* admin_call(grpc::CallbackServerContext* context, const Request& request,
-                                       Response* response, Handle handle);
   ApiStatus authorize(const grpc::CallbackServerContext& context, Caller& caller) const;
   ApiStatus create(const Caller& caller, const transcode::v1::CreateJobRequest& request,
                    transcode::v1::Job& response);
   ApiStatus list(const Caller& caller, const transcode::v1::ListJobsRequest& request,
                  transcode::v1::ListJobsResponse& response);
   std::vector<std::string> own_jobs(const Caller& caller, const std::vector<std::string>& ids);
+  // The tenant RPCs' handler (tenant_admin.h).
+  TenantAdmin admin() { return TenantAdmin(manager_.tenants(), manager_.media_roots()); }
 
   JobManager& manager_;
   const HwInventory inventory_;
