@@ -72,7 +72,7 @@ class LatchedQueue : public JobQueue {
     return inner_.write(job, expected, notice);
   }
   Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before, int limit,
-                                      const std::string& tenant) override {
+                                      const std::optional<std::string>& tenant) override {
     return inner_.list(state, before, limit, tenant);
   }
   Result<int> count_in_state(JobState state) override {

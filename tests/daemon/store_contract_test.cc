@@ -336,8 +336,10 @@ TYPED_TEST(StoreContract, ATenantsListHoldsOnlyItsJobsAndPagesStayFull) {
   ASSERT_EQ(next->size(), 1u);
   EXPECT_EQ((*next)[0].id, "j0");
   EXPECT_EQ(store->jobs().list(JobState::kQueued, 0, 10, "team-b")->size(), 4u);
-  EXPECT_EQ(store->jobs().list(std::nullopt, 0, 10, "")->size(), 6u);
+  EXPECT_EQ(store->jobs().list(std::nullopt, 0, 10, std::nullopt)->size(), 6u);
   EXPECT_TRUE(store->jobs().list(std::nullopt, 0, 10, "team-c")->empty());
+  // The empty name is a tenant of no job, not "every tenant" (only nullopt is).
+  EXPECT_TRUE(store->jobs().list(std::nullopt, 0, 10, std::string())->empty());
 }
 
 TYPED_TEST(StoreContract, TenantsAreCreatedOnceAndListedWithTheDefault) {

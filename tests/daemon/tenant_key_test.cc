@@ -60,3 +60,23 @@ TEST(TenantName, OnlyDnsLabelCharactersUpTo63) {
     EXPECT_NE(status.message().find("id: "), std::string::npos) << status.message();
   }
 }
+
+// A Caller is made by authentication (caller_auth.h); one made any other way (a handler that
+// forgot to authenticate) is no tenant: it sees no job and lists none, rather than everything.
+TEST(Caller, OneNotMadeByAuthenticationSeesAndListsNothing) {
+  Caller nobody;
+  EXPECT_FALSE(nobody.admin);
+  EXPECT_FALSE(nobody.sees(kDefaultTenant));
+  ASSERT_TRUE(nobody.list_scope().has_value());
+  EXPECT_EQ(*nobody.list_scope(), "");
+
+  Caller admin = Caller::default_admin();
+  EXPECT_EQ(admin.tenant, kDefaultTenant);
+  EXPECT_TRUE(admin.sees("team-a"));
+  EXPECT_FALSE(admin.list_scope().has_value());
+
+  Caller team{"team-a", false, {"/media/a"}};
+  EXPECT_TRUE(team.sees("team-a"));
+  EXPECT_FALSE(team.sees("team-b"));
+  EXPECT_EQ(team.list_scope(), std::optional<std::string>("team-a"));
+}

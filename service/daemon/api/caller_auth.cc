@@ -51,7 +51,7 @@ ApiStatus authenticate(const grpc::ServerContextBase& context, const std::string
       return resolve_key(value.substr(kBearer.size()), tenants, caller);
   }
   TC_API_RETURN_IF_ERROR(check_bearer_token(context, token));
-  caller = Caller{};  // the admin of tenant "default"
+  caller = Caller::default_admin();
   return {};
 }
 

@@ -68,18 +68,24 @@ class JobManager {
   }
   void unwatch(const std::string& id, const JobWatcher* watcher) { service_.unwatch(id, watcher); }
 
-  ApiStatus create(NewJob request, JobRecord& job) { return create({}, std::move(request), job); }
-  ApiStatus get(const std::string& id, JobRecord& job) { return get({}, id, job); }
+  ApiStatus create(NewJob request, JobRecord& job) {
+    return create(Caller::default_admin(), std::move(request), job);
+  }
+  ApiStatus get(const std::string& id, JobRecord& job) {
+    return get(Caller::default_admin(), id, job);
+  }
   ApiStatus list(std::optional<JobState> state, int page_size, const std::string& page_token,
                  JobPage& page) {
-    return list({}, state, page_size, page_token, page);
+    return list(Caller::default_admin(), state, page_size, page_token, page);
   }
-  ApiStatus cancel(const std::string& id, JobRecord& job) { return cancel({}, id, job); }
+  ApiStatus cancel(const std::string& id, JobRecord& job) {
+    return cancel(Caller::default_admin(), id, job);
+  }
   ApiStatus logs(const std::string& id, int attempt, JobLog& log) {
-    return logs({}, id, attempt, log);
+    return logs(Caller::default_admin(), id, attempt, log);
   }
   ApiStatus watch(const std::string& id, std::shared_ptr<JobWatcher> watcher) {
-    return watch({}, id, std::move(watcher));
+    return watch(Caller::default_admin(), id, std::move(watcher));
   }
 
   // The tenants and their keys (tenant_directory.h), for the API's authentication and the

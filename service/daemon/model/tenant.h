@@ -46,15 +46,22 @@ struct KeyGrant {
 };
 
 // Who makes a call, as authentication resolved it. `media_roots` empty for an admin: the node's.
+// Made only by authentication (caller_auth.h); one made otherwise is no tenant and sees nothing,
+// so a path that forgot to authenticate grants nothing.
 struct Caller {
-  std::string tenant = kDefaultTenant;
-  bool admin = true;
+  std::string tenant;
+  bool admin = false;
   std::vector<std::string> media_roots;
+
+  // The static token's caller (or anyone's where none is configured): tenant "default"'s admin.
+  static Caller default_admin() { return Caller{kDefaultTenant, true, {}}; }
 
   // Whether this caller may see (read, watch, cancel) a job of `job_tenant`.
   bool sees(const std::string& job_tenant) const { return admin || job_tenant == tenant; }
-  // The tenant a listing is limited to: empty (every tenant) for an admin.
-  std::string list_scope() const { return admin ? std::string() : tenant; }
+  // The tenant a listing is limited to: nullopt (every tenant) for an admin only.
+  std::optional<std::string> list_scope() const {
+    return admin ? std::nullopt : std::optional<std::string>(tenant);
+  }
 };
 
 // kInvalidArgument naming `field` unless `name` is 1-63 characters of [a-z0-9-].

@@ -62,13 +62,14 @@ class JobQueue {
   virtual Result<bool> write(const JobRecord& job, const std::optional<RowState>& expected,
                              const Notification* notice) = 0;
   // Newest first: jobs with seq < before_seq (0 = from the newest), of `state` when set, of
-  // `tenant` when not empty (every tenant's when empty). The filter is in the query, so a page
-  // of one tenant's jobs is full and its token right.
+  // `tenant` when set (every tenant's when nullopt). The filter is in the query, so a page of
+  // one tenant's jobs is full and its token right.
   virtual Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq,
-                                              int limit, const std::string& tenant) = 0;
+                                              int limit,
+                                              const std::optional<std::string>& tenant) = 0;
   Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq,
                                       int limit) {
-    return list(state, before_seq, limit, "");
+    return list(state, before_seq, limit, std::nullopt);
   }
   virtual Result<int> count_in_state(JobState state) = 0;
   // Deletes finished jobs that ended before `end_ms`, and their notices; returns how many jobs.

@@ -223,7 +223,8 @@ Result<std::vector<AttemptRecord>> PgJobStore::attempts_locked(const std::string
 }
 
 Result<std::vector<JobRecord>> PgJobStore::list(std::optional<JobState> state, int64_t before_seq,
-                                                int limit, const std::string& tenant) {
+                                                int limit,
+                                                const std::optional<std::string>& tenant) {
   std::lock_guard lock(mutex_);
   PgParams params = {text_of(before_seq > 0 ? before_seq : INT64_MAX), text_of(limit)};
   std::string where = "WHERE seq < $1";
@@ -231,8 +232,8 @@ Result<std::vector<JobRecord>> PgJobStore::list(std::optional<JobState> state, i
     params.push_back(text_of(static_cast<int64_t>(*state)));
     where += " AND state = $" + std::to_string(params.size());
   }
-  if (!tenant.empty()) {
-    params.push_back(tenant);
+  if (tenant) {
+    params.push_back(*tenant);
     where += " AND tenant_id = $" + std::to_string(params.size());
   }
   return select(where + " ORDER BY seq DESC LIMIT $2", params, "list jobs");

@@ -38,7 +38,7 @@ class PgJobStore final : public JobQueue,
   Result<bool> write(const JobRecord& job, const std::optional<RowState>& expected,
                      const Notification* notice) override;
   Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq, int limit,
-                                      const std::string& tenant) override;
+                                      const std::optional<std::string>& tenant) override;
   Result<int> count_in_state(JobState state) override;
   Result<int> purge_ended_before(int64_t end_ms) override;
   // Claims and cancels: the end of pg_job_store.cc.

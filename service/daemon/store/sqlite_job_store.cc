@@ -301,18 +301,18 @@ Result<std::vector<AttemptRecord>> SqliteJobStore::attempts_locked(const std::st
 
 Result<std::vector<JobRecord>> SqliteJobStore::list(std::optional<JobState> state,
                                                     int64_t before_seq, int limit,
-                                                    const std::string& tenant) {
+                                                    const std::optional<std::string>& tenant) {
   std::lock_guard lock(mutex_);
   std::string sql = std::string("SELECT ") + kColumns + " FROM jobs WHERE seq < ?";
   if (state) sql += " AND state = ?";
-  if (!tenant.empty()) sql += " AND tenant_id = ?";
+  if (tenant) sql += " AND tenant_id = ?";
   sql += " ORDER BY seq DESC LIMIT ?";
   Statement s(db_, sql);
   if (!s.ok()) return db_error(db_, "prepare list");
   int i = 1;
   s.bind(i++, before_seq > 0 ? before_seq : INT64_MAX);
   if (state) s.bind(i++, static_cast<int64_t>(*state));
-  if (!tenant.empty()) s.bind(i++, tenant);
+  if (tenant) s.bind(i++, *tenant);
   s.bind(i, int64_t{limit});
   return collect(db_, s);
 }

@@ -42,7 +42,7 @@ class SqliteJobStore final : public JobQueue,
   Result<bool> write(const JobRecord& job, const std::optional<RowState>& expected,
                      const Notification* notice) override;
   Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq, int limit,
-                                      const std::string& tenant) override;
+                                      const std::optional<std::string>& tenant) override;
   Result<int> count_in_state(JobState state) override;
   Result<int> purge_ended_before(int64_t end_ms) override;
   // One daemon owns an SQLite store, so claims need no locking beyond its transaction.
