@@ -144,7 +144,7 @@ TEST(JobSpec, JsonRoundTrip) {
 // renditions, as reading normalizes them: MP4, the audio from the first only.
 const char* kEveryField = R"({
   "input": "in.mp4", "start_s": 2.5, "duration_s": 7.25, "backend": "cuda", "device": "1",
-  "deinterlace": "off", "quality_metrics": "psnr,ssim", "gop_parallel": 3,
+  "deinterlace": "off", "quality_metrics": "psnr,ssim", "gop_parallel": 3, "verbose_log": true,
   "package": {"kind": "hls", "dir": "pkg", "segment_s": 6.0, "segment_name": "part_{n}",
               "segment_format": "ts", "stereo_audio": false},
   "thumbnails": {"interval_s": 2.5, "width": 320, "height": 180, "columns": 4, "rows": 3},
@@ -199,6 +199,7 @@ JobSpec every_field_set() {
   spec.package = {PackageKind::kHls, "pkg", 6, "part_{n}", SegmentFormat::kTs, false};
   spec.thumbnails = {true, 2.5, 320, 180, 4, 3};
   spec.gop_parallel = 3;
+  spec.verbose_log = true;
   return spec;
 }
 
@@ -240,7 +241,7 @@ void expect_set(const OutputSpec& set) {
 void expect_set(const JobSpec& set) {
   const JobSpec defaults;
   const auto& [input, start_s, duration_s, backend, device, outputs, deinterlace, quality_metrics,
-               package, thumbnails, gop_parallel] = set;
+               package, thumbnails, gop_parallel, verbose_log] = set;
   EXPECT_NE(input, defaults.input);
   EXPECT_NE(start_s, defaults.start_s);
   EXPECT_NE(duration_s, defaults.duration_s);
@@ -267,6 +268,7 @@ void expect_set(const JobSpec& set) {
   EXPECT_NE(columns, defaults.thumbnails.columns);
   EXPECT_NE(rows, defaults.thumbnails.rows);
   EXPECT_NE(gop_parallel, defaults.gop_parallel);
+  EXPECT_NE(verbose_log, defaults.verbose_log);
 }
 
 TEST(JobSpec, JsonRoundTripKeepsEveryField) {
