@@ -28,8 +28,14 @@ namespace {
 
 // Version 7's additions taken out (tenant_sql.h), both engines: its indexes first (a column
 // under an index cannot be dropped).
+// The newest layout back at version 7: no usage, no quotas.
+constexpr const char* kUndoUsageSql =
+    "DROP TABLE attempt_usage; DROP INDEX jobs_by_state_tenant; ALTER TABLE tenants DROP COLUMN "
+    "max_queued; ALTER TABLE tenants DROP COLUMN max_running; ALTER TABLE tenants DROP COLUMN "
+    "engine_seconds_per_day;";
 constexpr const char* kUndoTenantsSql =
-    "DROP INDEX jobs_by_tenant_request; DROP INDEX jobs_by_tenant; ALTER TABLE jobs DROP COLUMN "
+    "DROP TABLE attempt_usage; DROP INDEX jobs_by_state_tenant; DROP INDEX jobs_by_tenant_request; "
+    "DROP INDEX jobs_by_tenant; ALTER TABLE jobs DROP COLUMN "
     "tenant_id; DROP TABLE api_keys; DROP TABLE tenants;";
 
 // SQL run by the test itself on the engine's database, not through the store under test.
@@ -345,7 +351,8 @@ TYPED_TEST(StoreContract, ATenantsListHoldsOnlyItsJobsAndPagesStayFull) {
 TYPED_TEST(StoreContract, TenantsAreCreatedOnceAndListedWithTheDefault) {
   std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
-  TenantRecord a{"team-a", TenantRole::kTenant, {"/media/a", "/media/shared"}, 3, 1000};
+  TenantRecord a{"team-a", TenantRole::kTenant, {"/media/a", "/media/shared"}, 3,
+                 1000,     {10, 2, 7200}};
   Result<bool> created = store->tenants().create_tenant(a);
   ASSERT_TRUE(created.is_ok()) << created.status().message();
   EXPECT_TRUE(*created);
@@ -362,6 +369,10 @@ TYPED_TEST(StoreContract, TenantsAreCreatedOnceAndListedWithTheDefault) {
   EXPECT_EQ(back.media_roots, a.media_roots);
   EXPECT_EQ(back.weight, 3);
   EXPECT_EQ(back.create_ms, 1000);
+  EXPECT_EQ(back.quotas.max_queued, 10);
+  EXPECT_EQ(back.quotas.max_running, 2);
+  EXPECT_EQ(back.quotas.engine_seconds_per_day, 7200);
+  EXPECT_EQ((*tenants)[0].quotas.max_queued, 0);  // the default tenant: no limit
   EXPECT_TRUE(store->tenants().find_tenant("team-a")->has_value());
   EXPECT_FALSE(store->tenants().find_tenant("team-z")->has_value());
 }
@@ -369,7 +380,8 @@ TYPED_TEST(StoreContract, TenantsAreCreatedOnceAndListedWithTheDefault) {
 TYPED_TEST(StoreContract, KeysRotateAndARevokedKeyReadsRevoked) {
   std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
-  ASSERT_TRUE(*store->tenants().create_tenant({"team-a", TenantRole::kTenant, {}, 1, 0}));
+  ASSERT_TRUE(
+      *store->tenants().create_tenant({"team-a", TenantRole::kTenant, {}, 1, 0, {0, 3, 0}}));
   Result<NewApiKey> first = make_api_key("team-a", 100), second = make_api_key("team-a", 200);
   ASSERT_TRUE(first.is_ok() && second.is_ok());
   EXPECT_NE(first->record.key_id, second->record.key_id);
@@ -383,6 +395,7 @@ TYPED_TEST(StoreContract, KeysRotateAndARevokedKeyReadsRevoked) {
     ASSERT_TRUE(grant.is_ok() && grant->has_value()) << grant.status().message();
     EXPECT_EQ((**grant).key.revoked_ms, 0);
     EXPECT_EQ((**grant).tenant.id, "team-a");
+    EXPECT_EQ((**grant).tenant.quotas.max_running, 3);  // the caller's quotas come with its key
     EXPECT_TRUE(secret_matches(presented->secret, (**grant).key.secret_sha256));
     EXPECT_FALSE(secret_matches(presented->secret + "x", (**grant).key.secret_sha256));
   }
@@ -1207,6 +1220,32 @@ TYPED_TEST(StoreContract, PurgingAJobPurgesItsLog) {
   EXPECT_EQ(log_texts(*store->logs().read_log("kept", 0)), std::vector<std::string>{"stays"});
   store.reset();  // read by another connection: SQLite's store holds its file while open
   EXPECT_EQ(this->engine_.scalar("SELECT COUNT(*) FROM job_logs"), 1);
+}
+
+// A database of version 7 (tenants, before usage) gets the usage table; its tenants keep working,
+// with no quota.
+TYPED_TEST(StoreContract, ADatabaseOfVersion7GetsUsageAndItsTenantsHaveNoQuota) {
+  {
+    std::optional<JobStore> store = this->open();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(*store->tenants().create_tenant({"team-a", TenantRole::kTenant, {}, 2, 5}));
+  }
+  this->engine_.exec(kUndoUsageSql);
+  if constexpr (std::is_same_v<TypeParam, SqliteEngine>)
+    this->engine_.set_schema_version(7);
+  else
+    this->engine_.exec("DELETE FROM schema_migrations WHERE version > 7");
+  ASSERT_EQ(this->engine_.schema_version(), 7);
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  Result<std::optional<TenantRecord>> tenant = store->tenants().find_tenant("team-a");
+  ASSERT_TRUE(tenant.is_ok() && tenant->has_value()) << tenant.status().message();
+  EXPECT_EQ((**tenant).weight, 2);
+  EXPECT_EQ((**tenant).quotas.max_queued, 0);
+  EXPECT_EQ((**tenant).quotas.engine_seconds_per_day, 0);
+  store.reset();
+  EXPECT_EQ(this->engine_.schema_version(), this->engine_.latest_version());
+  EXPECT_EQ(this->engine_.scalar("SELECT COUNT(*) FROM attempt_usage"), 0);
 }
 
 // A database of version 6 (before tenants) gets the tenants: its jobs are tenant "default"'s,

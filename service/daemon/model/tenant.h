@@ -1,5 +1,5 @@
 // Tenants: the teams sharing one fleet (docs/tenants.md). A tenant has a name, a role, the media
-// roots its jobs may read and write, and a weight (kept for fair share; not used yet). Callers
+// roots its jobs may read and write, a weight (its fair share) and quotas. Callers
 // prove who they are with an API key, `tck_<key id>_<secret>`: the key id is public and names the
 // stored row, only the secret's SHA-256 is stored. The static token (auth_token_file), or no
 // token configured, acts as the admin of tenant "default", which owns every job made before
@@ -22,12 +22,21 @@ enum class TenantRole { kTenant, kAdmin };
 std::string_view role_name(TenantRole role);  // "tenant", "admin"
 std::optional<TenantRole> parse_role(std::string_view name);
 
+// A tenant's limits; 0 is none. Engine-seconds are every measured resource summed (CPU-seconds
+// and each GPU engine class's busy seconds) over any 24 hours.
+struct TenantQuotas {
+  int64_t max_queued = 0;
+  int64_t max_running = 0;
+  int64_t engine_seconds_per_day = 0;
+};
+
 struct TenantRecord {
   std::string id;  // 1-63 of [a-z0-9-] (check_tenant_name)
   TenantRole role = TenantRole::kTenant;
   std::vector<std::string> media_roots;  // as given; each a node root or inside one
-  int weight = 1;                        // >= 1
+  int weight = 1;                        // >= 1: its share of the fleet against the others'
   int64_t create_ms = 0;
+  TenantQuotas quotas;
 };
 
 // A stored key: never its secret.

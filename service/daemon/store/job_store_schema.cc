@@ -12,6 +12,7 @@
 #include "service/daemon/store/lease_sql.h"
 #include "service/daemon/store/sqlite_statement.h"
 #include "service/daemon/store/tenant_sql.h"
+#include "service/daemon/store/usage_sql.h"
 
 namespace tc::daemon {
 namespace {
@@ -212,10 +213,15 @@ Status add_tenants(sqlite3* db) {
   return exec(db, kTenantJobIndexesSql, "index the jobs by tenant");
 }
 
+// Version 8: measured use per attempt and the tenants' quotas (usage_sql.h).
+Status add_usage(sqlite3* db) {
+  return exec(db, kAddUsageSql, "add usage and quotas");
+}
+
 // Step i takes the database from version i to i + 1. Append; never edit a released step.
 using Step = Status (*)(sqlite3*);
 constexpr Step kSteps[] = {create_jobs_table, split_stage_devices, add_notifications, add_leases,
-                           add_attempts,      add_job_logs,        add_tenants};
+                           add_attempts,      add_job_logs,        add_tenants,       add_usage};
 
 Result<int> user_version(sqlite3* db) {
   Statement statement(db, "PRAGMA user_version");

@@ -7,6 +7,7 @@
 #include "service/daemon/store/job_log_sql.h"
 #include "service/daemon/store/lease_sql.h"
 #include "service/daemon/store/tenant_sql.h"
+#include "service/daemon/store/usage_sql.h"
 
 namespace tc::daemon {
 namespace {
@@ -103,7 +104,7 @@ std::string add_tenants() {
 // Version 5: the attempt history and the retry backoff (attempt_columns.h). Version 6: each
 // job's own log lines (job_log_sql.h). Version 7: tenants and their keys (tenant_sql.h).
 const std::string kSteps[] = {kCreateJobs,     kCreateNodes,      kAddNotifications, add_leases(),
-                              kAddAttemptsSql, kCreateJobLogsSql, add_tenants()};
+                              kAddAttemptsSql, kCreateJobLogsSql, add_tenants(),     kAddUsageSql};
 
 // Any constant both daemons agree on: "tcschema".
 constexpr const char* kMigrationLock = "SELECT pg_advisory_xact_lock(8386385893716369773)";

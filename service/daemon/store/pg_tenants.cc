@@ -10,7 +10,9 @@ namespace {
 
 Result<TenantRecord> tenant_at(const PgRows& rows, int i, int first) {
   return tenant_from_columns({rows.text(i, first), rows.text(i, first + 1), rows.text(i, first + 2),
-                              rows.integer(i, first + 3), rows.integer(i, first + 4)});
+                              rows.integer(i, first + 3), rows.integer(i, first + 4),
+                              rows.integer(i, first + 5), rows.integer(i, first + 6),
+                              rows.integer(i, first + 7)});
 }
 
 }  // namespace
@@ -18,11 +20,13 @@ Result<TenantRecord> tenant_at(const PgRows& rows, int i, int first) {
 Result<bool> PgJobStore::create_tenant(const TenantRecord& tenant) {
   TenantColumns row = tenant_to_columns(tenant);
   std::lock_guard lock(mutex_);
-  TC_ASSIGN_OR_RETURN(PgRows rows,
-                      db_->query(std::string(kInsertTenantSql) + " RETURNING id",
-                                 {row.id, row.role, row.media_roots, std::to_string(row.weight),
-                                  std::to_string(row.create_ms)},
-                                 "create tenant " + row.id));
+  TC_ASSIGN_OR_RETURN(
+      PgRows rows,
+      db_->query(std::string(kInsertTenantSql) + " RETURNING id",
+                 {row.id, row.role, row.media_roots, std::to_string(row.weight),
+                  std::to_string(row.create_ms), std::to_string(row.max_queued),
+                  std::to_string(row.max_running), std::to_string(row.engine_seconds_per_day)},
+                 "create tenant " + row.id));
   return rows.size() == 1;
 }
 

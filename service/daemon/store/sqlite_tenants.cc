@@ -12,10 +12,11 @@ Status tenant_error(sqlite3* db, const std::string& what) {
   return {Code::kInternal, "job store: " + what + ": " + sqlite3_errmsg(db), true};
 }
 
-// The tenant's five columns from `first` on.
+// The tenant's columns (TenantColumns order) from `first` on.
 Result<TenantRecord> tenant_at(Statement& s, int first) {
   return tenant_from_columns({s.text_at(first), s.text_at(first + 1), s.text_at(first + 2),
-                              s.int_at(first + 3), s.int_at(first + 4)});
+                              s.int_at(first + 3), s.int_at(first + 4), s.int_at(first + 5),
+                              s.int_at(first + 6), s.int_at(first + 7)});
 }
 
 }  // namespace
@@ -30,6 +31,9 @@ Result<bool> SqliteJobStore::create_tenant(const TenantRecord& tenant) {
   s.bind(3, row.media_roots);
   s.bind(4, row.weight);
   s.bind(5, row.create_ms);
+  s.bind(6, row.max_queued);
+  s.bind(7, row.max_running);
+  s.bind(8, row.engine_seconds_per_day);
   if (s.step() != SQLITE_DONE) return tenant_error(db_, "create tenant " + row.id);
   return sqlite3_changes(db_) == 1;
 }

@@ -5,8 +5,14 @@
 namespace tc::daemon {
 
 TenantColumns tenant_to_columns(const TenantRecord& tenant) {
-  return {tenant.id, std::string(role_name(tenant.role)), nlohmann::json(tenant.media_roots).dump(),
-          tenant.weight, tenant.create_ms};
+  return {tenant.id,
+          std::string(role_name(tenant.role)),
+          nlohmann::json(tenant.media_roots).dump(),
+          tenant.weight,
+          tenant.create_ms,
+          tenant.quotas.max_queued,
+          tenant.quotas.max_running,
+          tenant.quotas.engine_seconds_per_day};
 }
 
 Result<TenantRecord> tenant_from_columns(const TenantColumns& row) {
@@ -25,6 +31,7 @@ Result<TenantRecord> tenant_from_columns(const TenantColumns& row) {
     if (root.is_string()) tenant.media_roots.push_back(root.get<std::string>());
   tenant.weight = static_cast<int>(row.weight);
   tenant.create_ms = row.create_ms;
+  tenant.quotas = {row.max_queued, row.max_running, row.engine_seconds_per_day};
   return tenant;
 }
 

@@ -16,6 +16,9 @@ struct TenantColumns {
   std::string media_roots;  // JSON array
   int64_t weight = 1;
   int64_t create_ms = 0;
+  int64_t max_queued = 0;
+  int64_t max_running = 0;
+  int64_t engine_seconds_per_day = 0;
 };
 
 TenantColumns tenant_to_columns(const TenantRecord& tenant);

@@ -35,22 +35,26 @@ CREATE UNIQUE INDEX jobs_by_tenant_request ON jobs (tenant_id, request_id);
 CREATE INDEX jobs_by_tenant ON jobs (tenant_id, seq);
 )sql";
 
-inline constexpr const char* kTenantColumns = "id, role, media_roots, weight, create_ms";
+// A tenant's columns in TenantColumns order; the last three are schema version 8's
+// (usage_sql.h).
+#define TC_TENANT_COLUMNS \
+  "id, role, media_roots, weight, create_ms, max_queued, max_running, engine_seconds_per_day"
 
 inline constexpr const char* kInsertTenantSql =
-    "INSERT INTO tenants (id, role, media_roots, weight, create_ms) VALUES ($1, $2, $3, $4, $5) "
-    "ON CONFLICT (id) DO NOTHING";
+    "INSERT INTO tenants (" TC_TENANT_COLUMNS
+    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING";
 inline constexpr const char* kListTenantsSql =
-    "SELECT id, role, media_roots, weight, create_ms FROM tenants ORDER BY id";
+    "SELECT " TC_TENANT_COLUMNS " FROM tenants ORDER BY id";
 inline constexpr const char* kFindTenantSql =
-    "SELECT id, role, media_roots, weight, create_ms FROM tenants WHERE id = $1";
+    "SELECT " TC_TENANT_COLUMNS " FROM tenants WHERE id = $1";
 inline constexpr const char* kInsertKeySql =
     "INSERT INTO api_keys (key_id, tenant_id, secret_sha256, created_ms, revoked_ms) VALUES ($1, "
     "$2, $3, $4, 0)";
-// The key and its tenant in one read: columns 0-4 the key's, 5-9 the tenant's.
+// The key and its tenant in one read: columns 0-4 the key's, 5-12 the tenant's.
 inline constexpr const char* kFindKeySql =
     "SELECT k.key_id, k.tenant_id, k.secret_sha256, k.created_ms, k.revoked_ms, t.id, t.role, "
-    "t.media_roots, t.weight, t.create_ms FROM api_keys k JOIN tenants t ON t.id = k.tenant_id "
+    "t.media_roots, t.weight, t.create_ms, t.max_queued, t.max_running, "
+    "t.engine_seconds_per_day FROM api_keys k JOIN tenants t ON t.id = k.tenant_id "
     "WHERE k.key_id = $1";
 inline constexpr const char* kRevokeKeySql =
     "UPDATE api_keys SET revoked_ms = CASE WHEN revoked_ms = 0 THEN $2 ELSE revoked_ms END "
