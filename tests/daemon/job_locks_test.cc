@@ -62,7 +62,7 @@ class LatchedQueue : public JobQueue {
     latch_.pass("get", id);
     return inner_.get(id);
   }
-  Result<std::optional<JobRecord>> find_by_request_id(const std::string& tenant,
+  Result<std::optional<JobRecord>> find_by_request_id(const std::optional<std::string>& tenant,
                                                       const std::string& id) override {
     return inner_.find_by_request_id(tenant, id);
   }

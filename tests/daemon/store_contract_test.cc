@@ -324,6 +324,26 @@ TYPED_TEST(StoreContract, RequestIdsAreUniquePerTenantAndAJobKeepsItsTenant) {
   EXPECT_EQ((**store->jobs().get("of-a")).tenant, "team-a");
 }
 
+// "Any tenant" is said with nullopt (an admin's read), never implied by an empty name: a caller
+// whose tenant came out empty by mistake must find nothing, not every tenant's job.
+TYPED_TEST(StoreContract, AnEmptyTenantFindsNothingAndOnlyNulloptFindsAnyTenants) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  JobRecord a = queued("of-a", 1);
+  a.tenant = "team-a";
+  a.request_id = "nightly-1";
+  ASSERT_TRUE(*store->jobs().insert(a));
+  Result<std::optional<JobRecord>> empty = store->jobs().find_by_request_id("", "nightly-1");
+  ASSERT_TRUE(empty.is_ok()) << empty.status().message();
+  EXPECT_FALSE(empty->has_value()) << "an empty tenant name widened the read";
+  Result<std::optional<JobRecord>> any =
+      store->jobs().find_by_request_id(std::nullopt, "nightly-1");
+  ASSERT_TRUE(any.is_ok()) << any.status().message();
+  ASSERT_TRUE(any->has_value());
+  EXPECT_EQ((**any).id, "of-a");
+  EXPECT_EQ((**any).tenant, "team-a");
+}
+
 TYPED_TEST(StoreContract, ATenantsListHoldsOnlyItsJobsAndPagesStayFull) {
   std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);

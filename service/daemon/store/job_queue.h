@@ -53,9 +53,10 @@ class JobQueue {
   // insert finds the request_id's job.
   virtual Result<bool> insert_notifying(JobRecord& job, const Notification& notice) = 0;
   virtual Result<std::optional<JobRecord>> get(const std::string& id) = 0;
-  // The job of `tenant` with `request_id`: request ids are unique within a tenant only.
-  virtual Result<std::optional<JobRecord>> find_by_request_id(const std::string& tenant,
-                                                              const std::string& request_id) = 0;
+  // The job of `tenant` with `request_id`: request ids are unique within a tenant only. Any
+  // tenant's is asked for with nullopt, never implied: an empty name is a tenant with no jobs.
+  virtual Result<std::optional<JobRecord>> find_by_request_id(
+      const std::optional<std::string>& tenant, const std::string& request_id) = 0;
   // Writes every field of `job`, and `notice` when given, in one transaction, provided the row is
   // still as `expected` says: false, with nothing written, when another writer (a node that took
   // the job over, a cancel, a claim) moved it on first. No expectation: written whatever it holds.

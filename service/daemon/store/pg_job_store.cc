@@ -96,13 +96,13 @@ Result<std::vector<JobRecord>> PgJobStore::select_sql(const std::string& sql,
 }
 
 Result<std::optional<JobRecord>> PgJobStore::find_one(const char* column, const std::string& value,
-                                                      const std::string& tenant) {
+                                                      const std::optional<std::string>& tenant) {
   PgParams params = {value};
-  if (!tenant.empty()) params.push_back(tenant);
-  TC_ASSIGN_OR_RETURN(std::vector<JobRecord> jobs,
-                      select(std::string("WHERE ") + column + " = $1" +
-                                 (tenant.empty() ? "" : " AND tenant_id = $2"),
-                             params, std::string("find the job of ") + column + " " + value));
+  if (tenant) params.push_back(*tenant);
+  TC_ASSIGN_OR_RETURN(
+      std::vector<JobRecord> jobs,
+      select(std::string("WHERE ") + column + " = $1" + (tenant ? " AND tenant_id = $2" : ""),
+             params, std::string("find the job of ") + column + " " + value));
   if (jobs.empty()) return std::optional<JobRecord>();
   TC_ASSIGN_OR_RETURN(jobs.front().attempts, attempts_locked(jobs.front().id));
   return std::optional<JobRecord>(std::move(jobs.front()));
@@ -154,11 +154,11 @@ Result<bool> PgJobStore::insert_locked(JobRecord& job) {
 
 Result<std::optional<JobRecord>> PgJobStore::get(const std::string& id) {
   std::lock_guard lock(mutex_);
-  return find_one("id", id, "");
+  return find_one("id", id, std::nullopt);
 }
 
-Result<std::optional<JobRecord>> PgJobStore::find_by_request_id(const std::string& tenant,
-                                                                const std::string& request_id) {
+Result<std::optional<JobRecord>> PgJobStore::find_by_request_id(
+    const std::optional<std::string>& tenant, const std::string& request_id) {
   std::lock_guard lock(mutex_);
   return find_one("request_id", request_id, tenant);
 }

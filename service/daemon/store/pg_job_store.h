@@ -33,7 +33,7 @@ class PgJobStore final : public JobQueue,
   Result<bool> insert_notifying(JobRecord& job,
                                 const Notification& notice) override;  // pg_outbox.cc
   Result<std::optional<JobRecord>> get(const std::string& id) override;
-  Result<std::optional<JobRecord>> find_by_request_id(const std::string& tenant,
+  Result<std::optional<JobRecord>> find_by_request_id(const std::optional<std::string>& tenant,
                                                       const std::string& request_id) override;
   Result<bool> write(const JobRecord& job, const std::optional<RowState>& expected,
                      const Notification* notice) override;
@@ -85,9 +85,9 @@ class PgJobStore final : public JobQueue,
  private:
   PgJobStore(std::unique_ptr<PgConnection> db, std::string url, std::string password)
       : db_(std::move(db)), url_(std::move(url)), password_(std::move(password)) {}
-  // The job whose `column` is `value`, of `tenant` when not empty.
+  // The job whose `column` is `value`, of `tenant` when set (any tenant's when nullopt).
   Result<std::optional<JobRecord>> find_one(const char* column, const std::string& value,
-                                            const std::string& tenant);
+                                            const std::optional<std::string>& tenant);
   Result<std::vector<JobRecord>> select(const std::string& where, const PgParams& params,
                                         const std::string& what);
   Result<std::vector<JobRecord>> select_sql(const std::string& sql, const PgParams& params,

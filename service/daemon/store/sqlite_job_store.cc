@@ -206,15 +206,14 @@ Result<bool> SqliteJobStore::insert_locked(JobRecord& job) {
   return true;
 }
 
-Result<std::optional<JobRecord>> SqliteJobStore::find_one(const char* column,
-                                                          const std::string& value,
-                                                          const std::string& tenant) {
+Result<std::optional<JobRecord>> SqliteJobStore::find_one(
+    const char* column, const std::string& value, const std::optional<std::string>& tenant) {
   std::lock_guard lock(mutex_);
   Statement s(db_, std::string("SELECT ") + kColumns + " FROM jobs WHERE " + column + " = ?" +
-                       (tenant.empty() ? "" : " AND tenant_id = ?"));
+                       (tenant ? " AND tenant_id = ?" : ""));
   if (!s.ok()) return db_error(db_, std::string("prepare find by ") + column);
   s.bind(1, value);
-  if (!tenant.empty()) s.bind(2, tenant);
+  if (tenant) s.bind(2, *tenant);
   int rc = s.step();
   if (rc == SQLITE_DONE) return std::optional<JobRecord>();
   if (rc != SQLITE_ROW) return db_error(db_, std::string("find ") + column + " " + value);
@@ -224,11 +223,11 @@ Result<std::optional<JobRecord>> SqliteJobStore::find_one(const char* column,
 }
 
 Result<std::optional<JobRecord>> SqliteJobStore::get(const std::string& id) {
-  return find_one("id", id, "");
+  return find_one("id", id, std::nullopt);
 }
 
-Result<std::optional<JobRecord>> SqliteJobStore::find_by_request_id(const std::string& tenant,
-                                                                    const std::string& request_id) {
+Result<std::optional<JobRecord>> SqliteJobStore::find_by_request_id(
+    const std::optional<std::string>& tenant, const std::string& request_id) {
   return find_one("request_id", request_id, tenant);
 }
 

@@ -37,7 +37,7 @@ class SqliteJobStore final : public JobQueue,
   Result<bool> insert(JobRecord& job) override;
   Result<bool> insert_notifying(JobRecord& job, const Notification& notice) override;
   Result<std::optional<JobRecord>> get(const std::string& id) override;
-  Result<std::optional<JobRecord>> find_by_request_id(const std::string& tenant,
+  Result<std::optional<JobRecord>> find_by_request_id(const std::optional<std::string>& tenant,
                                                       const std::string& request_id) override;
   Result<bool> write(const JobRecord& job, const std::optional<RowState>& expected,
                      const Notification* notice) override;
@@ -89,9 +89,9 @@ class SqliteJobStore final : public JobQueue,
  private:
   explicit SqliteJobStore(sqlite3* db) : db_(db) {}
   Status exec(const char* sql);
-  // The job whose `column` is `value`, of `tenant` when not empty.
+  // The job whose `column` is `value`, of `tenant` when set (any tenant's when nullopt).
   Result<std::optional<JobRecord>> find_one(const char* column, const std::string& value,
-                                            const std::string& tenant);
+                                            const std::optional<std::string>& tenant);
   // The bodies of insert and update, mutex_ held.
   Result<bool> insert_locked(JobRecord& job);
   Result<bool> update_locked(const JobRecord& job, const std::optional<RowState>& expected);
