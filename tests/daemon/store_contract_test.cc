@@ -29,8 +29,10 @@ namespace {
 // Version 7's additions taken out (tenant_sql.h), both engines: its indexes first (a column
 // under an index cannot be dropped).
 // The newest layout back at version 7: no usage, no quotas.
+constexpr const char* kUndoWebhookSecretsSql = "ALTER TABLE tenants DROP COLUMN webhook_secret;";
 constexpr const char* kUndoUsageSql =
-    "DROP TABLE attempt_usage; DROP INDEX jobs_by_state_tenant; ALTER TABLE tenants DROP COLUMN "
+    "ALTER TABLE tenants DROP COLUMN webhook_secret; DROP TABLE attempt_usage; DROP INDEX "
+    "jobs_by_state_tenant; ALTER TABLE tenants DROP COLUMN "
     "max_queued; ALTER TABLE tenants DROP COLUMN max_running; ALTER TABLE tenants DROP COLUMN "
     "engine_seconds_per_day;";
 constexpr const char* kUndoTenantsSql =
@@ -1240,6 +1242,58 @@ TYPED_TEST(StoreContract, PurgingAJobPurgesItsLog) {
   EXPECT_EQ(log_texts(*store->logs().read_log("kept", 0)), std::vector<std::string>{"stays"});
   store.reset();  // read by another connection: SQLite's store holds its file while open
   EXPECT_EQ(this->engine_.scalar("SELECT COUNT(*) FROM job_logs"), 1);
+}
+
+// Each tenant's webhook secret is read through its jobs: a tenant's own, "" for one without
+// (the default tenant: the node's keys sign), nothing for a job that does not exist.
+TYPED_TEST(StoreContract, AJobsWebhookSecretIsItsTenantsAndARotationReplacesIt) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  TenantDirectory& tenants = store->tenants();
+  ASSERT_TRUE(*tenants.create_tenant({"team-a", TenantRole::kTenant, {}, 1, 5}));
+  JobRecord of_a = queued("of-a", 1), of_default = queued("of-default", 2);
+  of_a.tenant = "team-a";
+  ASSERT_TRUE(*store->jobs().insert(of_a));
+  ASSERT_TRUE(*store->jobs().insert(of_default));
+  EXPECT_EQ(**tenants.job_webhook_secret("of-a"), "") << "a new tenant has none until one is set";
+  Result<bool> set = tenants.set_webhook_secret("team-a", "whsec_Zmlyc3Q=");
+  ASSERT_TRUE(set.is_ok()) << set.status().message();
+  EXPECT_TRUE(*set);
+  EXPECT_EQ(**tenants.job_webhook_secret("of-a"), "whsec_Zmlyc3Q=");
+  EXPECT_EQ(**tenants.job_webhook_secret("of-default"), "");
+  ASSERT_TRUE(*tenants.set_webhook_secret("team-a", "whsec_c2Vjb25k"));
+  EXPECT_EQ(**tenants.job_webhook_secret("of-a"), "whsec_c2Vjb25k");
+  EXPECT_FALSE(*tenants.set_webhook_secret("team-z", "whsec_c2Vjb25k"));
+  Result<std::optional<std::string>> none = tenants.job_webhook_secret("no-such-job");
+  ASSERT_TRUE(none.is_ok()) << none.status().message();
+  EXPECT_FALSE(none->has_value());
+}
+
+// A database of version 8 (before the webhook secrets) gets the column: its tenants have none,
+// so their notices are signed with the node's keys as before.
+TYPED_TEST(StoreContract, ADatabaseOfVersion8GetsWebhookSecretsAndItsTenantsHaveNone) {
+  {
+    std::optional<JobStore> store = this->open();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(*store->tenants().create_tenant({"team-a", TenantRole::kTenant, {}, 1, 5}));
+    JobRecord job = queued("of-a", 1);
+    job.tenant = "team-a";
+    ASSERT_TRUE(*store->jobs().insert(job));
+  }
+  this->engine_.exec(kUndoWebhookSecretsSql);
+  if constexpr (std::is_same_v<TypeParam, SqliteEngine>)
+    this->engine_.set_schema_version(8);
+  else
+    this->engine_.exec("DELETE FROM schema_migrations WHERE version > 8");
+  ASSERT_EQ(this->engine_.schema_version(), 8);
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  Result<std::optional<std::string>> secret = store->tenants().job_webhook_secret("of-a");
+  ASSERT_TRUE(secret.is_ok() && secret->has_value()) << secret.status().message();
+  EXPECT_EQ(**secret, "");
+  EXPECT_TRUE(*store->tenants().set_webhook_secret("team-a", "whsec_Zmlyc3Q="));
+  store.reset();
+  EXPECT_EQ(this->engine_.schema_version(), this->engine_.latest_version());
 }
 
 // A database of version 7 (tenants, before usage) gets the usage table; its tenants keep working,

@@ -13,6 +13,7 @@
 #include "service/daemon/store/sqlite_statement.h"
 #include "service/daemon/store/tenant_sql.h"
 #include "service/daemon/store/usage_sql.h"
+#include "service/daemon/store/webhook_secret_sql.h"
 
 namespace tc::daemon {
 namespace {
@@ -218,10 +219,16 @@ Status add_usage(sqlite3* db) {
   return exec(db, kAddUsageSql, "add usage and quotas");
 }
 
+// Version 9: each tenant's webhook signing secret (webhook_secret_sql.h).
+Status add_webhook_secrets(sqlite3* db) {
+  return exec(db, kAddWebhookSecretsSql, "add the tenants' webhook secrets");
+}
+
 // Step i takes the database from version i to i + 1. Append; never edit a released step.
 using Step = Status (*)(sqlite3*);
-constexpr Step kSteps[] = {create_jobs_table, split_stage_devices, add_notifications, add_leases,
-                           add_attempts,      add_job_logs,        add_tenants,       add_usage};
+constexpr Step kSteps[] = {create_jobs_table, split_stage_devices, add_notifications,
+                           add_leases,        add_attempts,        add_job_logs,
+                           add_tenants,       add_usage,           add_webhook_secrets};
 
 Result<int> user_version(sqlite3* db) {
   Statement statement(db, "PRAGMA user_version");

@@ -8,6 +8,7 @@
 #include "service/daemon/store/lease_sql.h"
 #include "service/daemon/store/tenant_sql.h"
 #include "service/daemon/store/usage_sql.h"
+#include "service/daemon/store/webhook_secret_sql.h"
 
 namespace tc::daemon {
 namespace {
@@ -103,8 +104,11 @@ std::string add_tenants() {
 // Step i takes the database from version i to i + 1. Append; never edit a released step.
 // Version 5: the attempt history and the retry backoff (attempt_columns.h). Version 6: each
 // job's own log lines (job_log_sql.h). Version 7: tenants and their keys (tenant_sql.h).
-const std::string kSteps[] = {kCreateJobs,     kCreateNodes,      kAddNotifications, add_leases(),
-                              kAddAttemptsSql, kCreateJobLogsSql, add_tenants(),     kAddUsageSql};
+// Version 8: usage and quotas (usage_sql.h). Version 9: the tenants' webhook secrets
+// (webhook_secret_sql.h).
+const std::string kSteps[] = {kCreateJobs,   kCreateNodes,    kAddNotifications,
+                              add_leases(),  kAddAttemptsSql, kCreateJobLogsSql,
+                              add_tenants(), kAddUsageSql,    kAddWebhookSecretsSql};
 
 // Any constant both daemons agree on: "tcschema".
 constexpr const char* kMigrationLock = "SELECT pg_advisory_xact_lock(8386385893716369773)";

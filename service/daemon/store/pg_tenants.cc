@@ -4,6 +4,7 @@
 #include "service/daemon/store/pg_job_store.h"
 #include "service/daemon/store/tenant_columns.h"
 #include "service/daemon/store/tenant_sql.h"
+#include "service/daemon/store/webhook_secret_sql.h"
 
 namespace tc::daemon {
 namespace {
@@ -75,6 +76,21 @@ Result<bool> PgJobStore::revoke_key(const std::string& key_id, int64_t now_ms) {
                       db_->query(std::string(kRevokeKeySql) + " RETURNING key_id",
                                  {key_id, std::to_string(now_ms)}, "revoke key " + key_id));
   return rows.size() == 1;
+}
+
+Result<bool> PgJobStore::set_webhook_secret(const std::string& id, const std::string& secret) {
+  std::lock_guard lock(mutex_);
+  TC_ASSIGN_OR_RETURN(PgRows rows, db_->query(kSetWebhookSecretSql, {id, secret},
+                                              "set the webhook secret of " + id));
+  return rows.affected() == 1;
+}
+
+Result<std::optional<std::string>> PgJobStore::job_webhook_secret(const std::string& job_id) {
+  std::lock_guard lock(mutex_);
+  TC_ASSIGN_OR_RETURN(PgRows rows, db_->query(kJobWebhookSecretSql, {job_id},
+                                              "read the webhook secret of job " + job_id));
+  if (rows.size() == 0) return std::optional<std::string>();
+  return std::optional<std::string>(rows.text(0, 0));
 }
 
 }  // namespace tc::daemon

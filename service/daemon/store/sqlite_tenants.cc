@@ -4,6 +4,7 @@
 #include "service/daemon/store/sqlite_statement.h"
 #include "service/daemon/store/tenant_columns.h"
 #include "service/daemon/store/tenant_sql.h"
+#include "service/daemon/store/webhook_secret_sql.h"
 
 namespace tc::daemon {
 namespace {
@@ -98,6 +99,27 @@ Result<bool> SqliteJobStore::revoke_key(const std::string& key_id, int64_t now_m
   s.bind(2, now_ms);
   if (s.step() != SQLITE_DONE) return tenant_error(db_, "revoke key " + key_id);
   return sqlite3_changes(db_) == 1;
+}
+
+Result<bool> SqliteJobStore::set_webhook_secret(const std::string& id, const std::string& secret) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, sqlite_sql(kSetWebhookSecretSql));
+  if (!s.ok()) return tenant_error(db_, "prepare set webhook secret");
+  s.bind(1, id);
+  s.bind(2, secret);
+  if (s.step() != SQLITE_DONE) return tenant_error(db_, "set the webhook secret of " + id);
+  return sqlite3_changes(db_) == 1;
+}
+
+Result<std::optional<std::string>> SqliteJobStore::job_webhook_secret(const std::string& job_id) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, sqlite_sql(kJobWebhookSecretSql));
+  if (!s.ok()) return tenant_error(db_, "prepare read webhook secret");
+  s.bind(1, job_id);
+  int rc = s.step();
+  if (rc == SQLITE_DONE) return std::optional<std::string>();
+  if (rc != SQLITE_ROW) return tenant_error(db_, "read the webhook secret of job " + job_id);
+  return std::optional<std::string>(s.text_at(0));
 }
 
 }  // namespace tc::daemon

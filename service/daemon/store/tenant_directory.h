@@ -30,6 +30,13 @@ class TenantDirectory {
   // Marks key `key_id` revoked at `now_ms`; false when there is no such key. Revoking a revoked
   // key keeps its first time.
   virtual Result<bool> revoke_key(const std::string& key_id, int64_t now_ms) = 0;
+
+  // Webhook signing (webhook_secret_sql.h). Sets tenant `id`'s secret ("" = the node's keys);
+  // false when there is no such tenant.
+  virtual Result<bool> set_webhook_secret(const std::string& id, const std::string& secret) = 0;
+  // The secret of job `job_id`'s tenant ("" when it has none: the node's keys sign); nullopt
+  // when there is no such job. Read on each delivery, so a rotation holds from the next notice.
+  virtual Result<std::optional<std::string>> job_webhook_secret(const std::string& job_id) = 0;
 };
 
 }  // namespace tc::daemon
