@@ -140,6 +140,9 @@ const std::vector<Setting>& settings() {
       double_setting("capable_node_wait", &C::capable_node_wait_s,
                      "seconds a queued job waits for a live node offering its backend, then "
                      "fails; 0 = for ever (cluster)"),
+      double_setting("fair_share_window", &C::fair_share_window_s,
+                     "seconds of measured use the claim's fair share weighs (the same on every "
+                     "node)"),
       double_setting("node_forget", &C::node_forget_s,
                      "seconds after its last heartbeat a gone node is no longer listed (cluster)"),
       double_setting("claim_poll", &C::claim_poll_s,
@@ -402,6 +405,8 @@ Status validate_config(const DaemonConfig& c) {
   TC_RETURN_IF_ERROR(require(c.lease_s >= 1 && c.lease_s <= 3600, "lease", "must be 1..3600 s"));
   TC_RETURN_IF_ERROR(
       require(c.capable_node_wait_s >= 0, "capable_node_wait", "must not be negative"));
+  TC_RETURN_IF_ERROR(require(c.fair_share_window_s >= 1 && c.fair_share_window_s <= 30 * 86400,
+                             "fair_share_window", "must be 1 s..30 days"));
   TC_RETURN_IF_ERROR(
       require(c.claim_poll_s >= 0.05 && c.claim_poll_s <= 60, "claim_poll", "must be 0.05..60 s"));
   TC_RETURN_IF_ERROR(

@@ -47,6 +47,10 @@ struct DaemonConfig {
   // A queued job whose backend no live node offers waits this long for one, then fails; 0 =
   // for ever. An hour: a GPU node's reboot or driver upgrade, not a backend the cluster lacks.
   double capable_node_wait_s = 3600;
+  // The claim's fair share weighs the use measured within this many seconds (docs/tenants.md):
+  // an hour remembers a tenant's last burst without holding it against them all day. The same
+  // on every node of a cluster, or the nodes order tenants differently.
+  double fair_share_window_s = 3600;
   std::vector<std::string> backends;  // what this node offers; empty = every backend it has
   // Device discovery at start-up runs in a child given this long (discovery_child.h); past it
   // the node serves without its devices.

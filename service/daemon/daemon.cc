@@ -180,6 +180,7 @@ ManagerOptions manager_options(const DaemonConfig& config) {
   options.claim_poll_s = config.claim_poll_s;
   options.node_forget_s = config.node_forget_s;
   options.capable_node_wait_s = config.capable_node_wait_s;
+  options.fair_share_window_s = config.fair_share_window_s;
   options.retention_hours = config.retention_hours;
   options.proc_root = config.proc_root;
   options.sample_interval_s = config.sample_interval_s;

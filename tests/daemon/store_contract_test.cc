@@ -186,7 +186,27 @@ class StoreContract : public ::testing::Test {
     store = open();
   }
 
+  // Measured use of `tenant` that ended `age_ms` before the store's clock: an attempt_usage row
+  // as the end of an attempt writes it, by the test's own connection with the store closed.
+  void add_usage(std::optional<JobStore>& store, const std::string& tenant,
+                 const std::string& resource, double seconds, int64_t age_ms) {
+    store.reset();
+    engine_.exec(
+        "INSERT INTO attempt_usage (job_id, attempt, tenant_id, end_ms, resource, "
+        "seconds) VALUES ('used-" +
+        std::to_string(++usage_rows_) + "', 1, '" + tenant + "', " + Engine::kNow + " - " +
+        std::to_string(age_ms) + ", '" + resource + "', " + std::to_string(seconds) + ")");
+    store = open();
+  }
+  // SQL run on the database with the store closed, then the store opened again.
+  void exec_closed(std::optional<JobStore>& store, const std::string& sql) {
+    store.reset();
+    engine_.exec(sql);
+    store = open();
+  }
+
   Engine engine_;
+  int usage_rows_ = 0;
 };
 
 class EngineNames {
@@ -846,6 +866,111 @@ TYPED_TEST(StoreContract, AClaimOffersClaimableJobsBestFirstAndWritesTheOneTaken
       store->jobs().claim(claim_for("node-a", {"cuda"}), [](JobRecord&, auto&) { return true; });
   ASSERT_TRUE(claimed.is_ok());
   EXPECT_FALSE(claimed->has_value());
+}
+
+// ---- Fair share and quotas in the claim (lease_sql.h, docs/tenants.md).
+
+JobRecord tenant_job(const std::string& id, const std::string& tenant) {
+  JobRecord job = queued_on(id, BackendKind::kSoftware, 0);
+  job.tenant = tenant;
+  return job;
+}
+
+// The id of the job a claim by node-a takes (the first offered), "" when none.
+std::string next_claimed(JobQueue& jobs) {
+  auto take = [](JobRecord& j, std::optional<Notification>&) { return run_here(j, "node-a"); };
+  Result<std::optional<JobRecord>> claimed = jobs.claim(claim_for("node-a", {"software"}), take);
+  EXPECT_TRUE(claimed.is_ok()) << claimed.status().message();
+  return claimed.is_ok() && *claimed ? (*claimed)->id : "";
+}
+
+TenantRecord tenant_with(const std::string& id, int weight, TenantQuotas quotas = {}) {
+  return {id, TenantRole::kTenant, {}, weight, 0, quotas};
+}
+
+TYPED_TEST(StoreContract, TheTenantFurthestBelowItsWeightedShareIsClaimedFirst) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1)));
+  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-b", 1)));
+  // a used 300 s of the CPU and b 200 s within the window; a's job is the older.
+  this->add_usage(store, "team-a", "cpu", 300, 60000);
+  this->add_usage(store, "team-b", "cpu", 200, 60000);
+  // Use older than the window counts for nothing: b's hour-old GPU use is out of it.
+  this->add_usage(store, "team-b", "video", 5000, 2 * 3600000);
+  for (JobRecord job : {tenant_job("a-1", "team-a"), tenant_job("b-1", "team-b")})
+    ASSERT_TRUE(*store->jobs().insert(job));
+  EXPECT_EQ(next_claimed(store->jobs()), "b-1");  // shares 0.6 against 0.4
+  // Weights 3:1 for a: 0.6 / 3 = 0.2 against b's 0.4 (and now b's running job): a first.
+  JobRecord ended = **store->jobs().get("b-1");
+  ended.state = JobState::kSucceeded;
+  ASSERT_TRUE(update(store->jobs(), ended).is_ok());
+  this->exec_closed(store, "UPDATE tenants SET weight = 3 WHERE id = 'team-a'");
+  for (JobRecord job : {tenant_job("b-2", "team-b"), tenant_job("a-2", "team-a")})
+    ASSERT_TRUE(*store->jobs().insert(job));
+  EXPECT_EQ(next_claimed(store->jobs()), "a-1");
+}
+
+TYPED_TEST(StoreContract, TheDominantResourceDecidesTheShare) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  // a: 70 % of the CPU, 10 % of the video engines; b: 30 % and 90 %. Dominant shares 0.7 and
+  // 0.9: a goes first, though it used more seconds in all and more of the CPU.
+  this->add_usage(store, "team-a", "cpu", 7000, 1000);
+  this->add_usage(store, "team-a", "video", 10, 1000);
+  this->add_usage(store, "team-b", "cpu", 3000, 1000);
+  this->add_usage(store, "team-b", "video", 90, 1000);
+  for (JobRecord job : {tenant_job("b-1", "team-b"), tenant_job("a-1", "team-a")})
+    ASSERT_TRUE(*store->jobs().insert(job));
+  EXPECT_EQ(next_claimed(store->jobs()), "a-1");
+}
+
+// A flood that has finished nothing yet: its running jobs rank it behind a tenant that runs none.
+TYPED_TEST(StoreContract, AFloodingTenantsRunningJobsLetAnotherTenantsFirstJobGoNext) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  for (int i = 0; i < 6; ++i) {
+    JobRecord job = tenant_job("a-" + std::to_string(i), "team-a");
+    ASSERT_TRUE(*store->jobs().insert(job));
+  }
+  EXPECT_EQ(next_claimed(store->jobs()), "a-0");
+  EXPECT_EQ(next_claimed(store->jobs()), "a-1");
+  JobRecord late = tenant_job("b-1", "team-b");
+  ASSERT_TRUE(*store->jobs().insert(late));
+  EXPECT_EQ(next_claimed(store->jobs()), "b-1");
+  EXPECT_EQ(next_claimed(store->jobs()), "a-2");
+}
+
+TYPED_TEST(StoreContract, ATenantAtItsMaxRunningIsPassedOverUntilOneEnds) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1, {0, 1, 0})));
+  for (JobRecord job :
+       {tenant_job("a-1", "team-a"), tenant_job("a-2", "team-a"), tenant_job("b-1", "team-b")})
+    ASSERT_TRUE(*store->jobs().insert(job));
+  EXPECT_EQ(next_claimed(store->jobs()), "a-1");
+  EXPECT_EQ(next_claimed(store->jobs()), "b-1");
+  EXPECT_EQ(next_claimed(store->jobs()), "");  // a-2 waits: team-a runs its one
+  JobRecord ended = **store->jobs().get("a-1");
+  ended.state = JobState::kSucceeded;
+  ASSERT_TRUE(update(store->jobs(), ended).is_ok());
+  EXPECT_EQ(next_claimed(store->jobs()), "a-2");
+}
+
+TYPED_TEST(StoreContract, ATenantOverItsDayQuotaIsPassedOver) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1, {0, 0, 100})));
+  this->add_usage(store, "team-a", "cpu", 60, 23 * 3600000);
+  this->add_usage(store, "team-a", "video", 50, 3600000);
+  this->add_usage(store, "team-a", "cpu", 500, 25 * 3600000);  // a day ago: out of the day
+  for (JobRecord job : {tenant_job("a-1", "team-a"), tenant_job("b-1", "team-b")})
+    ASSERT_TRUE(*store->jobs().insert(job));
+  EXPECT_EQ(next_claimed(store->jobs()), "b-1");
+  EXPECT_EQ(next_claimed(store->jobs()), "");  // 110 of 100 engine-seconds
+  // Under the quota again (the 60 s aged out): claimed.
+  this->exec_closed(store, "DELETE FROM attempt_usage WHERE seconds = 60");
+  EXPECT_EQ(next_claimed(store->jobs()), "a-1");
 }
 
 TYPED_TEST(StoreContract, OnlyTheAttemptHoldingTheLeaseMayWriteOrPublish) {

@@ -150,7 +150,8 @@ bool Dispatcher::claim_one() {
   int device = -1;
   std::string placed;
   std::optional<NodeDecisions> decisions;
-  ClaimRequest request{options_.node_id, std::move(backends), lease_ms(options_.lease_s)};
+  ClaimRequest request{options_.node_id, std::move(backends), lease_ms(options_.lease_s),
+                       lease_ms(options_.fair_share_window_s)};
   Result<std::optional<JobRecord>> claimed =
       jobs_.claim(request, [&](JobRecord& job, std::optional<Notification>& notice) {
         placed = job.id;

@@ -22,6 +22,7 @@ struct ManagerOptions {
   // A queued job whose backend no live node offers waits this long for one, then fails
   // (backend_wait.h); 0 = for ever.
   double capable_node_wait_s = 3600;
+  double fair_share_window_s = 3600;  // the claim's fair share weighs this much measured use
   RequestPolicy policy;
   SuperviseOptions supervise;
   // What every job's worker runs under (node_decisions.h): the dispatcher hands it on, with

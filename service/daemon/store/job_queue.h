@@ -33,6 +33,9 @@ struct ClaimRequest {
   std::string node;
   std::vector<std::string> backends;  // the spec backends ("auto", "vaapi", ...) it can start now
   int64_t lease_ms = 0;
+  // Fair share looks at the use measured within this long (ms) on the store's clock
+  // (fair_share_window_s: the same on every node, or nodes order tenants differently).
+  int64_t fair_share_window_ms = 3600000;
 };
 
 // What a cancel of a running job got (request_cancel).

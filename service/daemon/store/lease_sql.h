@@ -4,8 +4,10 @@
 // whose clocks disagree still agree on when a lease ran out.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "service/daemon/store/job_queue.h"
@@ -30,17 +32,91 @@ inline constexpr const char* kPgNow = "(EXTRACT(EPOCH FROM clock_timestamp()) * 
 inline constexpr const char* kSqliteNow =
     "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
 
-// The queued jobs a node may take, best first (priority, then age): `backends` placeholders
-// from $1; none whose retry backoff (not_before_ms) is still ahead on the store's clock `now`.
-// `lock`: PostgreSQL's FOR UPDATE SKIP LOCKED (a row another node is claiming is
+// `columns` (a comma-separated list) with each name prefixed by `table` and a dot.
+inline std::string qualified(const std::string& columns, const std::string& table) {
+  std::string out;
+  size_t start = 0;
+  while (start < columns.size()) {
+    size_t end = columns.find(',', start);
+    if (end == std::string::npos) end = columns.size();
+    size_t first = columns.find_first_not_of(' ', start);
+    out += (out.empty() ? "" : ", ") + table + "." + columns.substr(first, end - first);
+    start = end + 1;
+  }
+  return out;
+}
+
+// The rolling day of the engine_seconds_per_day quota, in ms.
+inline constexpr int64_t kQuotaDayMs = 86400000;
+
+// The queued jobs a node may take, best first: `backends` placeholders from $1, then the fair
+// share window (ms) as the next one; none whose retry backoff (not_before_ms) is still ahead on
+// the store's clock `now`. One statement, so that the order holds across nodes (docs/tenants.md,
+// Fair share):
+// - a tenant at its max_running, or whose use in the last 24 h reached its
+//   engine_seconds_per_day, is passed over (its queued jobs' waiting_reason says why);
+// - tenants in ascending order of (dominant share + running share) / weight, where the dominant
+//   share is the largest, over the resources ("cpu", GPU engine classes), of the tenant's
+//   fraction of all tenants' measured use (attempt_usage) that ended within the window, and the
+//   running share its fraction of the jobs running now: a flood that has finished nothing yet
+//   still ranks behind a tenant that runs nothing;
+// - within that, priority, then age.
+// `lock`: PostgreSQL's FOR UPDATE OF jobs SKIP LOCKED (a row another node is claiming is
 // passed over, not waited for); empty for SQLite, whose one writer holds the database.
+inline constexpr const char* kClaimCandidatesSql = R"sql(
+WITH recent AS (
+  SELECT tenant_id, resource, SUM(seconds) AS used FROM attempt_usage
+  WHERE end_ms > {now} - {window} GROUP BY tenant_id, resource),
+totals AS (
+  SELECT resource, SUM(used) AS total FROM recent GROUP BY resource HAVING SUM(used) > 0),
+dominant AS (
+  SELECT recent.tenant_id, MAX(recent.used / totals.total) AS share
+  FROM recent JOIN totals ON totals.resource = recent.resource GROUP BY recent.tenant_id),
+running AS (SELECT tenant_id, COUNT(*) AS n FROM jobs WHERE state = 2 GROUP BY tenant_id),
+fleet AS (SELECT COUNT(*) AS n FROM jobs WHERE state = 2),
+day AS (
+  SELECT tenant_id, SUM(seconds) AS used FROM attempt_usage
+  WHERE end_ms > {now} - {day} GROUP BY tenant_id)
+SELECT {columns} FROM jobs
+LEFT JOIN tenants ON tenants.id = jobs.tenant_id
+LEFT JOIN dominant ON dominant.tenant_id = jobs.tenant_id
+LEFT JOIN running ON running.tenant_id = jobs.tenant_id
+LEFT JOIN day ON day.tenant_id = jobs.tenant_id
+CROSS JOIN fleet
+WHERE jobs.state = 1 AND jobs.backend IN ({backends}) AND jobs.not_before_ms <= {now}
+  AND (COALESCE(tenants.max_running, 0) = 0 OR COALESCE(running.n, 0) < tenants.max_running)
+  AND (COALESCE(tenants.engine_seconds_per_day, 0) = 0
+       OR COALESCE(day.used, 0) < tenants.engine_seconds_per_day)
+ORDER BY (COALESCE(dominant.share, 0)
+          + COALESCE(running.n, 0) * 1.0 / CASE WHEN fleet.n > 0 THEN fleet.n ELSE 1 END)
+         / COALESCE(tenants.weight, 1),
+         jobs.priority DESC, jobs.seq
+LIMIT {limit} {lock}
+)sql";
+
+// `text` with every "{name}" replaced by its value.
+inline std::string filled(std::string text,
+                          const std::vector<std::pair<std::string, std::string>>& values) {
+  for (const auto& [name, value] : values) {
+    const std::string key = "{" + name + "}";
+    for (size_t at = text.find(key); at != std::string::npos;
+         at = text.find(key, at + value.size()))
+      text.replace(at, key.size(), value);
+  }
+  return text;
+}
+
 inline std::string claim_candidates_sql(const std::string& columns, size_t backends, int limit,
                                         const char* now, const char* lock) {
   std::string in;
   for (size_t i = 0; i < backends; ++i) in += (i ? ", $" : "$") + std::to_string(i + 1);
-  return "SELECT " + columns + " FROM jobs WHERE state = 1 AND backend IN (" + in +
-         ") AND not_before_ms <= " + now + " ORDER BY priority DESC, seq LIMIT " +
-         std::to_string(limit) + " " + lock;
+  return filled(kClaimCandidatesSql, {{"columns", qualified(columns, "jobs")},
+                                      {"backends", in},
+                                      {"window", "$" + std::to_string(backends + 1)},
+                                      {"day", std::to_string(kQuotaDayMs)},
+                                      {"now", now},
+                                      {"limit", std::to_string(limit)},
+                                      {"lock", lock}});
 }
 
 // $1 = id, $2 = node, $3 = lease length (ms): the claimed row's lease. A cancel accepted of an

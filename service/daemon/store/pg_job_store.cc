@@ -310,14 +310,15 @@ Result<std::optional<JobRecord>> PgJobStore::claim(const ClaimRequest& claim, co
   std::lock_guard lock(mutex_);
   std::optional<JobRecord> taken;
   if (claim.backends.empty()) return taken;
-  PgParams backends(claim.backends.begin(), claim.backends.end());
+  PgParams params(claim.backends.begin(), claim.backends.end());
+  params.push_back(text_of(claim.fair_share_window_ms));
   TC_RETURN_IF_ERROR(db_->transaction(
       [&]() -> Status {
         TC_ASSIGN_OR_RETURN(
             std::vector<JobRecord> candidates,
-            select_sql(claim_candidates_sql(kJobColumnList, backends.size(), kClaimBatch, kPgNow,
-                                            "FOR UPDATE SKIP LOCKED"),
-                       backends, "claim a job"));
+            select_sql(claim_candidates_sql(kJobColumnList, claim.backends.size(), kClaimBatch,
+                                            kPgNow, "FOR UPDATE OF jobs SKIP LOCKED"),
+                       params, "claim a job"));
         for (JobRecord& job : candidates) {
           std::optional<Notification> notice;
           if (!take(job, notice)) continue;

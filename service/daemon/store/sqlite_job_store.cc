@@ -400,6 +400,7 @@ Result<std::optional<JobRecord>> SqliteJobStore::claim(const ClaimRequest& claim
     if (!s.ok()) return db_error(db_, "prepare claim");
     for (size_t i = 0; i < claim.backends.size(); ++i)
       s.bind(static_cast<int>(i) + 1, claim.backends[i]);
+    s.bind(static_cast<int>(claim.backends.size()) + 1, claim.fair_share_window_ms);
     TC_ASSIGN_OR_RETURN(std::vector<JobRecord> candidates, collect(db_, s));
     for (JobRecord& job : candidates) {
       std::optional<Notification> notice;
