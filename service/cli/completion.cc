@@ -22,11 +22,14 @@ struct Argument {
 
 constexpr const char* kPresets = "@presets";  // asked of `transcode presets --names` at TAB
 
+// A command, or a command's subcommand ("tenants create": the two words). A command with
+// subcommands ("tenants") has their names as its first positional's values.
 struct Command {
   std::string name;  // "" for the program itself
   std::string help;
   std::vector<Argument> options;
   std::vector<Argument> positionals;
+  std::vector<std::string> subcommands;  // their names, when it has some
 };
 
 std::map<const CLI::Option*, std::vector<std::string>>& offered() {
@@ -71,11 +74,41 @@ Command describe_command(const CLI::App& app, const std::string& name) {
   return command;
 }
 
+std::vector<const CLI::App*> subcommands_of(const CLI::App& app) {
+  return app.get_subcommands([](const CLI::App*) { return true; });
+}
+
+// The program, its commands, and their subcommands (one level: `transcode tenants create`; the
+// scripts know no deeper one, and the CLI has none).
 std::vector<Command> describe(const CLI::App& root) {
   std::vector<Command> commands{describe_command(root, "")};
-  for (const CLI::App* sub : root.get_subcommands([](const CLI::App*) { return true; }))
-    commands.push_back(describe_command(*sub, sub->get_name()));
+  for (const CLI::App* sub : subcommands_of(root)) {
+    Command command = describe_command(*sub, sub->get_name());
+    std::vector<Command> children;
+    for (const CLI::App* child : subcommands_of(*sub)) {
+      command.subcommands.push_back(child->get_name());
+      children.push_back(describe_command(*child, sub->get_name() + " " + child->get_name()));
+    }
+    if (!command.subcommands.empty())
+      command.positionals.insert(
+          command.positionals.begin(),
+          Argument{{}, "SUBCOMMAND", "", true, false, join(command.subcommands)});
+    commands.push_back(std::move(command));
+    commands.insert(commands.end(), children.begin(), children.end());
+  }
   return commands;
+}
+
+bool is_subcommand(const Command& command) {
+  return command.name.find(' ') != std::string::npos;
+}
+
+// The commands that have subcommands, space-separated.
+std::string parent_names(const std::vector<Command>& commands) {
+  std::vector<std::string> names;
+  for (const Command& command : commands)
+    if (!command.subcommands.empty()) names.push_back(command.name);
+  return join(names);
 }
 
 std::string join_with(const std::vector<std::string>& words, const char* separator) {
@@ -91,7 +124,7 @@ std::string join(const std::vector<std::string>& words) {
 std::string command_names(const std::vector<Command>& commands) {
   std::vector<std::string> names;
   for (const Command& command : commands)
-    if (!command.name.empty()) names.push_back(command.name);
+    if (!command.name.empty() && !is_subcommand(command)) names.push_back(command.name);
   return join(names);
 }
 
@@ -149,10 +182,16 @@ std::string bash_script(const std::vector<Command>& commands) {
       << "' -- \"$cur\"))\n"
          "    return\n"
          "  fi\n"
-         "  case ${COMP_WORDS[1]} in\n";
+         "  local command=${COMP_WORDS[1]}  # and its subcommand's name, once typed\n"
+         "  if [[ $COMP_CWORD -gt 2 && ' "
+      << parent_names(commands)
+      << " ' == *\" $command \"* ]]; then\n"
+         "    command=\"$command ${COMP_WORDS[2]}\"\n"
+         "  fi\n"
+         "  case $command in\n";
   for (const Command& command : commands) {
     if (command.name.empty()) continue;
-    out << "    " << command.name << ")\n"
+    out << "    '" << command.name << "')\n"
         << "      options='" << option_names(command, [](const Argument&) { return true; }) << "'\n"
         << "      values='"
         << option_names(command, [](const Argument& a) { return a.takes_value; }) << "'\n"
@@ -238,7 +277,7 @@ std::string zsh_script(const std::vector<Command>& commands) {
          "  local tc_program=$words[1]\n"
          "  commands=(\n";
   for (const Command& command : commands)
-    if (!command.name.empty())
+    if (!command.name.empty() && !is_subcommand(command))
       out << "    '" << zsh_quoted(command.name, kMessage) << ":" << zsh_quoted(command.help)
           << "'\n";
   out << "  )\n  root_options=(\n";
@@ -254,10 +293,17 @@ std::string zsh_script(const std::vector<Command>& commands) {
          "  local command=$words[2]\n"
          "  shift words\n"
          "  (( CURRENT-- ))\n"
+         "  if (( CURRENT > 2 )) && [[ ' "
+      << parent_names(commands)
+      << " ' == *\" $command \"* ]]; then  # and its subcommand's name\n"
+         "    command=\"$command $words[2]\"\n"
+         "    shift words\n"
+         "    (( CURRENT-- ))\n"
+         "  fi\n"
          "  case $command in\n";
   for (const Command& command : commands) {
     if (command.name.empty()) continue;
-    out << "    " << command.name << ")\n      _arguments -s -S";
+    out << "    '" << command.name << "')\n      _arguments -s -S";
     for (const Argument& option : command.options)
       out << " \\\n        " << zsh_option_spec(option, names);
     int position = 0;
@@ -298,6 +344,25 @@ std::string fish_option(const Argument& option, const std::string& all_commands)
   return line + " -d '" + fish_quoted(option.help) + "'";
 }
 
+// When a command's completions apply: its name (and its subcommand's) typed, and for a command
+// with subcommands, none of them yet.
+std::string fish_condition(const Command& command) {
+  std::string words = command.name;
+  std::string when = " -n '__fish_seen_subcommand_from " + words.substr(0, words.find(' '));
+  if (is_subcommand(command))
+    when += "; and __fish_seen_subcommand_from " + words.substr(words.find(' ') + 1);
+  else if (!command.subcommands.empty())
+    when += "; and not __fish_seen_subcommand_from " + join(command.subcommands);
+  return when + "'";
+}
+
+const Command& parent_of(const std::vector<Command>& commands, const Command& sub) {
+  const std::string parent = sub.name.substr(0, sub.name.find(' '));
+  for (const Command& command : commands)
+    if (command.name == parent) return command;
+  return sub;  // not reached: describe() lists each parent before its subcommands
+}
+
 std::string fish_script(const std::vector<Command>& commands) {
   const std::string names = command_names(commands);
   std::ostringstream out;
@@ -317,12 +382,18 @@ std::string fish_script(const std::vector<Command>& commands) {
             << "\n";
       continue;
     }
-    out << "complete -c transcode -n __fish_use_subcommand -a " << command.name << " -d '"
-        << fish_quoted(command.help) << "'\n";
-    const std::string when = " -n '__fish_seen_subcommand_from " + command.name + "'";
+    const std::string when = fish_condition(command);
+    if (is_subcommand(command))
+      out << "complete -c transcode" << fish_condition(parent_of(commands, command)) << " -a "
+          << command.name.substr(command.name.find(' ') + 1) << " -d '" << fish_quoted(command.help)
+          << "'\n";
+    else
+      out << "complete -c transcode -n __fish_use_subcommand -a " << command.name << " -d '"
+          << fish_quoted(command.help) << "'\n";
     for (const Argument& option : command.options)
       out << "complete -c transcode" << when << fish_option(option, names) << "\n";
     for (const Argument& positional : command.positionals) {
+      if (!command.subcommands.empty()) break;  // its subcommands are offered with their help
       if (positional.values == "@files")
         out << "complete -c transcode" << when << " -F\n";
       else if (positional.values == "@commands")

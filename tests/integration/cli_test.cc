@@ -644,6 +644,36 @@ TEST(CommandLine, FishCompletionNamesCommandsOptionsAndValues) {
   EXPECT_TRUE(contains(fish_completions(path, "transcode completion "), "fish"));
 }
 
+// A command with subcommands (`transcode tenants create ...`) completes their names, then the
+// chosen one's options; the subcommands are not offered as commands of their own.
+TEST(CommandLine, CompletionKnowsTheSubcommandsOfTenants) {
+  TempDir dir;
+  std::string bash = checked_completion(dir, "bash", "transcode.bash", {"bash", "-n"});
+  std::string fish = checked_completion(dir, "fish", "transcode.fish", {"fish", "--no-execute"});
+  ASSERT_FALSE(checked_completion(dir, "zsh", "_transcode", {"zsh", "-n"}).empty());
+  ASSERT_FALSE(bash.empty() || fish.empty());
+  std::vector<std::string> subcommands = bash_completions(bash, {"transcode", "tenants", ""});
+  std::vector<std::string> fish_subcommands = fish_completions(fish, "transcode tenants ");
+  for (const char* name : {"create", "list", "key-create", "key-revoke"}) {
+    EXPECT_TRUE(contains(subcommands, name)) << name;
+    EXPECT_TRUE(contains(fish_subcommands, name)) << name;
+  }
+  EXPECT_FALSE(contains(bash_completions(bash, {"transcode", ""}), "key-create"));
+  EXPECT_FALSE(contains(fish_completions(fish, "transcode "), "key-create"));
+  std::vector<std::string> create =
+      bash_completions(bash, {"transcode", "tenants", "create", "--"});
+  for (const char* option : {"--media-root", "--weight", "--admin", "--server", "--token-file"})
+    EXPECT_TRUE(contains(create, option)) << option;
+  EXPECT_EQ(bash_completions(bash, {"transcode", "tenants", "key-revoke", "--tok"}),
+            std::vector<std::string>{"--token-file"});
+  EXPECT_TRUE(contains(fish_completions(fish, "transcode tenants create --"), "--media-root"));
+  EXPECT_FALSE(contains(fish_completions(fish, "transcode tenants list --"), "--media-root"));
+  ProcessResult zsh = transcode({"completion", "zsh"});
+  EXPECT_NE(zsh.out.find("    'tenants create')"), std::string::npos) << zsh.out;
+  EXPECT_NE(zsh.out.find(":SUBCOMMAND:(create list key-create key-revoke"), std::string::npos)
+      << zsh.out;
+}
+
 // Planning for an Intel GPU that is not here (issue 14).
 TEST_F(TranscodeRun, DryRunPlansForAnAssumedIntelGpu) {
   ProcessResult run = transcode(
