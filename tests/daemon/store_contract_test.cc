@@ -1182,6 +1182,99 @@ TYPED_TEST(StoreContract, EveryAttemptIsKeptWithItsNodeEndAndOutcome) {
   EXPECT_EQ(this->engine_.scalar("SELECT COUNT(*) FROM job_attempts"), 0);
 }
 
+// ---- Measured use (usage_ledger.h): each ended attempt's rows, written once with its end, on
+// the store's clock, summed per tenant and period, kept past the job's purge.
+
+// Job `id` of `tenant`, claimed by node-a and ended (failed: any ended attempt is metered) with
+// `usage`, written as the node writes it; the ended record, or nullopt when a step failed.
+std::optional<JobRecord> ended_with_usage(JobQueue& jobs, const std::string& id,
+                                          const std::string& tenant, ResourceSeconds usage) {
+  JobRecord job = queued_on(id, BackendKind::kSoftware, 0);
+  job.tenant = tenant;
+  if (!jobs.insert(job).is_ok()) return std::nullopt;
+  std::optional<JobRecord> running = start_on(jobs, id, "node-a");
+  if (!running) return std::nullopt;
+  // The node's clock far behind the store's: the usage row must not take it.
+  finish(*running, JobState::kFailed, Status(Code::kInput, "bad input"), std::nullopt, 1);
+  meter_attempt(*running, 1, std::move(usage));
+  Result<bool> written = jobs.write(*running, RowState{JobState::kRunning, 1, false}, nullptr);
+  if (!written.is_ok() || !*written) return std::nullopt;
+  return running;
+}
+
+double sum_of(const std::vector<UsageRow>& rows, const std::string& tenant,
+              const std::string& resource) {
+  double sum = 0;
+  for (const UsageRow& row : rows)
+    if (row.tenant == tenant && row.resource == resource) sum += row.seconds;
+  return sum;
+}
+
+TYPED_TEST(StoreContract, AnEndedAttemptsUsageIsStoredOnceOnTheStoresClock) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  JobRecord job = queued_on("metered", BackendKind::kSoftware, 0);
+  ASSERT_TRUE(*store->jobs().insert(job));
+  std::optional<JobRecord> running = start_on(store->jobs(), "metered", "node-a");
+  ASSERT_TRUE(running);
+  // A running attempt's record carrying figures writes none: only an end is billed.
+  running->attempts.back().usage = {{"cpu", 9.0}};
+  ASSERT_TRUE(*store->jobs().write(*running, std::nullopt, nullptr));
+  EXPECT_TRUE((**store->jobs().get("metered")).attempts.back().usage.empty());
+
+  int64_t store_before = this->engine_.scalar(std::string("SELECT ") + TypeParam::kNow);
+  finish(*running, JobState::kSucceeded, {}, std::nullopt, 1);  // the node's clock: 1970
+  meter_attempt(*running, 1, {{"cpu", 1.5}, {"video", 2.25}});
+  ASSERT_TRUE(*store->jobs().write(*running, RowState{JobState::kRunning, 1, false}, nullptr));
+  // The same end written again (its first answer lost), even with other figures: billed once.
+  JobRecord retried = *running;
+  retried.attempts.back().usage = {{"cpu", 3.0}, {"video", 4.5}};
+  ASSERT_TRUE(store->jobs().write(retried, std::nullopt, nullptr).is_ok());
+
+  JobRecord back = **store->jobs().get("metered");
+  ASSERT_EQ(back.attempts.size(), 1u);
+  EXPECT_EQ(back.attempts[0].usage, (ResourceSeconds{{"cpu", 1.5}, {"video", 2.25}}));
+  store.reset();  // read by another connection: SQLite's store holds its file while open
+  EXPECT_EQ(this->engine_.scalar("SELECT COUNT(*) FROM attempt_usage"), 2);
+  EXPECT_GE(this->engine_.scalar("SELECT MIN(end_ms) FROM attempt_usage"), store_before)
+      << "the row took the node's clock, not the store's";
+}
+
+TYPED_TEST(StoreContract, UsageIsSummedPerTenantAndPeriodAndOutlivesThePurge) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  ASSERT_NE(store->usage(), nullptr);
+  ASSERT_TRUE(ended_with_usage(store->jobs(), "a1", "team-a", {{"cpu", 1.25}, {"video", 2.0}}));
+  ASSERT_TRUE(ended_with_usage(store->jobs(), "a2", "team-a", {{"cpu", 0.5}}));
+  ASSERT_TRUE(ended_with_usage(store->jobs(), "b1", "team-b", {{"cpu", 4.0}, {"nvenc", 3.5}}));
+  int64_t now = this->engine_.scalar(std::string("SELECT ") + TypeParam::kNow);
+  const int64_t day = 86400000;
+
+  Result<std::vector<UsageRow>> all = store->usage()->sum_usage(std::nullopt, now - day, now + day);
+  ASSERT_TRUE(all.is_ok()) << all.status().message();
+  ASSERT_EQ(all->size(), 4u);  // one row per tenant and resource, by tenant then resource
+  EXPECT_EQ((*all)[0].tenant, "team-a");
+  EXPECT_EQ((*all)[0].resource, "cpu");
+  EXPECT_DOUBLE_EQ((*all)[0].seconds, 1.75);
+  EXPECT_DOUBLE_EQ(sum_of(*all, "team-a", "video"), 2.0);
+  EXPECT_DOUBLE_EQ(sum_of(*all, "team-b", "cpu"), 4.0);
+  EXPECT_DOUBLE_EQ(sum_of(*all, "team-b", "nvenc"), 3.5);
+
+  Result<std::vector<UsageRow>> b = store->usage()->sum_usage("team-b", now - day, now + day);
+  ASSERT_TRUE(b.is_ok()) << b.status().message();
+  ASSERT_EQ(b->size(), 2u);
+  EXPECT_EQ((*b)[0].tenant, "team-b");
+  EXPECT_EQ((*b)[1].tenant, "team-b");
+  // A period that ended before the attempts did holds none of them.
+  EXPECT_TRUE(store->usage()->sum_usage(std::nullopt, now - day, now - day / 2)->empty());
+
+  ASSERT_EQ(*store->jobs().purge_ended_before(99999999999), 3);
+  Result<std::vector<UsageRow>> kept = store->usage()->sum_usage(std::nullopt, 0, now + day);
+  ASSERT_TRUE(kept.is_ok()) << kept.status().message();
+  EXPECT_EQ(kept->size(), 4u) << "the purge took billed usage with the jobs";
+  EXPECT_DOUBLE_EQ(sum_of(*kept, "team-a", "cpu"), 1.75);
+}
+
 // A retried job waits out its backoff on the store's clock: the write sets its not-before to
 // the store's now plus the delay; until then a claim does not offer it (a job queued without a
 // delay is offered meanwhile); once the store's clock passes it (the test moves the row's time

@@ -111,7 +111,7 @@ void AttemptRunner::run(const WorkerJob& job, const NodeSettings& node, Attempt&
     JobRecord job = attempt.record();
     remove_partial_outputs(job.spec, job.attempt, parts_.options.policy.roots);
   } else {
-    store_final(attempt, finished_record(attempt, outcome, engines));
+    store_final(attempt, finished_record(attempt, outcome, engines, worker.is_ok()));
   }
   // The pool's worker goes back only when it succeeded and waits for more; a cold one never
   // does: its life is tied to this thread (PR_SET_PDEATHSIG).
@@ -235,9 +235,10 @@ Status AttemptRunner::fence_answer(Attempt& attempt, Fence fence) {
                                "outputs are not published"};
 }
 
-// The job's record once its worker ended. Its partial outputs are removed on failure.
+// The job's record once its worker ended. Its partial outputs are removed on failure. An
+// attempt whose worker ran is metered whatever its outcome: the GPU and CPU were used.
 JobRecord AttemptRunner::finished_record(const Attempt& attempt, const WorkerOutcome& outcome,
-                                         const metrics::EngineUsage& engines) {
+                                         const metrics::EngineUsage& engines, bool ran) {
   int stop = attempt.stop.load();
   JobRecord job = attempt.record();
   if (!outcome.status.is_ok())
@@ -265,6 +266,7 @@ JobRecord AttemptRunner::finished_record(const Attempt& attempt, const WorkerOut
            attempt_outcome(outcome));
     spdlog::warn("job {}: failed: {}", job.id, escape_text(outcome.status.to_string()));
   }
+  if (ran) meter_attempt(job, attempt.number, measured_usage(engines));
   return job;
 }
 

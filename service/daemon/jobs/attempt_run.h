@@ -69,8 +69,9 @@ class AttemptRunner {
   // The fence (job_store.h hold_lease): may this attempt publish its outputs?
   Status may_publish(Attempt& attempt);
   Status fence_answer(Attempt& attempt, Fence fence);  // the gate's answer, as the worker hears it
+  // `ran`: its worker started (and so is metered).
   JobRecord finished_record(const Attempt& attempt, const WorkerOutcome& outcome,
-                            const metrics::EngineUsage& engines);
+                            const metrics::EngineUsage& engines, bool ran);
   void store_final(Attempt& attempt, const JobRecord& job);
   std::unique_ptr<metrics::JobSampler> make_sampler(const Attempt& attempt, int pid,
                                                     bool warm) const;

@@ -1,5 +1,7 @@
 #include "service/daemon/jobs/node_counters.h"
 
+#include "service/daemon/model/attempt_usage.h"
+
 namespace tc::daemon {
 
 void NodeCounters::count_start(const std::string& device, bool warm) {
@@ -13,7 +15,7 @@ void NodeCounters::count_busy(const std::string& device, const metrics::EngineUs
   std::lock_guard lock(mutex_);
   DeviceTotals& totals = device_totals_[device];
   for (const metrics::EngineBusy& e : live.engines)
-    totals.engine_busy_s[e.engine] += e.busy_percent / 100 * live.interval_s * e.capacity;
+    totals.engine_busy_s[e.engine] += busy_engine_seconds(e, live.interval_s);
 }
 
 void NodeCounters::count_finished(const JobRecord& job) {

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "pipeline/core/status.h"
+#include "service/daemon/model/attempt_usage.h"
 
 namespace tc::daemon {
 
@@ -34,6 +35,10 @@ struct AttemptRecord {
   int64_t end_ms = 0;  // 0 while running
   AttemptOutcome outcome = AttemptOutcome::kRunning;
   Status error;  // why it ended, when it did not succeed
+  // What it measurably used (attempt_usage.h), set when an attempt that ran a worker ended,
+  // whatever its outcome; empty while running and for one whose worker never started. Stored
+  // once (the store's attempt_usage rows) with the write that records its end.
+  ResourceSeconds usage;
 };
 
 }  // namespace tc::daemon

@@ -73,4 +73,9 @@ void finish(JobRecord& job, JobState state, Status error, std::optional<JobRepor
   job.engines = {};
 }
 
+void meter_attempt(JobRecord& job, int number, ResourceSeconds usage) {
+  for (AttemptRecord& attempt : job.attempts)
+    if (attempt.number == number && attempt.end_ms > 0) attempt.usage = std::move(usage);
+}
+
 }  // namespace tc::daemon

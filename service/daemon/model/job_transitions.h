@@ -44,4 +44,8 @@ void requeue(JobRecord& job, AttemptUse use, const AttemptEnd& end, int64_t retr
 void finish(JobRecord& job, JobState state, Status error, std::optional<JobReport> report,
             int64_t now, std::optional<AttemptOutcome> outcome = std::nullopt);
 
+// Records what the ended attempt `number` measurably used (attempt_usage.h) on its history row;
+// nothing when the record holds no ended attempt of that number.
+void meter_attempt(JobRecord& job, int number, ResourceSeconds usage);
+
 }  // namespace tc::daemon

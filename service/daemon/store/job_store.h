@@ -18,6 +18,7 @@
 #include "service/daemon/store/node_registry.h"
 #include "service/daemon/store/outbox.h"
 #include "service/daemon/store/tenant_directory.h"
+#include "service/daemon/store/usage_ledger.h"
 
 namespace tc::daemon {
 
@@ -28,17 +29,19 @@ class JobStore {
   // manager learns what they offer and stores progress for their watchers.
   template <typename Engine>
   JobStore(const std::shared_ptr<Engine>& engine, bool shared)
-      : JobStore(engine, engine, engine, engine, engine, engine, shared) {}
-  // Roles played apart (a test wraps one of them).
+      : JobStore(engine, engine, engine, engine, engine, engine, shared, engine) {}
+  // Roles played apart (a test wraps one of them); no usage ledger unless given.
   JobStore(std::shared_ptr<JobQueue> jobs, std::shared_ptr<Outbox> outbox,
            std::shared_ptr<NodeRegistry> nodes, std::shared_ptr<LeaseTable> leases,
-           std::shared_ptr<JobLogs> logs, std::shared_ptr<TenantDirectory> tenants, bool shared)
+           std::shared_ptr<JobLogs> logs, std::shared_ptr<TenantDirectory> tenants, bool shared,
+           std::shared_ptr<UsageLedger> usage = nullptr)
       : jobs_(std::move(jobs)),
         outbox_(std::move(outbox)),
         nodes_(std::move(nodes)),
         leases_(std::move(leases)),
         logs_(std::move(logs)),
         tenants_(std::move(tenants)),
+        usage_(std::move(usage)),
         shared_(shared) {}
 
   JobQueue& jobs() const { return *jobs_; }
@@ -47,6 +50,7 @@ class JobStore {
   LeaseTable& leases() const { return *leases_; }
   JobLogs& logs() const { return *logs_; }
   TenantDirectory& tenants() const { return *tenants_; }
+  UsageLedger* usage() const { return usage_.get(); }  // null: not wired (a test's roles)
   bool shared() const { return shared_; }
 
  private:
@@ -56,6 +60,7 @@ class JobStore {
   std::shared_ptr<LeaseTable> leases_;
   std::shared_ptr<JobLogs> logs_;
   std::shared_ptr<TenantDirectory> tenants_;
+  std::shared_ptr<UsageLedger> usage_;
   bool shared_;
 };
 

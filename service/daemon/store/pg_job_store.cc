@@ -205,7 +205,7 @@ Status PgJobStore::save_attempts_locked(const JobRecord& job) {
                                   "record attempt " + text_of(row.number) + " of job " + job.id)
                            .status());
   }
-  return {};
+  return save_usage_locked(job);  // pg_usage.cc
 }
 
 Result<std::vector<AttemptRecord>> PgJobStore::attempts_locked(const std::string& id) {
@@ -219,6 +219,7 @@ Result<std::vector<AttemptRecord>> PgJobStore::attempts_locked(const std::string
     TC_ASSIGN_OR_RETURN(AttemptRecord attempt, attempt_from_columns(id, row));
     attempts.push_back(std::move(attempt));
   }
+  TC_RETURN_IF_ERROR(read_usage_locked(id, attempts));
   return attempts;
 }
 

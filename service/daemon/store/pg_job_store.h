@@ -14,6 +14,7 @@
 #include "service/daemon/store/outbox.h"
 #include "service/daemon/store/pg_connection.h"
 #include "service/daemon/store/tenant_directory.h"
+#include "service/daemon/store/usage_ledger.h"
 
 namespace tc::daemon {
 
@@ -22,7 +23,8 @@ class PgJobStore final : public JobQueue,
                          public NodeRegistry,
                          public LeaseTable,
                          public JobLogs,
-                         public TenantDirectory {
+                         public TenantDirectory,
+                         public UsageLedger {
  public:
   // Connects and brings the schema to this binary's version (pg_schema.h).
   static Result<std::unique_ptr<PgJobStore>> open(const std::string& url,
@@ -81,6 +83,10 @@ class PgJobStore final : public JobQueue,
   Status add_key(const ApiKeyRecord& key) override;
   Result<std::optional<KeyGrant>> find_key(const std::string& key_id) override;
   Result<bool> revoke_key(const std::string& key_id, int64_t now_ms) override;
+
+  // UsageLedger: pg_usage.cc.
+  Result<std::vector<UsageRow>> sum_usage(const std::optional<std::string>& tenant,
+                                          int64_t since_ms, int64_t until_ms) override;
   Result<bool> set_webhook_secret(const std::string& id, const std::string& secret) override;
   Result<std::optional<std::string>> job_webhook_secret(const std::string& job_id) override;
 
@@ -100,6 +106,9 @@ class PgJobStore final : public JobQueue,
   // The attempt history (attempt_columns.h), mutex_ held.
   Status save_attempts_locked(const JobRecord& job);
   Result<std::vector<AttemptRecord>> attempts_locked(const std::string& id);
+  // The ended attempts' use (usage_ledger.h, pg_usage.cc), mutex_ held.
+  Status save_usage_locked(const JobRecord& job);
+  Status read_usage_locked(const std::string& id, std::vector<AttemptRecord>& attempts);
   Status enqueue_locked(const Notification& notice);  // pg_outbox.cc
   Status update_notice(const char* sql, const PgParams& params);
 

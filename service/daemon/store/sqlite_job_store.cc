@@ -279,7 +279,7 @@ Status SqliteJobStore::save_attempts_locked(const JobRecord& job) {
     s.bind(10, row.error_retryable);
     if (s.step() != SQLITE_DONE) return db_error(db_, "record attempt of job " + job.id);
   }
-  return {};
+  return save_usage_locked(job);  // sqlite_usage.cc
 }
 
 Result<std::vector<AttemptRecord>> SqliteJobStore::attempts_locked(const std::string& id) {
@@ -295,6 +295,7 @@ Result<std::vector<AttemptRecord>> SqliteJobStore::attempts_locked(const std::st
     attempts.push_back(std::move(attempt));
   }
   if (rc != SQLITE_DONE) return db_error(db_, "read the attempts of job " + id);
+  TC_RETURN_IF_ERROR(read_usage_locked(id, attempts));
   return attempts;
 }
 

@@ -13,6 +13,7 @@
 #include "service/daemon/store/node_registry.h"
 #include "service/daemon/store/outbox.h"
 #include "service/daemon/store/tenant_directory.h"
+#include "service/daemon/store/usage_ledger.h"
 
 struct sqlite3;
 
@@ -25,7 +26,8 @@ class SqliteJobStore final : public JobQueue,
                              public NodeRegistry,
                              public LeaseTable,
                              public JobLogs,
-                             public TenantDirectory {
+                             public TenantDirectory,
+                             public UsageLedger {
  public:
   // Creates the directory's database when missing. kInternal names the file on failure.
   static Result<std::unique_ptr<SqliteJobStore>> open(const std::string& state_dir);
@@ -85,6 +87,10 @@ class SqliteJobStore final : public JobQueue,
   Status add_key(const ApiKeyRecord& key) override;
   Result<std::optional<KeyGrant>> find_key(const std::string& key_id) override;
   Result<bool> revoke_key(const std::string& key_id, int64_t now_ms) override;
+
+  // UsageLedger: sqlite_usage.cc.
+  Result<std::vector<UsageRow>> sum_usage(const std::optional<std::string>& tenant,
+                                          int64_t since_ms, int64_t until_ms) override;
   Result<bool> set_webhook_secret(const std::string& id, const std::string& secret) override;
   Result<std::optional<std::string>> job_webhook_secret(const std::string& job_id) override;
 
@@ -100,6 +106,9 @@ class SqliteJobStore final : public JobQueue,
   // The attempt history (attempt_columns.h), mutex_ held.
   Status save_attempts_locked(const JobRecord& job);
   Result<std::vector<AttemptRecord>> attempts_locked(const std::string& id);
+  // The ended attempts' use (usage_ledger.h, sqlite_usage.cc), mutex_ held.
+  Status save_usage_locked(const JobRecord& job);
+  Status read_usage_locked(const std::string& id, std::vector<AttemptRecord>& attempts);
   // The outbox's statements, mutex_ held (sqlite_outbox.cc).
   Status in_transaction(const std::function<Status()>& body);
   Status enqueue_locked(const Notification& notice);

@@ -32,10 +32,13 @@ class Statement {
     sqlite3_bind_text(stmt_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
   }
   void bind_null(int i) { sqlite3_bind_null(stmt_, i); }
+  // Named apart: an int argument would find bind(int64_t) and bind(double) equally good.
+  void bind_double(int i, double v) { sqlite3_bind_double(stmt_, i, v); }
   void reset() { sqlite3_reset(stmt_); }
   // SQLITE_ROW, SQLITE_DONE or an error code.
   int step() { return sqlite3_step(stmt_); }
   int64_t int_at(int i) { return sqlite3_column_int64(stmt_, i); }
+  double double_at(int i) { return sqlite3_column_double(stmt_, i); }
   std::string text_at(int i) {
     const unsigned char* text = sqlite3_column_text(stmt_, i);
     return text ? reinterpret_cast<const char*>(text) : "";
