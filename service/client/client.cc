@@ -203,7 +203,8 @@ void add_presets_server(CLI::App& root, cli::CommandActions& actions) {
   };
 }
 
-// `transcode tenants create|list|key-create|key-revoke`: an admin's (docs/tenants.md).
+// `transcode tenants create|list|key-create|key-revoke|webhook-secret`: an admin's
+// (docs/tenants.md).
 void add_tenants(CLI::App& root, cli::CommandActions& actions) {
   CLI::App* tenants = root.add_subcommand("tenants", "tenants and their API keys (an admin's)");
   tenants->require_subcommand(1);
@@ -252,6 +253,15 @@ void add_tenants(CLI::App& root, cli::CommandActions& actions) {
   add_json_flag(key_revoke, revoke_args->second);
   add_action(*children, key_revoke, [revoke_args](const Connection& c) {
     return key_revoke_command(revoke_args->first, revoke_args->second, c);
+  });
+
+  CLI::App* rotate = tenants->add_subcommand(
+      "webhook-secret", "a new webhook signing secret of the tenant, printed once on stdout alone");
+  auto rotate_args = std::make_shared<std::pair<std::string, bool>>();
+  rotate->add_option("NAME", rotate_args->first, "the tenant")->type_name("")->required();
+  add_json_flag(rotate, rotate_args->second);
+  add_action(*children, rotate, [rotate_args](const Connection& c) {
+    return webhook_secret_command(rotate_args->first, rotate_args->second, c);
   });
 }
 

@@ -71,6 +71,8 @@ int tenant_create_command(const TenantArgs& args, const Connection& connection);
 int tenant_list_command(bool json, const Connection& connection);
 // Prints the new key alone on stdout (its id and tenant on stderr).
 int key_create_command(const std::string& tenant, bool json, const Connection& connection);
+// Prints the tenant's new webhook secret alone on stdout.
+int webhook_secret_command(const std::string& tenant, bool json, const Connection& connection);
 int key_revoke_command(const std::string& key_id, bool json, const Connection& connection);
 // The Intel device profiles --assume-device takes (no daemon needed).
 int profiles_command(bool json);

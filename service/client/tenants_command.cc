@@ -1,6 +1,6 @@
 // `transcode tenants ...`: the tenants and their API keys (docs/tenants.md), through the admin
-// RPCs. key-create prints the new key alone on stdout, so that a script captures it; it is
-// never shown again.
+// RPCs. key-create and webhook-secret print the new key or secret alone on stdout, so that a
+// script captures it; it is never shown again.
 #include <cstdio>
 #include <iostream>
 
@@ -36,10 +36,13 @@ int tenant_create_command(const TenantArgs& args, const Connection& connection) 
   pb::Tenant tenant;
   grpc::Status status = stub_of(connection)->CreateTenant(&context, request, &tenant);
   if (!status.ok()) return rpc_failure(status);
-  if (args.json)
+  if (args.json) {
     std::cout << to_json(tenant);
-  else
-    print_tenant(tenant);
+    return kExitOk;
+  }
+  print_tenant(tenant);
+  if (!tenant.webhook_secret().empty())
+    std::printf("webhook secret (shown once): %s\n", tenant.webhook_secret().c_str());
   return kExitOk;
 }
 
@@ -73,6 +76,26 @@ int key_create_command(const std::string& tenant, bool json, const Connection& c
   std::printf("%s\n", key.key().c_str());
   std::fprintf(stderr, "transcode: key %s of tenant %s: shown once, keep it now\n",
                key.key_id().c_str(), key.tenant().c_str());
+  return kExitOk;
+}
+
+int webhook_secret_command(const std::string& tenant, bool json, const Connection& connection) {
+  grpc::ClientContext context;
+  prepare_context(context, connection);
+  pb::RotateWebhookSecretRequest request;
+  request.set_tenant(tenant);
+  pb::WebhookSecret secret;
+  grpc::Status status = stub_of(connection)->RotateWebhookSecret(&context, request, &secret);
+  if (!status.ok()) return rpc_failure(status);
+  if (json) {
+    std::cout << to_json(secret);
+    return kExitOk;
+  }
+  std::printf("%s\n", secret.secret().c_str());
+  std::fprintf(stderr,
+               "transcode: the webhook secret of tenant %s: shown once, the old one no longer "
+               "signs\n",
+               secret.tenant().c_str());
   return kExitOk;
 }
 

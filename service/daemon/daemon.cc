@@ -323,10 +323,14 @@ int serve(const DaemonConfig& config) {
     return kExitUnavailable;
   }
   std::unique_ptr<WebhookDelivery> webhooks;
-  if (!config.webhook_secret.empty())
-    webhooks = std::make_unique<WebhookDelivery>(
-        store->outbox(),
-        DeliveryOptions{{config.webhook_keys, *parse_webhook_allow(config.webhook_allow)}});
+  if (!config.webhook_secret.empty()) {
+    DeliveryOptions options{{config.webhook_keys, *parse_webhook_allow(config.webhook_allow)}};
+    // Each notice signed for its job's tenant (docs/tenants.md, Webhooks).
+    options.tenant_secret = [&tenants = store->tenants()](const std::string& job_id) {
+      return tenants.job_webhook_secret(job_id);
+    };
+    webhooks = std::make_unique<WebhookDelivery>(store->outbox(), std::move(options));
+  }
   std::unique_ptr<MetricsEndpoint> metrics;
   std::atomic<bool> store_up = true;  // the heartbeat's last answer, for transcoded_store_up
   if (!config.metrics_listen.empty()) {

@@ -183,6 +183,64 @@ class WebhookTest(unittest.TestCase):
         self.assertEqual(final["webhook_url"], receiver.url)
         self.assertNotIn("webhookUrl", final)
 
+    def tenant_deliveries(self, team, receiver, name, count):
+        """Runs a job of `team` (a Client with a tenant's key) with a webhook; its notices."""
+        out = os.path.join(self.daemon.media, name)
+        job = team.submit(self.daemon.input, [team.output(out, codec="h264", width=160,
+                                                          height=120)], webhook_url=receiver.url)
+        final = team.wait(job.id, timeout=240)
+        self.assertEqual(final.state, self.pb.job_pb2.JOB_STATE_SUCCEEDED, final.error.message)
+        deliveries = receiver.wait_for(count)[count - 3:]
+        self.assertEqual([json.loads(body)["id"] for _, body in deliveries], [job.id] * 3)
+        return [({k.lower(): v for k, v in headers.items()}, body) for headers, body in deliveries]
+
+    def test_a_tenants_notices_verify_with_its_own_secret_and_not_the_nodes(self):
+        receiver = self.receiver()
+        tenant = self.client.create_tenant("team-a", media_roots=[self.daemon.media])
+        self.assertRegex(tenant.webhook_secret, r"^whsec_[A-Za-z0-9+/]{43}=$")
+        self.assertNotIn(tenant.webhook_secret, [SECRET, OLD_SECRET])
+        self.assertEqual({t.id: t.webhook_secret for t in self.client.list_tenants()}["team-a"],
+                         "", "the secret is shown once")
+        key = self.client.create_api_key("team-a")
+        with transcoded_client.Client(self.daemon.address, token=key.key,
+                                      stubs_dir=self.stubs.name) as team:
+            for headers, body in self.tenant_deliveries(team, receiver, "team-a.mp4", 3):
+                self.assertTrue(verify(tenant.webhook_secret, headers, body))
+                self.assertFalse(verify(SECRET, headers, body))
+                self.assertFalse(verify(OLD_SECRET, headers, body))
+            # Rotated: the next notices verify with the new secret alone.
+            rotated = self.client.rotate_webhook_secret("team-a")
+            self.assertEqual(rotated.tenant, "team-a")
+            self.assertNotEqual(rotated.secret, tenant.webhook_secret)
+            for headers, body in self.tenant_deliveries(team, receiver, "team-a-2.mp4", 6):
+                self.assertTrue(verify(rotated.secret, headers, body))
+                self.assertFalse(verify(tenant.webhook_secret, headers, body))
+                self.assertFalse(verify(SECRET, headers, body))
+            # A tenant cannot rotate (its own or another's): an admin's call.
+            with self.assertRaises(transcoded_client.TranscodedError) as refused:
+                team.rotate_webhook_secret("team-a")
+            self.assertEqual(refused.exception.code, grpc.StatusCode.PERMISSION_DENIED)
+        # The default tenant's notices stay the node's (today's receivers keep verifying).
+        with self.assertRaises(transcoded_client.TranscodedError) as refused:
+            self.client.rotate_webhook_secret("default")
+        self.assertEqual(refused.exception.code, grpc.StatusCode.FAILED_PRECONDITION)
+        with self.assertRaises(transcoded_client.TranscodedError) as refused:
+            self.client.rotate_webhook_secret("team-z")
+        self.assertEqual(refused.exception.code, grpc.StatusCode.NOT_FOUND)
+
+    def test_the_cli_rotates_a_secret_and_prints_it_alone(self):
+        self.client.create_tenant("team-cli")
+        cli = subprocess.run([TRANSCODE, "tenants", "webhook-secret", "team-cli", "--server",
+                              self.daemon.address], capture_output=True, text=True, timeout=60)
+        self.assertEqual(cli.returncode, 0, cli.stderr)
+        self.assertRegex(cli.stdout, r"^whsec_[A-Za-z0-9+/]{43}=\n$")
+        self.assertIn("shown once", cli.stderr)
+        unknown = subprocess.run([TRANSCODE, "tenants", "webhook-secret", "team-none", "--server",
+                                  self.daemon.address], capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(unknown.returncode, 0)
+        self.assertEqual(unknown.stdout, "")
+        self.assertIn("team-none", unknown.stderr)
+
     def test_a_receiver_that_fails_at_first_gets_every_change_after_retries(self):
         receiver = self.receiver(failures=2)
         job_id = self.run_job(receiver.url, "retried.mp4")

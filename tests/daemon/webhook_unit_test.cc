@@ -65,6 +65,18 @@ TEST(WebhookSigner, TakesWhsecBase64OrPlainSecrets) {
   EXPECT_EQ(webhook_key("whsec_").status().code(), Code::kInvalidArgument);
 }
 
+// A tenant's secret (docs/tenants.md, Webhooks): the convention's form, a 32-byte key, and
+// never the same twice.
+TEST(WebhookSigner, MakesWhsecSecretsOf32RandomBytes) {
+  Result<std::string> first = make_webhook_secret(), second = make_webhook_secret();
+  ASSERT_TRUE(first.is_ok() && second.is_ok());
+  EXPECT_EQ(first->rfind("whsec_", 0), 0u) << *first;
+  Result<std::string> key = webhook_key(*first);
+  ASSERT_TRUE(key.is_ok()) << key.status().message();
+  EXPECT_EQ(key->size(), 32u);
+  EXPECT_NE(*first, *second);
+}
+
 TEST(WebhookBackoff, DoublesFromOneSecondUpToFiveMinutes) {
   WebhookBackoff backoff;
   EXPECT_EQ(backoff.delay_ms(1), 1000);

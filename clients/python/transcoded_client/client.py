@@ -99,6 +99,38 @@ class Client:
         return self._call(self._stub.GetCapabilities,
                           self.pb.transcoder_pb2.GetCapabilitiesRequest())
 
+    # Tenants and their API keys (docs/tenants.md): an admin's calls; a tenant's key gets
+    # PERMISSION_DENIED.
+    def create_tenant(self, id, media_roots=None, admin=False, weight=0):
+        """Makes tenant `id` (a-z, 0-9, -; 1 to 63) whose jobs may use `media_roots` (each one of
+        the node's or inside one). Returns the Tenant; its webhook_secret is shown here alone."""
+        request = self.pb.transcoder_pb2.CreateTenantRequest(
+            id=id, media_roots=media_roots or [], admin=admin, weight=weight)
+        return self._call(self._stub.CreateTenant, request)
+
+    def list_tenants(self):
+        """Every tenant, by id, "default" among them: a list of Tenant."""
+        reply = self._call(self._stub.ListTenants, self.pb.transcoder_pb2.ListTenantsRequest())
+        return list(reply.tenants)
+
+    def create_api_key(self, tenant):
+        """A new key of `tenant`: the ApiKey, whose `key` (the bearer token, for
+        Client(token=...)) is shown here alone."""
+        return self._call(self._stub.CreateApiKey,
+                          self.pb.transcoder_pb2.CreateApiKeyRequest(tenant=tenant))
+
+    def revoke_api_key(self, key_id):
+        """Revokes key `key_id` (the part of the key after tck_): refused from the next call on,
+        on every node. Returns the ApiKey with its revoke_time."""
+        return self._call(self._stub.RevokeApiKey,
+                          self.pb.transcoder_pb2.RevokeApiKeyRequest(key_id=key_id))
+
+    def rotate_webhook_secret(self, tenant):
+        """A new webhook signing secret of `tenant` (whsec_...), shown here alone: the notices
+        of its jobs are signed with it from the next one on. Returns the WebhookSecret."""
+        return self._call(self._stub.RotateWebhookSecret,
+                          self.pb.transcoder_pb2.RotateWebhookSecretRequest(tenant=tenant))
+
     def watch(self, job_id, timeout=None):
         """The job's JobEvents: a snapshot, then state changes and progress, to its end."""
         events = self._stub.WatchJob(self.pb.transcoder_pb2.WatchJobRequest(id=job_id),

@@ -6,6 +6,7 @@
 #include "service/daemon/jobs/job_service.h"
 #include "service/daemon/model/job_record.h"
 #include "service/daemon/policy/request_policy.h"
+#include "service/daemon/webhook/webhook_signer.h"
 
 namespace tc::daemon {
 namespace {
@@ -63,6 +64,14 @@ ApiStatus TenantAdmin::create_tenant(const Caller& caller, const pb::CreateTenan
   if (!*created)
     return {ApiCode::kAlreadyExists, "tenant " + quote_value(tenant.id) + " already exists"};
   tenant_to_proto(tenant, reply);
+  // A second statement: should it fail, the tenant stands without a secret of its own (its
+  // notices signed with the node's keys, as before version 9) and the error says to rotate.
+  Result<std::string> secret = set_new_secret(tenant.id);
+  if (!secret.is_ok())
+    return {ApiCode::kUnavailable, ApiReason::kStoreUnavailable, "",
+            "tenant " + quote_value(tenant.id) + " was made without its webhook secret (" +
+                secret.status().message() + "): make one with RotateWebhookSecret"};
+  reply.set_webhook_secret(*secret);
   return {};
 }
 
@@ -103,6 +112,33 @@ ApiStatus TenantAdmin::revoke_key(const Caller& caller, const pb::RevokeApiKeyRe
             "API key " + quote_value(request.key_id()) + " not found"};
   key_to_proto((*grant)->key, reply);
   return {};
+}
+
+ApiStatus TenantAdmin::rotate_webhook_secret(const Caller& caller,
+                                             const pb::RotateWebhookSecretRequest& request,
+                                             pb::WebhookSecret& reply) {
+  TC_API_RETURN_IF_ERROR(admins_only(caller));
+  if (Status name = check_tenant_name(request.tenant(), "tenant"); !name.is_ok())
+    return invalid("tenant", name);
+  if (request.tenant() == kDefaultTenant)
+    return {ApiCode::kFailedPrecondition, ApiReason::kUnspecified, "tenant",
+            "the default tenant's notices are signed with the node's webhook_secret_file: "
+            "rotate that file's secret instead (docs/daemon.md, Webhooks)"};
+  Result<std::optional<TenantRecord>> tenant = tenants_.find_tenant(request.tenant());
+  if (!tenant.is_ok()) return store_failure(tenant.status());
+  if (!*tenant) return unknown_tenant(request.tenant());
+  Result<std::string> secret = set_new_secret(request.tenant());
+  if (!secret.is_ok()) return store_failure(secret.status());
+  reply.set_tenant(request.tenant());
+  reply.set_secret(*secret);
+  return {};
+}
+
+Result<std::string> TenantAdmin::set_new_secret(const std::string& tenant) {
+  TC_ASSIGN_OR_RETURN(std::string secret, make_webhook_secret());
+  TC_ASSIGN_OR_RETURN(bool set, tenants_.set_webhook_secret(tenant, secret));
+  if (!set) return Status(Code::kInternal, "tenant " + tenant + " vanished", true);
+  return secret;
 }
 
 }  // namespace tc::daemon

@@ -1,6 +1,6 @@
-// The tenant RPCs (CreateTenant, ListTenants, CreateApiKey, RevokeApiKey): an admin's calls
-// alone. A tenant's key gets PERMISSION_DENIED here: these are not jobs, whose existence a
-// NOT_FOUND hides, and a tenant knows it is not an admin.
+// The tenant RPCs (CreateTenant, ListTenants, CreateApiKey, RevokeApiKey,
+// RotateWebhookSecret): an admin's calls alone. A tenant's key gets PERMISSION_DENIED here: these
+// are not jobs, whose existence a NOT_FOUND hides, and a tenant knows it is not an admin.
 #pragma once
 
 #include <string>
@@ -26,8 +26,15 @@ class TenantAdmin {
                        transcode::v1::ApiKey& reply);
   ApiStatus revoke_key(const Caller& caller, const transcode::v1::RevokeApiKeyRequest& request,
                        transcode::v1::ApiKey& reply);
+  // A new secret for a tenant's webhooks (webhook_secret.h), replacing its old one at once.
+  ApiStatus rotate_webhook_secret(const Caller& caller,
+                                  const transcode::v1::RotateWebhookSecretRequest& request,
+                                  transcode::v1::WebhookSecret& reply);
 
  private:
+  // Makes and stores a new webhook secret of `tenant`; returns it.
+  Result<std::string> set_new_secret(const std::string& tenant);
+
   TenantDirectory& tenants_;
   const std::vector<std::string> node_roots_;
 };

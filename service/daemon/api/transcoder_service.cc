@@ -273,4 +273,13 @@ grpc::ServerUnaryReactor* TranscoderService::RevokeApiKey(grpc::CallbackServerCo
       });
 }
 
+grpc::ServerUnaryReactor* TranscoderService::RotateWebhookSecret(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return unary<pb::RotateWebhookSecretRequest, pb::WebhookSecret>(
+      context, request, response,
+      [this](const Caller& caller, const pb::RotateWebhookSecretRequest& r,
+             pb::WebhookSecret& out) { return admin().rotate_webhook_secret(caller, r, out); });
+}
+
 }  // namespace tc::daemon

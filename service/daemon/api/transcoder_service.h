@@ -29,7 +29,8 @@ using JobMethodsBase = api::Transcoder::WithRawCallbackMethod_GetJobLogs<
                     api::Transcoder::CallbackService>>>>>>;
 using TranscoderBase = api::Transcoder::WithRawCallbackMethod_CreateTenant<
     api::Transcoder::WithRawCallbackMethod_CreateApiKey<
-        api::Transcoder::WithRawCallbackMethod_RevokeApiKey<JobMethodsBase>>>;
+        api::Transcoder::WithRawCallbackMethod_RevokeApiKey<
+            api::Transcoder::WithRawCallbackMethod_RotateWebhookSecret<JobMethodsBase>>>>;
 
 class TranscoderService final : public TranscoderBase {
  public:
@@ -80,6 +81,9 @@ class TranscoderService final : public TranscoderBase {
   grpc::ServerUnaryReactor* RevokeApiKey(grpc::CallbackServerContext* context,
                                          const grpc::ByteBuffer* request,
                                          grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* RotateWebhookSecret(grpc::CallbackServerContext* context,
+                                                const grpc::ByteBuffer* request,
+                                                grpc::ByteBuffer* response) override;
 
  private:
   // Authorizes, parses `wire` as a Request, runs `handle` and replies: every unary raw method.

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "service/daemon/model/job_record.h"
+#include "service/daemon/webhook/webhook_signer.h"
 
 namespace tc::daemon {
 namespace {
@@ -80,6 +81,21 @@ NotificationBacklog WebhookDelivery::backlog() const {
   return {backlog_count_.load(), backlog_oldest_ms_.load()};
 }
 
+Status WebhookDelivery::send(const Notification& notice) {
+  if (!options_.tenant_secret) return post_notification(notice, options_.target, options_.timeouts);
+  Result<std::optional<std::string>> secret = options_.tenant_secret(notice.job_id);
+  if (!secret.is_ok())
+    return {Code::kInternal,
+            "webhook: cannot read the signing secret: " + secret.status().message(), true};
+  if (!*secret)  // purged meanwhile: its notices go with it
+    return {Code::kInternal, "webhook: job " + notice.job_id + " no longer exists", false};
+  if ((*secret)->empty()) return post_notification(notice, options_.target, options_.timeouts);
+  Result<std::string> key = webhook_key(**secret);
+  if (!key.is_ok())
+    return {Code::kInternal, "webhook: the tenant's secret: " + key.status().message(), false};
+  return post_notification(notice, WebhookTarget{{*key}, options_.target.allow}, options_.timeouts);
+}
+
 void WebhookDelivery::deliver(const Notification& notice) {
   if (now_ms() + send_ms(options_.timeouts) > held_until_ms_) {
     // Its hold may run out mid-send: left to the store's next claim.
@@ -87,7 +103,7 @@ void WebhookDelivery::deliver(const Notification& notice) {
                   notice.event, notice.delivery_id);
     return;
   }
-  Status sent = post_notification(notice, options_.target, options_.timeouts);
+  Status sent = send(notice);
   if (sent.is_ok()) {
     spdlog::debug("job {}: webhook {} delivered ({})", notice.job_id, notice.event,
                   notice.delivery_id);

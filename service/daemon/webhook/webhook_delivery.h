@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -21,13 +22,20 @@
 
 namespace tc::daemon {
 
+// The secret of a job's tenant (TenantDirectory::job_webhook_secret): "" when it has none.
+using TenantSecret = std::function<Result<std::optional<std::string>>(const std::string& job_id)>;
+
 struct DeliveryOptions {
-  WebhookTarget target;  // the HMAC keys and webhook_allow
+  WebhookTarget target;  // the node's HMAC keys and webhook_allow
   WebhookBackoff backoff;
   WebhookTimeouts timeouts;
   PoolOptions pool;
   double poll_interval_s = 0.5;  // how often the outbox is looked at
   int batch = 16;                // notices claimed at once
+  // Unset: every notice signed with target.keys. Set: a notice is signed with its job's
+  // tenant's secret when the tenant has one (so a tenant's receivers can verify only its own
+  // notices), else with target.keys (the default tenant, tenants made before schema version 9).
+  TenantSecret tenant_secret;
 };
 
 class WebhookDelivery {
@@ -46,6 +54,8 @@ class WebhookDelivery {
   void deliver_all_due();
   void renew_holds();
   void deliver(const Notification& notice);
+  // Signs `notice` for its job's tenant and POSTs it.
+  Status send(const Notification& notice);
   void count_backlog();
 
   Outbox& outbox_;

@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/rand.h>
 
 #include <algorithm>
 
@@ -52,6 +53,13 @@ Result<std::string> webhook_key(std::string_view secret) {
   size_t padding = text.size() - text.find_last_not_of('=') - 1;
   key.resize(static_cast<size_t>(size) - std::min<size_t>(padding, 2));
   return key;
+}
+
+Result<std::string> make_webhook_secret() {
+  unsigned char bytes[32];
+  if (RAND_bytes(bytes, sizeof bytes) != 1)
+    return Status(Code::kInternal, "webhook secret: the system's random source failed");
+  return "whsec_" + base64(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes));
 }
 
 std::string webhook_signature(const std::vector<std::string>& keys, std::string_view id,
