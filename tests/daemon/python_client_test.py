@@ -171,16 +171,47 @@ class TokenDaemonTest(unittest.TestCase):
         cls.daemon = RealDaemon(token="s3cret")
         try:
             cls.stubs = os.path.join(cls.daemon.tmp, "stubs")
-            os.makedirs(cls.stubs)
+            transcoded_client.generate(os.path.join(SOURCE, "proto"), cls.stubs)
             generate_std_stubs(cls.stubs)
             sys.path.insert(0, cls.stubs)
+            cls.admin = transcoded_client.Client(cls.daemon.address, token="s3cret",
+                                                 stubs_dir=cls.stubs)
         except BaseException:
             cls.daemon.stop()
             raise
 
     @classmethod
     def tearDownClass(cls):
+        cls.admin.close()
         cls.daemon.stop()
+
+    def test_the_client_manages_tenants_and_keys(self):
+        import grpc
+        tenant = self.admin.create_tenant("team-py", media_roots=[self.daemon.media], weight=2)
+        self.assertEqual((tenant.id, tenant.role, tenant.weight), ("team-py", "tenant", 2))
+        self.assertEqual(list(tenant.media_roots), [self.daemon.media])
+        listed = {t.id: t for t in self.admin.list_tenants()}
+        self.assertIn("default", listed)
+        self.assertEqual(listed["team-py"].weight, 2)
+        key = self.admin.create_api_key("team-py")
+        self.assertEqual(key.tenant, "team-py")
+        self.assertTrue(key.key.startswith(f"tck_{key.key_id}_"), key.key)
+        with transcoded_client.Client(self.daemon.address, token=key.key,
+                                      stubs_dir=self.stubs) as team:
+            self.assertEqual(list(team.list().jobs), [])
+            with self.assertRaises(transcoded_client.TranscodedError) as refused:
+                team.list_tenants()
+            self.assertEqual(refused.exception.code, grpc.StatusCode.PERMISSION_DENIED)
+            revoked = self.admin.revoke_api_key(key.key_id)
+            self.assertEqual(revoked.key_id, key.key_id)
+            self.assertGreater(revoked.revoke_time.seconds, 0)
+            with self.assertRaises(transcoded_client.TranscodedError) as refused:
+                team.list()
+            self.assertEqual(refused.exception.code, grpc.StatusCode.UNAUTHENTICATED)
+        with self.assertRaises(transcoded_client.TranscodedError) as refused:
+            self.admin.create_tenant("Team Py")
+        self.assertEqual(refused.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertEqual(refused.exception.field, "id")
 
     def test_reflection_does_not_answer_without_the_token(self):
         import grpc
