@@ -351,7 +351,7 @@ int serve(const DaemonConfig& config) {
     std::printf("metrics %s\n", metrics->address().c_str());
   }
   TranscoderService service(manager, inventory, config.auth_token, config.presets);
-  Result<StartedServer> server = start_server(config, &service);
+  Result<StartedServer> server = start_server(config, &service, manager.tenants());
   if (!server.is_ok()) {
     spdlog::error("{}", server.status().message());
     return kExitUnavailable;

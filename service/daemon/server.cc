@@ -28,13 +28,14 @@ std::string bound_address(const std::string& listen, int port) {
 
 // The health-only server on health_listen: the default health service (enabled before any
 // builder) and reflection of it alone.
-Status start_health_server(const DaemonConfig& config, StartedServer& started) {
+Status start_health_server(const DaemonConfig& config, TenantDirectory& tenants,
+                           StartedServer& started) {
   grpc::ServerBuilder builder;
   int port = 0;
   const std::string& listen = config.health_listen;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
   started.health_reflection = std::make_unique<ReflectionService>(
-      std::vector<std::string>{"grpc.health.v1.Health"}, config.auth_token);
+      std::vector<std::string>{"grpc.health.v1.Health"}, config.auth_token, tenants);
   builder.RegisterService(started.health_reflection.get());
   started.health = builder.BuildAndStart();
   if (!started.health || port == 0)
@@ -70,7 +71,8 @@ void set_server_serving(grpc::Server& server, bool serving) {
 
 }  // namespace
 
-Result<StartedServer> start_server(const DaemonConfig& config, grpc::Service* service) {
+Result<StartedServer> start_server(const DaemonConfig& config, grpc::Service* service,
+                                   TenantDirectory& tenants) {
   // Set before the builder exists: it registers as a builder plugin. Health answers without the
   // token (probes carry none); it says only SERVING or not.
   grpc::EnableDefaultHealthCheckService(true);
@@ -79,19 +81,20 @@ Result<StartedServer> start_server(const DaemonConfig& config, grpc::Service* se
   builder.AddListeningPort(config.listen, credentials(config), &port);
   builder.RegisterService(service);
   StartedServer started;
-  // Reflection describes the API: behind the token, like the API itself.
+  // Reflection describes the API: behind the token or a tenant's key, like the API itself.
   started.reflection = std::make_unique<ReflectionService>(
       std::vector<std::string>{transcode::v1::Transcoder::service_full_name(),
                                "grpc.health.v1.Health",
                                grpc::reflection::v1alpha::ServerReflection::service_full_name()},
-      config.auth_token);
+      config.auth_token, tenants);
   builder.RegisterService(started.reflection.get());
   started.server = builder.BuildAndStart();
   bool is_unix = config.listen.rfind("unix:", 0) == 0;
   if (!started.server || (!is_unix && port == 0))
     return Status(Code::kInternal, "listen: cannot listen on " + config.listen);
   started.address = bound_address(config.listen, port);
-  if (!config.health_listen.empty()) TC_RETURN_IF_ERROR(start_health_server(config, started));
+  if (!config.health_listen.empty())
+    TC_RETURN_IF_ERROR(start_health_server(config, tenants, started));
   if (!config.http_listen.empty()) TC_RETURN_IF_ERROR(start_http_gateway(config, started));
   return started;
 }

@@ -32,7 +32,9 @@ struct StartedServer {
   std::unique_ptr<HttpGateway> http;
 };
 
-Result<StartedServer> start_server(const DaemonConfig& config, grpc::Service* service);
+// `tenants` (the API keys reflection accepts) must outlive the server.
+Result<StartedServer> start_server(const DaemonConfig& config, grpc::Service* service,
+                                   TenantDirectory& tenants);
 
 // Health of every service: SERVING while jobs are accepted, NOT_SERVING from shutdown on.
 void set_serving(StartedServer& server, bool serving);

@@ -163,8 +163,8 @@ class PythonClientTest(unittest.TestCase):
 
 
 class TokenDaemonTest(unittest.TestCase):
-    """With a token set, nothing but health answers without it: reflection wants the token as
-    the Transcoder service does."""
+    """With a token set, nothing but health answers without it: reflection wants the token, or a
+    tenant's valid key, as the Transcoder service does."""
 
     @classmethod
     def setUpClass(cls):
@@ -184,6 +184,24 @@ class TokenDaemonTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.admin.close()
         cls.daemon.stop()
+
+    def tenant_client(self, name):
+        """A new tenant `name` made by the admin, and a Client acting with a key of it."""
+        self.admin.create_tenant(name, media_roots=[self.daemon.media])
+        key = self.admin.create_api_key(name)
+        client = transcoded_client.Client(self.daemon.address, token=key.key, stubs_dir=self.stubs)
+        self.addCleanup(client.close)
+        return client, key
+
+    def list_services(self, token):
+        import grpc
+        import reflection_pb2, reflection_pb2_grpc
+        with grpc.insecure_channel(self.daemon.address) as channel:
+            stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+            request = reflection_pb2.ServerReflectionRequest(list_services="")
+            replies = list(stub.ServerReflectionInfo(
+                iter([request]), timeout=30, metadata=[("authorization", f"Bearer {token}")]))
+            return {s.name for s in replies[0].list_services_response.service}
 
     def test_the_client_manages_tenants_and_keys(self):
         import grpc
@@ -212,6 +230,15 @@ class TokenDaemonTest(unittest.TestCase):
             self.admin.create_tenant("Team Py")
         self.assertEqual(refused.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
         self.assertEqual(refused.exception.field, "id")
+
+    def test_reflection_answers_a_tenants_key_and_not_a_revoked_one(self):
+        import grpc
+        _, key = self.tenant_client("team-reflect")
+        self.assertIn("transcode.v1.Transcoder", self.list_services(key.key))
+        self.admin.revoke_api_key(key.key_id)
+        with self.assertRaises(grpc.RpcError) as refused:
+            self.list_services(key.key)
+        self.assertEqual(refused.exception.code(), grpc.StatusCode.UNAUTHENTICATED)
 
     def test_reflection_does_not_answer_without_the_token(self):
         import grpc

@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "service/daemon/api/bearer_token.h"
+#include "service/daemon/api/caller_auth.h"
 #include "service/daemon/api/grpc_status.h"
 
 namespace tc::daemon {
@@ -105,7 +105,8 @@ rpb::ServerReflectionResponse ReflectionService::answer(
 grpc::Status ReflectionService::ServerReflectionInfo(
     grpc::ServerContext* context,
     grpc::ServerReaderWriter<rpb::ServerReflectionResponse, rpb::ServerReflectionRequest>* stream) {
-  ApiStatus allowed = check_bearer_token(*context, token_);
+  Caller caller;  // any authenticated caller may list and describe the services
+  ApiStatus allowed = authenticate(*context, token_, tenants_, caller);
   if (!allowed.is_ok()) return to_grpc_status(allowed);
   rpb::ServerReflectionRequest request;
   while (stream->Read(&request))
