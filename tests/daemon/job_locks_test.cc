@@ -79,6 +79,9 @@ class LatchedQueue : public JobQueue {
     latch_.pass("count");
     return inner_.count_in_state(state);
   }
+  Result<TenantLoad> tenant_load(const std::string& tenant) override {
+    return inner_.tenant_load(tenant);
+  }
   Result<int> purge_ended_before(int64_t end_ms) override {
     return inner_.purge_ended_before(end_ms);
   }

@@ -961,16 +961,77 @@ TYPED_TEST(StoreContract, ATenantOverItsDayQuotaIsPassedOver) {
   std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1, {0, 0, 100})));
+  // Queued before the use below was measured (a new job would be refused: see the next test).
+  for (JobRecord job : {tenant_job("a-1", "team-a"), tenant_job("b-1", "team-b")})
+    ASSERT_TRUE(*store->jobs().insert(job));
   this->add_usage(store, "team-a", "cpu", 60, 23 * 3600000);
   this->add_usage(store, "team-a", "video", 50, 3600000);
   this->add_usage(store, "team-a", "cpu", 500, 25 * 3600000);  // a day ago: out of the day
-  for (JobRecord job : {tenant_job("a-1", "team-a"), tenant_job("b-1", "team-b")})
-    ASSERT_TRUE(*store->jobs().insert(job));
   EXPECT_EQ(next_claimed(store->jobs()), "b-1");
   EXPECT_EQ(next_claimed(store->jobs()), "");  // 110 of 100 engine-seconds
   // Under the quota again (the 60 s aged out): claimed.
   this->exec_closed(store, "DELETE FROM attempt_usage WHERE seconds = 60");
   EXPECT_EQ(next_claimed(store->jobs()), "a-1");
+}
+
+TYPED_TEST(StoreContract, ADayQuotaHoldSaysWhenItFreesFromTheRows) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1, {0, 0, 100})));
+  // 60 s ended 23 h ago, 50 s 1 h ago: 110 of 100. Once the 60 s is a day old (in 1 h) the
+  // rest, 50, is under the quota.
+  this->add_usage(store, "team-a", "cpu", 60, 23 * 3600000);
+  this->add_usage(store, "team-a", "video", 50, 3600000);
+  Result<TenantLoad> load = store->jobs().tenant_load("team-a");
+  ASSERT_TRUE(load.is_ok()) << load.status().message();
+  ASSERT_EQ(load->day.size(), 2u);
+  std::optional<int64_t> frees = day_quota_frees_ms(*load);
+  ASSERT_TRUE(frees);
+  EXPECT_NEAR(static_cast<double>(*frees - load->now_ms), 3600000.0, 60000.0);
+  std::string reason = hold_reason("team-a", *load);
+  EXPECT_NE(reason.find("engine_seconds_per_day is 100"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("frees at " + rfc3339_utc(*frees)), std::string::npos) << reason;
+  // And a new job is refused, naming the quota.
+  JobRecord job = tenant_job("a-1", "team-a");
+  Result<bool> inserted = store->jobs().insert(job);
+  ASSERT_FALSE(inserted.is_ok());
+  EXPECT_EQ(refused_quota(inserted.status()), "engine_seconds_per_day");
+  EXPECT_FALSE(store->jobs().get("a-1")->has_value());
+}
+
+TYPED_TEST(StoreContract, AMaxRunningHoldNamesTheLimit) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1, {0, 1, 0})));
+  for (JobRecord job : {tenant_job("a-1", "team-a"), tenant_job("a-2", "team-a")})
+    ASSERT_TRUE(*store->jobs().insert(job));
+  EXPECT_EQ(hold_reason("team-a", *store->jobs().tenant_load("team-a")), "");
+  EXPECT_EQ(next_claimed(store->jobs()), "a-1");
+  EXPECT_EQ(hold_reason("team-a", *store->jobs().tenant_load("team-a")),
+            "tenant team-a runs 1 job, its max_running is 1: the next starts when one of them "
+            "ends");
+}
+
+TYPED_TEST(StoreContract, MaxQueuedRefusesTheNextInsertUntilOneStarts) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1, {2, 0, 0})));
+  for (JobRecord job : {tenant_job("a-1", "team-a"), tenant_job("a-2", "team-a")})
+    ASSERT_TRUE(*store->jobs().insert(job));
+  JobRecord third = tenant_job("a-3", "team-a");
+  Result<bool> refused = store->jobs().insert(third);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused_quota(refused.status()), "max_queued");
+  EXPECT_EQ(refused.status().message(),
+            "max_queued: tenant team-a has 2 jobs queued, its max_queued is 2: the next is "
+            "accepted when one of them starts or is cancelled");
+  JobRecord other = tenant_job("b-1", "team-b");  // another tenant is not held by it
+  EXPECT_TRUE(*store->jobs().insert(other));
+  EXPECT_EQ(next_claimed(store->jobs()), "a-1");
+  JobRecord again = tenant_job("a-3", "team-a");
+  Result<bool> inserted = store->jobs().insert(again);
+  ASSERT_TRUE(inserted.is_ok()) << inserted.status().message();
+  EXPECT_TRUE(*inserted);
 }
 
 TYPED_TEST(StoreContract, OnlyTheAttemptHoldingTheLeaseMayWriteOrPublish) {

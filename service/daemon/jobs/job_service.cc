@@ -81,6 +81,17 @@ ApiStatus JobService::create(const Caller& caller, NewJob request, JobRecord& jo
 
 // Within the queue bound: stored and the dispatcher woken. Two requests at once may both find
 // room for the last place: the bound is a guard against a runaway client, not an exact count.
+namespace {
+// A job its tenant's quota refused (tenant_quota.h) is RESOURCE_EXHAUSTED naming the quota, as
+// the queue bound is; any other failure is the store's.
+ApiStatus refused_or_failed(const Status& status) {
+  std::optional<std::string> quota = refused_quota(status);
+  if (!quota) return store_failure(status);
+  return {ApiCode::kResourceExhausted, ApiReason::kLimitExceeded, *quota,
+          status.message().substr(quota->size() + 2)};
+}
+}  // namespace
+
 ApiStatus JobService::admit(const Caller& caller, NewJob& request, JobRecord& job) {
   Result<int> queued = parts_.jobs.count_in_state(JobState::kQueued);
   if (!queued.is_ok()) return store_failure(queued.status());
@@ -92,7 +103,7 @@ ApiStatus JobService::admit(const Caller& caller, NewJob& request, JobRecord& jo
   Result<bool> inserted = job.webhook_url.empty() ? parts_.jobs.insert(job)
                                                   : parts_.jobs.insert_notifying(
                                                         job, notice_of(job, webhook_body(job)));
-  if (!inserted.is_ok()) return store_failure(inserted.status());
+  if (!inserted.is_ok()) return refused_or_failed(inserted.status());
   spdlog::info("job {}: queued ({})", job.id, quote_value(job.spec.input));
   parts_.dispatcher.wake();
   return {};

@@ -14,6 +14,7 @@
 #include "pipeline/core/status.h"
 #include "service/daemon/model/job_record.h"
 #include "service/daemon/model/notification.h"
+#include "service/daemon/model/tenant_quota.h"
 
 namespace tc::daemon {
 
@@ -76,6 +77,10 @@ class JobQueue {
     return list(state, before_seq, limit, std::nullopt);
   }
   virtual Result<int> count_in_state(JobState state) = 0;
+  // What `tenant` has queued and running and used in the last 24 h, with its quotas, on the
+  // store's clock (tenant_quota.h). insert refuses a job past a quota (admission_refusal) with
+  // the count taken in its own transaction, so that nodes inserting at once cannot pass it.
+  virtual Result<TenantLoad> tenant_load(const std::string& tenant) = 0;
   // Deletes finished jobs that ended before `end_ms`, and their notices; returns how many jobs.
   virtual Result<int> purge_ended_before(int64_t end_ms) = 0;
 

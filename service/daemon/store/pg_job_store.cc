@@ -7,6 +7,7 @@
 #include "service/daemon/store/outbox_sql.h"
 #include "service/daemon/store/pg_listener.h"
 #include "service/daemon/store/pg_schema.h"
+#include "service/daemon/store/quota_sql.h"
 
 namespace tc::daemon {
 namespace {
@@ -110,7 +111,14 @@ Result<std::optional<JobRecord>> PgJobStore::find_one(const char* column, const 
 
 Result<bool> PgJobStore::insert(JobRecord& job) {
   std::lock_guard lock(mutex_);
-  return insert_locked(job);
+  bool inserted = false;
+  TC_RETURN_IF_ERROR(db_->transaction(
+      [&]() -> Status {
+        TC_ASSIGN_OR_RETURN(inserted, insert_locked(job));
+        return {};
+      },
+      "insert job " + job.id));
+  return inserted;
 }
 
 Result<bool> PgJobStore::insert_notifying(JobRecord& job, const Notification& notice) {
@@ -125,7 +133,13 @@ Result<bool> PgJobStore::insert_notifying(JobRecord& job, const Notification& no
   return inserted;
 }
 
+// In a transaction: the tenant's row stays locked until it ends, so that two nodes count its
+// queue one after the other and cannot both take its last place.
 Result<bool> PgJobStore::insert_locked(JobRecord& job) {
+  TC_RETURN_IF_ERROR(
+      db_->query(kLockTenantSql, {job.tenant}, "lock tenant " + job.tenant).status());
+  TC_ASSIGN_OR_RETURN(TenantLoad load, tenant_load_locked(job.tenant));
+  TC_RETURN_IF_ERROR(admission_refusal(job.tenant, load));
   // ON CONFLICT: two daemons given the same request_id of one tenant at once insert one job
   // between them.
   PgParams params = job_params(job);
@@ -245,6 +259,26 @@ Result<int> PgJobStore::count_in_state(JobState state) {
   TC_ASSIGN_OR_RETURN(PgRows rows, db_->query("SELECT COUNT(*) FROM jobs WHERE state = $1",
                                               {text_of(static_cast<int64_t>(state))}, "count"));
   return static_cast<int>(rows.integer(0, 0));
+}
+
+Result<TenantLoad> PgJobStore::tenant_load(const std::string& tenant) {
+  std::lock_guard lock(mutex_);
+  return tenant_load_locked(tenant);
+}
+
+Result<TenantLoad> PgJobStore::tenant_load_locked(const std::string& tenant) {
+  TenantLoad load;
+  TC_ASSIGN_OR_RETURN(PgRows rows, db_->query(tenant_load_sql(kPgNow), {tenant},
+                                              "read the load of tenant " + tenant));
+  load.quotas = {rows.integer(0, 0), rows.integer(0, 1), rows.integer(0, 2)};
+  load.queued = rows.integer(0, 3);
+  load.running = rows.integer(0, 4);
+  load.now_ms = rows.integer(0, 5);
+  TC_ASSIGN_OR_RETURN(PgRows use,
+                      db_->query(kTenantUseSinceSql, {tenant, text_of(load.now_ms - kQuotaDayMs)},
+                                 "read the use of tenant " + tenant));
+  for (int i = 0; i < use.size(); ++i) load.day.push_back({use.integer(i, 0), use.integer(i, 1)});
+  return load;
 }
 
 Result<int> PgJobStore::purge_ended_before(int64_t end_ms) {

@@ -12,6 +12,7 @@
 #include "service/daemon/store/job_store_schema.h"
 #include "service/daemon/store/lease_sql.h"
 #include "service/daemon/store/outbox_sql.h"
+#include "service/daemon/store/quota_sql.h"
 #include "service/daemon/store/sqlite_statement.h"
 
 namespace tc::daemon {
@@ -192,6 +193,9 @@ Result<bool> SqliteJobStore::insert_locked(JobRecord& job) {
       return false;
     }
   }
+  // Counted and inserted under mutex_, by the database's one writer: no other insert between.
+  TC_ASSIGN_OR_RETURN(TenantLoad load, tenant_load_locked(job.tenant));
+  TC_RETURN_IF_ERROR(admission_refusal(job.tenant, load));
   Statement s(
       db_,
       std::string("INSERT INTO jobs (") + kColumns +
@@ -324,6 +328,31 @@ Result<int> SqliteJobStore::count_in_state(JobState state) {
   s.bind(1, static_cast<int64_t>(state));
   if (s.step() != SQLITE_ROW) return db_error(db_, "count");
   return static_cast<int>(s.int_at(0));
+}
+
+Result<TenantLoad> SqliteJobStore::tenant_load(const std::string& tenant) {
+  std::lock_guard lock(mutex_);
+  return tenant_load_locked(tenant);
+}
+
+Result<TenantLoad> SqliteJobStore::tenant_load_locked(const std::string& tenant) {
+  TenantLoad load;
+  Statement s(db_, sqlite_sql(tenant_load_sql(kSqliteNow)));
+  if (!s.ok()) return db_error(db_, "prepare the load of tenant " + tenant);
+  s.bind(1, tenant);
+  if (s.step() != SQLITE_ROW) return db_error(db_, "read the load of tenant " + tenant);
+  load.quotas = {s.int_at(0), s.int_at(1), s.int_at(2)};
+  load.queued = s.int_at(3);
+  load.running = s.int_at(4);
+  load.now_ms = s.int_at(5);
+  Statement use(db_, sqlite_sql(kTenantUseSinceSql));
+  if (!use.ok()) return db_error(db_, "prepare the use of tenant " + tenant);
+  use.bind(1, tenant);
+  use.bind(2, load.now_ms - kQuotaDayMs);
+  int rc;
+  while ((rc = use.step()) == SQLITE_ROW) load.day.push_back({use.int_at(0), use.int_at(1)});
+  if (rc != SQLITE_DONE) return db_error(db_, "read the use of tenant " + tenant);
+  return load;
 }
 
 Result<int> SqliteJobStore::purge_ended_before(int64_t end_ms) {

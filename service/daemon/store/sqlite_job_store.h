@@ -46,6 +46,7 @@ class SqliteJobStore final : public JobQueue,
   Result<std::vector<JobRecord>> list(std::optional<JobState> state, int64_t before_seq, int limit,
                                       const std::optional<std::string>& tenant) override;
   Result<int> count_in_state(JobState state) override;
+  Result<TenantLoad> tenant_load(const std::string& tenant) override;
   Result<int> purge_ended_before(int64_t end_ms) override;
   // One daemon owns an SQLite store, so claims need no locking beyond its transaction.
   Result<std::optional<JobRecord>> claim(const ClaimRequest& claim, const TakeJob& take) override;
@@ -102,6 +103,7 @@ class SqliteJobStore final : public JobQueue,
                                             const std::optional<std::string>& tenant);
   // The bodies of insert and update, mutex_ held.
   Result<bool> insert_locked(JobRecord& job);
+  Result<TenantLoad> tenant_load_locked(const std::string& tenant);
   Result<bool> update_locked(const JobRecord& job, const std::optional<RowState>& expected);
   // The attempt history (attempt_columns.h), mutex_ held.
   Status save_attempts_locked(const JobRecord& job);
