@@ -123,6 +123,23 @@ class HttpApiTest(unittest.TestCase):
         self.assertEqual(code, 200, text)
         self.assertEqual(len(json.loads(text)["nodes"]), 1, text)
 
+    def test_a_tenants_webhook_secret_is_made_and_rotated_over_http(self):
+        code, text = curl(self.base + "/v1/tenants", "POST", json.dumps({"id": "team-http"}))
+        self.assertEqual(code, 200, text)
+        made = json.loads(text)["webhookSecret"]
+        self.assertRegex(made, r"^whsec_[A-Za-z0-9+/]{43}=$")
+        code, text = curl(self.base + "/v1/tenants/team-http/webhook-secret:rotate", "POST", "{}")
+        self.assertEqual(code, 200, text)
+        rotated = json.loads(text)
+        self.assertEqual(rotated["tenant"], "team-http")
+        self.assertRegex(rotated["secret"], r"^whsec_")
+        self.assertNotEqual(rotated["secret"], made)
+        for tenant, status in (("default", 400), ("team-none", 404)):
+            code, text = curl(f"{self.base}/v1/tenants/{tenant}/webhook-secret:rotate", "POST",
+                              "{}")
+            self.assertEqual(code, status, text)
+            self.assertEqual(json.loads(text)["details"][0]["field"], "tenant")
+
     def test_unknown_job_is_404_with_the_reason(self):
         for url in (f"{self.base}/v1/jobs/nosuchjob", f"{self.base}/v1/jobs/nosuchjob:watch"):
             code, text = curl(url)
