@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "service/client/commands.h"
+#include "service/client/usage_command.h"
 #include "service/client/connection.h"
 #include "service/client/daemon_presets.h"
 #include "service/client/job_view.h"
@@ -277,6 +278,21 @@ void add_health(CLI::App& root, cli::CommandActions& actions) {
 
 }  // namespace
 
+// `transcode usage`: measured use per tenant and resource (docs/tenants.md, Usage).
+void add_usage(CLI::App& root, cli::CommandActions& actions) {
+  CLI::App* command = root.add_subcommand(
+      "usage", "the tenants' measured CPU- and engine-seconds over a period (default: 30 days)");
+  auto args = std::make_shared<UsageArgs>();
+  command->add_option("--tenant", args->tenant, "this tenant's (default: your own, or every one)")
+      ->type_name("T");
+  command->add_option("--since", args->since, "RFC 3339 time or a duration back (24h, 7d)")
+      ->type_name("WHEN");
+  command->add_option("--until", args->until, "RFC 3339 time or a duration back (default: now)")
+      ->type_name("WHEN");
+  add_json_flag(command, args->json);
+  add_action(actions, command, [args](const Connection& c) { return usage_command(*args, c); });
+}
+
 void add_client_commands(CLI::App& root, cli::CommandActions& actions) {
   add_submit(root, actions);
   add_job_command(
@@ -307,6 +323,7 @@ void add_client_commands(CLI::App& root, cli::CommandActions& actions) {
   add_nodes(root, actions);
   add_presets_server(root, actions);
   add_tenants(root, actions);
+  add_usage(root, actions);
   add_health(root, actions);
   root.footer(kExitCodes);
 }

@@ -4,6 +4,7 @@
 #include <google/protobuf/util/time_util.h>
 
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "service/cli/progress_bar.h"
@@ -85,6 +86,20 @@ std::string attempt_line(const pb::Attempt& a) {
     line += ": " + error_code_name(a.error().code()) + ": " + a.error().message() +
             (a.error().retryable() ? " (retryable)" : "");
   return line;
+}
+
+// "cpu 12.40 s, video 3.10 s, render 0.20 s": measured use, engine classes by name.
+std::string usage_text(const pb::Usage& usage) {
+  char part[96];
+  std::snprintf(part, sizeof part, "cpu %.2f s", usage.cpu_seconds());
+  std::string text = part;
+  std::map<std::string, double> engines(usage.engine_seconds().begin(),
+                                        usage.engine_seconds().end());
+  for (const auto& [engine, seconds] : engines) {
+    std::snprintf(part, sizeof part, ", %s %.2f s", engine.c_str(), seconds);
+    text += part;
+  }
+  return text;
 }
 
 std::string percent(const pb::Job& job) {
@@ -248,6 +263,7 @@ std::string job_details(const pb::Job& job) {
   if (job.has_not_before_time())
     out << "retry    not before " << time_text(job.not_before_time()) << "\n";
   for (const pb::Attempt& a : job.attempts()) out << attempt_line(a) << "\n";
+  if (job.has_usage()) out << "usage    " << usage_text(job.usage()) << "\n";
   if (job.state() == pb::JOB_STATE_SUCCEEDED && job.has_result()) out << result_text(job.result());
   return out.str();
 }
@@ -314,8 +330,8 @@ int rpc_failure(const grpc::Status& status) {
     case grpc::StatusCode::UNAUTHENTICATED:
     case grpc::StatusCode::ALREADY_EXISTS:
       return kExitUsage;
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return kExitFailed;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:  // a quota or the queue bound: retry later
+      return kExitLimit;
     default:
       return kExitInternal;
   }

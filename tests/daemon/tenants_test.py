@@ -298,6 +298,110 @@ class TenantCases:
         self.assertEqual([j.tenant for j in mine], ["team-a"])
 
 
+    # ---- Usage you can bill (docs/tenants.md, Usage).
+
+    def tenant_jobs_ended(self, key):
+        """Every job of the key's tenant, read by GetJob once none is queued or running."""
+        client = self.fleet.client(key)
+        ended = (self.pb.job_pb2.JOB_STATE_SUCCEEDED, self.pb.job_pb2.JOB_STATE_FAILED,
+                 self.pb.job_pb2.JOB_STATE_CANCELLED)
+        for job in client.list(page_size=500).jobs:
+            if job.state not in ended:
+                try:
+                    client.cancel(job.id)
+                except transcoded_client.TranscodedError:
+                    pass  # it ended meanwhile
+        wait_until(lambda: all(j.state in ended for j in client.list(page_size=500).jobs),
+                   "every job of the tenant to end")
+        return [client.get(j.id) for j in client.list(page_size=500).jobs]
+
+    @staticmethod
+    def summed(usages):
+        """{resource: seconds} over Usage messages or their JSON ("cpu" for cpu_seconds)."""
+        total = {}
+        for usage in usages:
+            if isinstance(usage, dict):
+                cpu = usage.get("cpu_seconds", usage.get("cpuSeconds", 0))
+                engines = usage.get("engine_seconds", usage.get("engineSeconds", {}))
+            else:
+                cpu, engines = usage.cpu_seconds, dict(usage.engine_seconds)
+            total["cpu"] = total.get("cpu", 0) + float(cpu)
+            for engine, seconds in engines.items():
+                total[engine] = total.get(engine, 0) + float(seconds)
+        return total
+
+    def assert_same_use(self, got, want, what):
+        self.assertEqual(sorted(got), sorted(want), what)
+        for resource, seconds in want.items():
+            self.assertAlmostEqual(got[resource], seconds, places=6, msg=f"{what}: {resource}")
+
+    def metric_sums(self, tenant):
+        """{resource: seconds} of the tenant's counters, summed over the fleet's /metrics."""
+        total = {}
+        for daemon in self.fleet.daemons:
+            with urllib.request.urlopen(f"http://{daemon.metrics_address}/metrics",
+                                        timeout=60) as reply:
+                text = reply.read().decode()
+            for line in text.splitlines():
+                if f'tenant="{tenant}"' not in line or line.startswith("#"):
+                    continue
+                name, value = line.rsplit(" ", 1)
+                if name.startswith("transcoded_tenant_cpu_seconds_total"):
+                    resource = "cpu"
+                elif name.startswith("transcoded_tenant_engine_seconds_total"):
+                    resource = name.split('engine="', 1)[1].split('"', 1)[0]
+                else:
+                    continue
+                total[resource] = total.get(resource, 0) + float(value)
+        return total
+
+    def test_usage_is_the_sum_of_each_tenants_jobs_and_its_own_alone(self):
+        for key, team in ((self.key_a, "a"), (self.key_b, "b")):
+            client = self.fleet.client(key)
+            for i in range(2):
+                job = self.submit(client, team, out=f"usage-{os.getpid()}-{i}.mkv")
+                self.assertEqual(self.wait_state(client, job.id,
+                                                 self.pb.job_pb2.JOB_STATE_SUCCEEDED).state,
+                                 self.pb.job_pb2.JOB_STATE_SUCCEEDED)
+                done = client.get(job.id)
+                self.assertTrue(done.HasField("usage"), "an ended job carries its usage")
+                self.assertTrue(all(a.HasField("usage") for a in done.attempts))
+                self.assert_same_use(self.summed([done.usage]),
+                                     self.summed([a.usage for a in done.attempts]),
+                                     "a job's usage is its attempts'")
+        for key, tenant, other in ((self.key_a, "team-a", "team-b"),
+                                   (self.key_b, "team-b", "team-a")):
+            want = self.summed([j.usage for j in self.tenant_jobs_ended(key)
+                                if j.HasField("usage")])
+            key_file = write(os.path.join(self.fleet.tmp, tenant), key + "\n")
+            code, out, err = self.fleet.transcode("usage", "--json", "--since", "7d",
+                                                  token_file=key_file)
+            self.assertEqual(code, 0, err)
+            entries = json.loads(out)["tenants"]
+            self.assertEqual([e["tenant"] for e in entries], [tenant])
+            self.assert_same_use(self.summed([entries[0]["usage"]]), want, "transcode usage")
+            status, body = self.fleet.http("GET", "/v1/usage", key,
+                                           daemon=self.other_node())
+            self.assertEqual(status, 200, body)
+            self.assert_same_use(self.summed([e["usage"] for e in body["tenants"]]), want,
+                                 "GET /v1/usage")
+            # Another tenant's usage is not found, as its jobs are.
+            code, out, err = self.fleet.transcode("usage", "--tenant", other, token_file=key_file)
+            self.assertEqual(code, 2, err)
+            self.assertIn("NOT_FOUND", err + out)
+            status, body = self.fleet.http("GET", f"/v1/usage?tenant={other}", key)
+            self.assertEqual(status, 404, body)
+            # The admin reads any tenant's, the same figures.
+            code, out, err = self.fleet.transcode("usage", "--json", "--tenant", tenant)
+            self.assertEqual(code, 0, err)
+            self.assert_same_use(self.summed([json.loads(out)["tenants"][0]["usage"]]), want,
+                                 "the admin's transcode usage --tenant")
+            self.assert_same_use(self.metric_sums(tenant), want, "/metrics")
+        code, out, err = self.fleet.transcode("usage", "--since", "yesterday")
+        self.assertEqual(code, 2)
+        self.assertIn("--since 'yesterday'", err)
+
+
 class SqliteTenantsTest(TenantCases, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -305,7 +409,7 @@ class SqliteTenantsTest(TenantCases, unittest.TestCase):
         try:
             cls.media = os.path.join(cls.tmp, "media")
             media_tree(cls.media)
-            cls.daemon = RealDaemon(token=ADMIN_TOKEN, media=cls.media, env=HOLD,
+            cls.daemon = RealDaemon(token=ADMIN_TOKEN, media=cls.media, env=HOLD, metrics=True,
                                     extra_args=["--http-listen", "127.0.0.1:0"])
             cls.stubs = os.path.join(cls.tmp, "stubs")
             transcoded_client.generate(os.path.join(SOURCE, "proto"), cls.stubs)
@@ -344,7 +448,7 @@ class PostgresTenantsTest(TenantCases, unittest.TestCase):
             url = cls.server.url(cls.server.create_database())
             for node in ("node-a", "node-b"):
                 cls.daemons.append(RealDaemon(
-                    token=ADMIN_TOKEN, media=cls.media, env=HOLD, node_id=node,
+                    token=ADMIN_TOKEN, media=cls.media, env=HOLD, node_id=node, metrics=True,
                     extra_args=["--store", url, "--http-listen", "127.0.0.1:0"]))
             cls.stubs = os.path.join(cls.tmp, "stubs")
             transcoded_client.generate(os.path.join(SOURCE, "proto"), cls.stubs)

@@ -203,6 +203,15 @@ void error_to_proto(const Status& error, pb::JobError* out) {
   out->set_retryable(error.retryable());
 }
 
+// "cpu" is cpu_seconds; every other resource an engine class (attempt_usage.h).
+void usage_to_proto(const ResourceSeconds& usage, pb::Usage* out) {
+  for (const auto& [resource, seconds] : usage)
+    if (resource == kCpuResource)
+      out->set_cpu_seconds(seconds);
+    else
+      (*out->mutable_engine_seconds())[resource] = seconds;
+}
+
 void attempt_to_proto(const AttemptRecord& attempt, pb::Attempt* out) {
   out->set_number(attempt.number);
   out->set_node(attempt.node);
@@ -212,6 +221,7 @@ void attempt_to_proto(const AttemptRecord& attempt, pb::Attempt* out) {
   // AttemptOutcome's values are the proto's, in order (job.proto).
   out->set_outcome(static_cast<pb::AttemptOutcome>(attempt.outcome));
   if (!attempt.error.is_ok()) error_to_proto(attempt.error, out->mutable_error());
+  if (!attempt.usage.empty()) usage_to_proto(attempt.usage, out->mutable_usage());
 }
 
 std::vector<std::string> codec_names(const std::map<AVCodecID, int>& codecs) {
@@ -271,6 +281,9 @@ void job_to_proto(const JobRecord& job, pb::Job* out) {
     result_to_proto(*job.report, out->mutable_result());
   if (!job.error.is_ok()) error_to_proto(job.error, out->mutable_error());
   for (const AttemptRecord& attempt : job.attempts) attempt_to_proto(attempt, out->add_attempts());
+  ResourceSeconds used;  // the job's: its attempts' summed
+  for (const AttemptRecord& attempt : job.attempts) add_usage(used, attempt.usage);
+  if (!used.empty()) usage_to_proto(used, out->mutable_usage());
   if (job.state == JobState::kQueued && job.not_before_ms > now_ms())
     set_time(job.not_before_ms, out->mutable_not_before_time());
   if (job.state == JobState::kQueued) out->set_waiting_reason(job.waiting_reason);

@@ -182,6 +182,16 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* TranscoderService::WatchJob(
   return new WatchReactor(manager_, caller, request.id());
 }
 
+grpc::ServerUnaryReactor* TranscoderService::GetUsage(grpc::CallbackServerContext* context,
+                                                      const grpc::ByteBuffer* request,
+                                                      grpc::ByteBuffer* response) {
+  return unary<pb::GetUsageRequest, pb::GetUsageResponse>(
+      context, request, response,
+      [this](const Caller& caller, const pb::GetUsageRequest& r, pb::GetUsageResponse& out) {
+        return usage(caller, r, out);
+      });
+}
+
 grpc::ServerUnaryReactor* TranscoderService::GetCapabilities(
     grpc::CallbackServerContext* context, const pb::GetCapabilitiesRequest* /*request*/,
     pb::Capabilities* response) {

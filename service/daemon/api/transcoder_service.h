@@ -26,7 +26,8 @@ using JobMethodsBase = api::Transcoder::WithRawCallbackMethod_GetJobLogs<
         api::Transcoder::WithRawCallbackMethod_ListJobs<
             api::Transcoder::WithRawCallbackMethod_CancelJob<
                 api::Transcoder::WithRawCallbackMethod_WatchJob<
-                    api::Transcoder::CallbackService>>>>>>;
+                    api::Transcoder::WithRawCallbackMethod_GetUsage<
+                        api::Transcoder::CallbackService>>>>>>>;
 using TranscoderBase = api::Transcoder::WithRawCallbackMethod_CreateTenant<
     api::Transcoder::WithRawCallbackMethod_CreateApiKey<
         api::Transcoder::WithRawCallbackMethod_RevokeApiKey<
@@ -69,6 +70,10 @@ class TranscoderService final : public TranscoderBase {
   grpc::ServerUnaryReactor* ListPresets(grpc::CallbackServerContext* context,
                                         const transcode::v1::ListPresetsRequest* request,
                                         transcode::v1::ListPresetsResponse* response) override;
+  // Its handler: usage() (usage_rpc.cc).
+  grpc::ServerUnaryReactor* GetUsage(grpc::CallbackServerContext* context,
+                                     const grpc::ByteBuffer* request,
+                                     grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* CreateTenant(grpc::CallbackServerContext* context,
                                          const grpc::ByteBuffer* request,
                                          grpc::ByteBuffer* response) override;
@@ -97,6 +102,8 @@ class TranscoderService final : public TranscoderBase {
   ApiStatus list(const Caller& caller, const transcode::v1::ListJobsRequest& request,
                  transcode::v1::ListJobsResponse& response);
   std::vector<std::string> own_jobs(const Caller& caller, const std::vector<std::string>& ids);
+  ApiStatus usage(const Caller& caller, const transcode::v1::GetUsageRequest& request,
+                  transcode::v1::GetUsageResponse& out);
   // The tenant RPCs' handler (tenant_admin.h).
   TenantAdmin admin() { return TenantAdmin(manager_.tenants(), manager_.media_roots()); }
 

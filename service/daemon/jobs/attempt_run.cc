@@ -283,6 +283,8 @@ void AttemptRunner::store_final(Attempt& attempt, const JobRecord& job) {
     if (written.is_ok()) {
       attempt.set_record(job);
       if (is_terminal(job.state)) parts_.counters.count_finished(job);
+      for (const AttemptRecord& ended : job.attempts)
+        if (ended.number == attempt.number) parts_.counters.count_usage(job.tenant, ended.usage);
       parts_.hub.publish(EventKind::kState, job);
       return;
     }

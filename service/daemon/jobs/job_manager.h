@@ -91,6 +91,7 @@ class JobManager {
   // The tenants and their keys (tenant_directory.h), for the API's authentication and the
   // admin RPCs.
   TenantDirectory& tenants() { return store_.tenants(); }
+  UsageLedger* usage() { return store_.usage(); }  // null when the store was wired without one
   // The node's media roots (canonical): a tenant's must lie in them.
   const std::vector<std::string>& media_roots() const { return options_.policy.roots; }
 

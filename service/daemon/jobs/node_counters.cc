@@ -32,6 +32,11 @@ void NodeCounters::count_finished(const JobRecord& job) {
   count_quality(*job.report);
 }
 
+void NodeCounters::count_usage(const std::string& tenant, const ResourceSeconds& usage) {
+  std::lock_guard lock(mutex_);
+  add_usage(tenant_usage_[tenant], usage);
+}
+
 void NodeCounters::count_quality(const JobReport& report) {
   for (const OutputReport& output : report.outputs) {
     if (!output.quality) continue;
@@ -50,6 +55,7 @@ void NodeCounters::fill(NodeSnapshot& snapshot) const {
   snapshot.queue_wait = queue_wait_;
   snapshot.output_psnr = output_psnr_;
   snapshot.output_ssim = output_ssim_;
+  snapshot.tenant_usage = tenant_usage_;
 }
 
 }  // namespace tc::daemon

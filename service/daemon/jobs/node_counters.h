@@ -21,6 +21,8 @@ class NodeCounters {
   void count_busy(const std::string& device, const metrics::EngineUsage& live);
   // A job that ended: its duration and queue wait, and a succeeded one's frames and quality.
   void count_finished(const JobRecord& job);
+  // What an ended attempt of `tenant`'s job measurably used, once its end is stored.
+  void count_usage(const std::string& tenant, const ResourceSeconds& usage);
 
   // Copies the totals into `snapshot`: each of its devices' totals, the histograms.
   void fill(NodeSnapshot& snapshot) const;
@@ -34,6 +36,7 @@ class NodeCounters {
   DurationHistogram queue_wait_;                            // create to start, of jobs that ran
   std::map<std::string, PsnrHistogram> output_psnr_;        // --quality outputs, by backend
   std::map<std::string, SsimHistogram> output_ssim_;
+  std::map<std::string, ResourceSeconds> tenant_usage_;  // by tenant
 };
 
 }  // namespace tc::daemon

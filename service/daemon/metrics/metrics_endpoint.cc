@@ -124,6 +124,24 @@ std::vector<MetricFamily> quality_families(const NodeSnapshot& s) {
   return {psnr, ssim};
 }
 
+// Measured use per tenant (docs/tenants.md, Usage): what this node's ended attempts used.
+std::vector<MetricFamily> tenant_usage_families(const NodeSnapshot& s) {
+  MetricFamily cpu = family("transcoded_tenant_cpu_seconds_total",
+                            "CPU-seconds of the workers of a tenant's jobs that ended on this node",
+                            MetricType::Counter);
+  MetricFamily engine =
+      family("transcoded_tenant_engine_seconds_total",
+             "Busy engine-seconds of a tenant's jobs that ended on this node, per engine class",
+             MetricType::Counter);
+  for (const auto& [tenant, usage] : s.tenant_usage)
+    for (const auto& [resource, seconds] : usage)
+      if (resource == kCpuResource)
+        add(cpu, {{"tenant", tenant}}, seconds);
+      else
+        add(engine, {{"tenant", tenant}, {"engine", resource}}, seconds);
+  return {cpu, engine};
+}
+
 }  // namespace
 
 std::vector<MetricFamily> node_families(const NodeSnapshot& s) {
@@ -218,6 +236,7 @@ std::vector<MetricFamily> node_families(const NodeSnapshot& s) {
                                      job_busy, job_cpu, duration, queue_wait, store};
   for (MetricFamily& f : quality_families(s)) families.push_back(std::move(f));
   for (MetricFamily& f : webhook_families(s)) families.push_back(std::move(f));
+  for (MetricFamily& f : tenant_usage_families(s)) families.push_back(std::move(f));
   return families;
 }
 

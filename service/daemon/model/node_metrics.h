@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pipeline/metrics/engine_usage.h"
+#include "service/daemon/model/attempt_usage.h"
 #include "service/daemon/model/load_model.h"
 
 namespace tc::daemon {
@@ -69,6 +70,9 @@ struct NodeSnapshot {
     metrics::EngineUsage live;
   };
   std::vector<RunningJob> running;
+  // What the attempts this node ran measurably used (attempt_usage.h), per tenant, counted when
+  // each one's end was stored: tenants are configured, so the label's values are bounded.
+  std::map<std::string, ResourceSeconds> tenant_usage;
   std::map<std::string, DurationHistogram> job_duration;  // by final state
   // Create to start of jobs that ran (their last attempt's start), observed when they end.
   DurationHistogram queue_wait;
