@@ -15,6 +15,7 @@ enum ExitCode : int {
   kExitOutput = 6,       // output cannot be written
   kExitUnavailable = 7,  // the daemon cannot be reached (client commands)
   kExitCheckFailed = 8,  // `transcode doctor`: a check that applies failed (no device at all: 5)
+  kExitLimit = 9,        // refused by a limit: the queue is full, or a tenant's quota (client)
   kExitInternal = 70,    // EX_SOFTWARE
   kExitCancelled = 130,  // as a shell reports SIGINT
 };

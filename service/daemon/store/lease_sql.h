@@ -114,7 +114,9 @@ inline std::string claim_candidates_sql(const std::string& columns, size_t backe
                                       {"backends", in},
                                       {"window", "$" + std::to_string(backends + 1)},
                                       {"day", std::to_string(kQuotaDayMs)},
-                                      {"now", now},
+                                      // Once per statement (PostgreSQL's clock_timestamp()
+                                      // is volatile): then an index can serve end_ms > ...
+                                      {"now", std::string("(SELECT ") + now + ")"},
                                       {"limit", std::to_string(limit)},
                                       {"lock", lock}});
 }
