@@ -228,4 +228,35 @@ TEST(ProtoConvert, SourceChangesReachTheResultInOrder) {
   EXPECT_EQ(succeeded_job(JobReport{}).result().source_changes_size(), 0);
 }
 
+// Usage you can bill: each ended attempt's own, "cpu" as cpu_seconds and every other resource an
+// engine class; the job's is their sum; an attempt not metered (running, no worker) has none.
+TEST(ProtoConvert, AJobsUsageIsItsAttemptsSummedAndEachAttemptKeepsItsOwn) {
+  JobRecord job;
+  job.id = "metered";
+  job.state = JobState::kSucceeded;
+  job.attempts = {{1, "node-a", "software", 1000, 2000, AttemptOutcome::kCrashed, {}, {}},
+                  {2, "node-b", "software", 3000, 4000, AttemptOutcome::kSucceeded, {}, {}},
+                  {3, "node-b", "software", 5000, 0, AttemptOutcome::kRunning, {}, {}}};
+  job.attempts[0].usage = {{"cpu", 1.5}, {"video", 2.0}};
+  job.attempts[1].usage = {{"cpu", 0.25}, {"video", 1.0}, {"render", 0.5}};
+  pb::Job out;
+  job_to_proto(job, &out);
+  ASSERT_EQ(out.attempts_size(), 3);
+  EXPECT_DOUBLE_EQ(out.attempts(0).usage().cpu_seconds(), 1.5);
+  EXPECT_DOUBLE_EQ(out.attempts(0).usage().engine_seconds().at("video"), 2.0);
+  EXPECT_EQ(out.attempts(0).usage().engine_seconds().count("cpu"), 0u);
+  EXPECT_FALSE(out.attempts(2).has_usage());
+  ASSERT_TRUE(out.has_usage());
+  EXPECT_DOUBLE_EQ(out.usage().cpu_seconds(), 1.75);
+  EXPECT_DOUBLE_EQ(out.usage().engine_seconds().at("video"), 3.0);
+  EXPECT_DOUBLE_EQ(out.usage().engine_seconds().at("render"), 0.5);
+  EXPECT_EQ(out.usage().engine_seconds_size(), 2);
+
+  JobRecord unmetered;
+  unmetered.state = JobState::kQueued;
+  pb::Job none;
+  job_to_proto(unmetered, &none);
+  EXPECT_FALSE(none.has_usage());
+}
+
 }  // namespace
