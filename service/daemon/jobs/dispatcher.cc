@@ -98,15 +98,7 @@ BackendOffers Dispatcher::offers() const {
 }
 
 std::string Dispatcher::waiting_reason(const JobRecord& job) const {
-  if (job.state != JobState::kQueued) return "";
-  // A tenant at a quota first: the claim passes its jobs over whatever the nodes offer. Read
-  // before the lock: no lock is held over the store.
-  Result<TenantLoad> load = jobs_.tenant_load(job.tenant);
-  if (load.is_ok()) {
-    std::string held = hold_reason(job.tenant, *load);
-    if (!held.empty()) return held;
-  }
-  if (!shared_) return "";
+  if (!shared_ || job.state != JobState::kQueued) return "";
   std::lock_guard lock(mutex_);
   return waiting_reason_of(job, offers_, options_.capable_node_wait_s);
 }

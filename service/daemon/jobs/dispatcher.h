@@ -59,9 +59,9 @@ class Dispatcher {
   // As the last learn_offers() saw them.
   BackendOffers offers() const;
   bool shared() const { return shared_; }
-  // Why a queued job waits, for its waiting_reason: its tenant at a quota (tenant_quota.h),
-  // or, in a cluster, for a node (backend_wait.h; with a store no other node shares, this node's
-  // worker refuses what it cannot run); empty when it does not wait.
+  // Why a queued job waits for a node (backend_wait.h), for its waiting_reason; empty when it
+  // does not, and always with a store no other node shares (this node's worker refuses what it
+  // cannot run). No store read: the watch hub asks it under its lock.
   std::string waiting_reason(const JobRecord& job) const;
 
  private:

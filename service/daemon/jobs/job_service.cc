@@ -82,6 +82,20 @@ ApiStatus JobService::create(const Caller& caller, NewJob request, JobRecord& jo
 // Within the queue bound: stored and the dispatcher woken. Two requests at once may both find
 // room for the last place: the bound is a guard against a runaway client, not an exact count.
 namespace {
+// Why a queued job waits: its tenant at a quota first (tenant_quota.h: the claim passes its jobs
+// over whatever the nodes offer), else for a node. The quota needs a store read, so GetJob and
+// ListJobs say it, not the watch hub's events (the hub holds its lock while it fills them).
+std::string waiting_reason(JobQueue& jobs, const Dispatcher& dispatcher, const JobRecord& job) {
+  if (job.state == JobState::kQueued) {
+    Result<TenantLoad> load = jobs.tenant_load(job.tenant);
+    if (load.is_ok()) {
+      std::string held = hold_reason(job.tenant, *load);
+      if (!held.empty()) return held;
+    }
+  }
+  return dispatcher.waiting_reason(job);
+}
+
 // A job its tenant's quota refused (tenant_quota.h) is RESOURCE_EXHAUSTED naming the quota, as
 // the queue bound is; any other failure is the store's.
 ApiStatus refused_or_failed(const Status& status) {
@@ -115,7 +129,7 @@ ApiStatus JobService::get(const Caller& caller, const std::string& id, JobRecord
   if (!*found || !caller.sees((*found)->tenant)) return not_found(id);
   job = std::move(**found);
   parts_.running.overlay(job);
-  job.waiting_reason = parts_.dispatcher.waiting_reason(job);
+  job.waiting_reason = waiting_reason(parts_.jobs, parts_.dispatcher, job);
   return {};
 }
 
@@ -140,7 +154,7 @@ ApiStatus JobService::list(const Caller& caller, std::optional<JobState> state, 
   if (static_cast<int>(page.jobs.size()) > size) page.cut(size);
   for (JobRecord& job : page.jobs) {
     parts_.running.overlay(job);
-    job.waiting_reason = parts_.dispatcher.waiting_reason(job);
+    job.waiting_reason = waiting_reason(parts_.jobs, parts_.dispatcher, job);
   }
   return {};
 }
