@@ -232,7 +232,7 @@ class OpenApiTest(unittest.TestCase):
                           "/v1/jobs/{id}:cancel", "/v1/jobs/{id}:watch",
                           "/v1/keys/{key_id}:revoke", "/v1/nodes", "/v1/presets", "/v1/tenants",
                           "/v1/tenants/{tenant}/keys",
-                          "/v1/tenants/{tenant}/webhook-secret:rotate"])
+                          "/v1/tenants/{tenant}/webhook-secret:rotate", "/v1/usage"])
         self.assertEqual(sorted(document["paths"]["/v1/jobs"]), ["get", "post"])
 
 
