@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <random>
 
 #include "pipeline/core/user_text.h"
@@ -85,13 +86,17 @@ namespace {
 // Why a queued job waits: its tenant at a quota first (tenant_quota.h: the claim passes its jobs
 // over whatever the nodes offer), else for a node. The quota needs a store read, so GetJob and
 // ListJobs say it, not the watch hub's events (the hub holds its lock while it fills them).
-std::string waiting_reason(JobQueue& jobs, const Dispatcher& dispatcher, const JobRecord& job) {
+// `holds`: the tenants' holds read so far in this call (a page reads each tenant's once).
+std::string waiting_reason(JobQueue& jobs, const Dispatcher& dispatcher, const JobRecord& job,
+                           std::map<std::string, std::string>& holds) {
   if (job.state == JobState::kQueued) {
-    Result<TenantLoad> load = jobs.tenant_load(job.tenant);
-    if (load.is_ok()) {
-      std::string held = hold_reason(job.tenant, *load);
-      if (!held.empty()) return held;
+    auto held = holds.find(job.tenant);
+    if (held == holds.end()) {
+      Result<TenantLoad> load = jobs.tenant_load(job.tenant);
+      std::string reason = load.is_ok() ? hold_reason(job.tenant, *load) : "";
+      held = holds.emplace(job.tenant, std::move(reason)).first;
     }
+    if (!held->second.empty()) return held->second;
   }
   return dispatcher.waiting_reason(job);
 }
@@ -129,7 +134,8 @@ ApiStatus JobService::get(const Caller& caller, const std::string& id, JobRecord
   if (!*found || !caller.sees((*found)->tenant)) return not_found(id);
   job = std::move(**found);
   parts_.running.overlay(job);
-  job.waiting_reason = waiting_reason(parts_.jobs, parts_.dispatcher, job);
+  std::map<std::string, std::string> holds;
+  job.waiting_reason = waiting_reason(parts_.jobs, parts_.dispatcher, job, holds);
   return {};
 }
 
@@ -152,9 +158,10 @@ ApiStatus JobService::list(const Caller& caller, std::optional<JobState> state, 
   page.jobs = std::move(*jobs);
   page.next_page_token.clear();
   if (static_cast<int>(page.jobs.size()) > size) page.cut(size);
+  std::map<std::string, std::string> holds;
   for (JobRecord& job : page.jobs) {
     parts_.running.overlay(job);
-    job.waiting_reason = waiting_reason(parts_.jobs, parts_.dispatcher, job);
+    job.waiting_reason = waiting_reason(parts_.jobs, parts_.dispatcher, job, holds);
   }
   return {};
 }
