@@ -203,6 +203,12 @@ void JobSampler::sample(double now_s) {
   if (!available) live_.engines.clear();
 }
 
+void JobSampler::finish(double now_s, std::optional<double> cpu_at_exit_s) {
+  if (!cpu_at_exit_s) return sample(now_s);
+  last_s_ = std::max(last_s_, now_s);
+  last_cpu_s_ = std::max(last_cpu_s_.value_or(0), *cpu_at_exit_s);
+}
+
 EngineUsage JobSampler::usage_of(const Classes& classes, double interval_s) const {
   EngineUsage usage;
   usage.source = drm_seen_ ? "drm-fdinfo" : nvml_seen_ ? "nvml" : "";

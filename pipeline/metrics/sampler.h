@@ -53,6 +53,12 @@ class JobSampler {
   JobSampler(SamplerOptions options, int pid, double start_s);
 
   void sample(double now_s);
+  // The job's end: one last reading, so that a job shorter than one interval is measured, and
+  // no job loses the tail after its last tick. `cpu_at_exit_s`: the worker's CPU seconds as
+  // wait4(2) gave them when it was reaped (its /proc entry is gone then: its engines add
+  // nothing more); nullopt while it lives (a warm worker waiting for its next job), which is
+  // read from /proc as any sample.
+  void finish(double now_s, std::optional<double> cpu_at_exit_s);
   // The last interval: what live events show.
   const EngineUsage& live() const { return live_; }
   // From the start to the last sample: what the report keeps.

@@ -366,6 +366,9 @@ class TenantCases:
                 done = client.get(job.id)
                 self.assertTrue(done.HasField("usage"), "an ended job carries its usage")
                 self.assertTrue(all(a.HasField("usage") for a in done.attempts))
+                # A 1 s clip ends well inside one sampling interval: its use is still measured
+                # (the sampler's last read when the result arrives), never billed as nothing.
+                self.assertGreater(done.usage.cpu_seconds, 0, "a short job's CPU is measured")
                 self.assert_same_use(self.summed([done.usage]),
                                      self.summed([a.usage for a in done.attempts]),
                                      "a job's usage is its attempts'")

@@ -193,6 +193,39 @@ TEST(Sampler, CpuCoresFromStat) {
   EXPECT_EQ(parse_stat_cpu_seconds("garbage"), std::nullopt);
 }
 
+// A job shorter than one sampling interval: no tick ever read it. Its end still counts its CPU:
+// from /proc when the worker lives on (a warm one), from wait4's figure when it was reaped and
+// /proc has nothing left.
+TEST(Sampler, AJobShorterThanOneIntervalIsMeasuredAtItsEnd) {
+  FakeProc proc;
+  long ticks = sysconf(_SC_CLK_TCK);
+  proc.set_cpu_ticks(ticks / 5, 0);  // 0.2 CPU seconds
+  JobSampler alive = sampler_for(proc);
+  alive.finish(0.25, std::nullopt);
+  EXPECT_DOUBLE_EQ(alive.average().cpu_cores * alive.average().interval_s, 0.2);
+
+  FakeProc gone;
+  fs::remove_all(gone.pid_dir());
+  JobSampler reaped = sampler_for(gone);
+  reaped.finish(0.25, 0.3);
+  EXPECT_DOUBLE_EQ(reaped.average().interval_s, 0.25);
+  EXPECT_DOUBLE_EQ(reaped.average().cpu_cores * reaped.average().interval_s, 0.3);
+}
+
+// A warm worker that ends after its job was reaped: what it used before the job is not the
+// job's, whichever way its end was read.
+TEST(Sampler, AReapedWarmWorkerCountsFromTheJobsStart) {
+  FakeProc proc;
+  long ticks = sysconf(_SC_CLK_TCK);
+  proc.set_cpu_ticks(ticks, 0);  // 1 CPU second before the job
+  JobSampler sampler = sampler_for(proc, /*worker_predates_job=*/true);
+  proc.set_cpu_ticks(2 * ticks, 0);
+  sampler.sample(1.0);
+  fs::remove_all(proc.pid_dir());
+  sampler.finish(2.0, 2.5);  // reaped: 1.5 s of CPU since the job began
+  EXPECT_DOUBLE_EQ(sampler.average().cpu_cores * sampler.average().interval_s, 1.5);
+}
+
 // A warm worker set itself up, and may have run earlier jobs, before this one: the CPU time
 // and the i915 busy time it holds when the job begins are not the job's.
 TEST(Sampler, AWorkerOlderThanTheJobCountsFromTheJobsStart) {

@@ -148,6 +148,8 @@ WorkerOutcome AttemptRunner::supervise_worker(WorkerProcess& worker, Attempt& at
       worker, parts_.options.supervise, attempt.stop,
       [&](const Progress& p) { on_progress(attempt, p, pace); }, on_tick,
       [&] { return may_publish(attempt); }, [&](const JobLogLine& line) { log.add(line); });
+  // Without this last reading a job shorter than one interval would be metered as nothing.
+  sampler->finish(monotonic_s(), worker.cpu_seconds_at_exit());
   engines = sampler->average();
   return outcome;
 }
@@ -236,14 +238,17 @@ Status AttemptRunner::fence_answer(Attempt& attempt, Fence fence) {
 }
 
 // The job's record once its worker ended. Its partial outputs are removed on failure. An
-// attempt whose worker ran is metered whatever its outcome: the GPU and CPU were used.
+// attempt whose worker ran is metered whatever its outcome (the GPU and CPU were used), except
+// one that this daemon's shutdown cut off: that is not the tenant's doing, and it gives its
+// number back, so the run that replaces it is the one metered under that number.
 JobRecord AttemptRunner::finished_record(const Attempt& attempt, const WorkerOutcome& outcome,
                                          const metrics::EngineUsage& engines, bool ran) {
   int stop = attempt.stop.load();
+  bool interrupted = stop == kStopShutdown && !outcome.status.is_ok();
   JobRecord job = attempt.record();
   if (!outcome.status.is_ok())
     remove_partial_outputs(job.spec, job.attempt, parts_.options.policy.roots);
-  if (stop == kStopShutdown && !outcome.status.is_ok()) {
+  if (interrupted) {
     // Not the job's fault: the next start runs it again without using up an attempt.
     requeue(job, AttemptUse::kGivenBack, {AttemptOutcome::kInterrupted, outcome.status, now_ms()});
     spdlog::info("job {}: stopped by shutdown, left queued", job.id);
@@ -266,7 +271,7 @@ JobRecord AttemptRunner::finished_record(const Attempt& attempt, const WorkerOut
            attempt_outcome(outcome));
     spdlog::warn("job {}: failed: {}", job.id, escape_text(outcome.status.to_string()));
   }
-  if (ran) meter_attempt(job, attempt.number, measured_usage(engines));
+  if (ran && !interrupted) meter_attempt(job, attempt.number, measured_usage(engines));
   return job;
 }
 

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -176,9 +177,14 @@ void WorkerProcess::send_signal(int signal_number) {
 
 int WorkerProcess::wait() {
   int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  rusage usage{};
+  pid_t done;
+  while ((done = ::wait4(pid_, &status, 0, &usage)) < 0 && errno == EINTR) {
   }
   reaped_ = true;
+  if (done == pid_)
+    cpu_at_exit_s_ = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                     static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
   return status;
 }
 

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,9 @@ class WorkerProcess {
   // Waits for the exit; the wait(2) status.
   int wait();
   pid_t pid() const { return pid_; }
+  // Once reaped: its user + system CPU seconds as the kernel counted them at its exit (its
+  // /proc entry is gone by then); nullopt while it runs.
+  std::optional<double> cpu_seconds_at_exit() const { return cpu_at_exit_s_; }
 
  private:
   WorkerProcess(pid_t pid, int in_fd, int out_fd) : pid_(pid), in_fd_(in_fd), out_fd_(out_fd) {}
@@ -82,6 +86,7 @@ class WorkerProcess {
   ScopedFd in_fd_;   // the write end of the worker's stdin: closing it is a refusal
   ScopedFd out_fd_;  // the read end of the worker's stdout
   bool reaped_ = false;
+  std::optional<double> cpu_at_exit_s_;
   bool at_end_ = false;
   std::string buffer_;
 };
