@@ -3,13 +3,15 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <iterator>
 #include <memory>
+#include <optional>
 
 #include "service/client/commands.h"
-#include "service/client/usage_command.h"
 #include "service/client/connection.h"
 #include "service/client/daemon_presets.h"
 #include "service/client/job_view.h"
+#include "service/client/usage_command.h"
 #include "service/common/exit_codes.h"
 
 namespace tc::client {
@@ -204,7 +206,79 @@ void add_presets_server(CLI::App& root, cli::CommandActions& actions) {
   };
 }
 
-// `transcode tenants create|list|key-create|key-revoke|webhook-secret`: an admin's
+// The values --weight, --max-queued, --max-running and --engine-seconds-per-day parse into;
+// given_limits copies those given into a TenantArgs. Their bounds are the daemon's
+// (tenant_admin.cc), so a bad number is a usage error naming its flag before any call.
+struct LimitValues {
+  int64_t weight = 0;
+  int64_t max_queued = 0;
+  int64_t max_running = 0;
+  int64_t engine_seconds_per_day = 0;
+};
+
+constexpr const char* kLimitFlags[] = {"--weight", "--max-queued", "--max-running",
+                                       "--engine-seconds-per-day"};
+
+void add_limit_options(CLI::App* command, LimitValues& values) {
+  command
+      ->add_option("--weight", values.weight,
+                   "its share of the fleet against the others' (1..1000; default 1)")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000}));
+  command
+      ->add_option("--max-queued", values.max_queued,
+                   "most of its jobs waiting at once (0..10^9; 0: no limit)")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{0}, int64_t{1'000'000'000}));
+  command
+      ->add_option("--max-running", values.max_running,
+                   "most of its jobs running at once (0..10^9; 0: no limit)")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{0}, int64_t{1'000'000'000}));
+  command
+      ->add_option("--engine-seconds-per-day", values.engine_seconds_per_day,
+                   "most CPU- and engine-seconds over any 24 hours (0..10^12; 0: no limit)")
+      ->type_name("N")
+      ->check(CLI::Range(int64_t{0}, int64_t{1'000'000'000'000}));
+}
+
+// How many of the limit flags were given; each one's value put into `args`.
+int given_limits(const CLI::App& command, const LimitValues& values, TenantArgs& args) {
+  std::optional<int64_t>* targets[] = {&args.weight, &args.max_queued, &args.max_running,
+                                       &args.engine_seconds_per_day};
+  const int64_t parsed[] = {values.weight, values.max_queued, values.max_running,
+                            values.engine_seconds_per_day};
+  int given = 0;
+  for (size_t i = 0; i < std::size(kLimitFlags); ++i)
+    if (command.get_option(kLimitFlags[i])->count() > 0) {
+      *targets[i] = parsed[i];
+      ++given;
+    }
+  return given;
+}
+
+// `transcode tenants update NAME --weight N ...`: at least one flag, else a usage error.
+void add_tenant_update(CLI::App* tenants, cli::CommandActions& children) {
+  CLI::App* update =
+      tenants->add_subcommand("update", "set a tenant's weight and quotas (those not given stay)");
+  auto args = std::make_shared<TenantArgs>();
+  auto values = std::make_shared<LimitValues>();
+  update->add_option("NAME", args->name, "the tenant")->type_name("")->required();
+  add_limit_options(update, *values);
+  add_json_flag(update, args->json);
+  auto connection = std::make_shared<ConnectionOptions>(*update);
+  children[update] = [update, connection, args, values] {
+    if (given_limits(*update, *values, *args) == 0)
+      return usage(*update,
+                   "give at least one of --weight, --max-queued, --max-running, "
+                   "--engine-seconds-per-day");
+    Result<Connection> reached = connection->connection();
+    if (!reached.is_ok()) return usage(*update, reached.status().message());
+    return tenant_update_command(*args, *reached);
+  };
+}
+
+// `transcode tenants create|update|list|key-create|key-revoke|webhook-secret`: an admin's
 // (docs/tenants.md).
 void add_tenants(CLI::App& root, cli::CommandActions& actions) {
   CLI::App* tenants = root.add_subcommand("tenants", "tenants and their API keys (an admin's)");
@@ -223,14 +297,17 @@ void add_tenants(CLI::App& root, cli::CommandActions& actions) {
                    "inside one (repeat for several)")
       ->type_name("DIR");
   create->add_flag("--admin", args->admin, "sees and manages every tenant's jobs");
-  create->add_option("--weight", args->weight, "its share (default 1)")
-      ->type_name("N")
-      ->check(CLI::PositiveNumber);
+  auto values = std::make_shared<LimitValues>();
+  add_limit_options(create, *values);
   add_json_flag(create, args->json);
-  add_action(*children, create,
-             [args](const Connection& c) { return tenant_create_command(*args, c); });
+  add_action(*children, create, [args, values, create](const Connection& c) {
+    given_limits(*create, *values, *args);
+    return tenant_create_command(*args, c);
+  });
+  add_tenant_update(tenants, *children);
 
-  CLI::App* list = tenants->add_subcommand("list", "every tenant, its role and media roots");
+  CLI::App* list = tenants->add_subcommand(
+      "list", "every tenant: its role, weight, quotas (- for none) and media roots");
   auto json = std::make_shared<bool>(false);
   add_json_flag(list, *json);
   add_action(*children, list,

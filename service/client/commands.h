@@ -2,7 +2,9 @@
 // Each returns the process exit code.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,7 +52,12 @@ struct TenantArgs {
   std::string name;
   std::vector<std::string> media_roots;
   bool admin = false;
-  int weight = 0;  // 0: the daemon's default, 1
+  // The weight and quotas given on the command line; nullopt: not given (create: the daemon's
+  // default, weight 1 and no quota; update: kept).
+  std::optional<int64_t> weight;
+  std::optional<int64_t> max_queued;
+  std::optional<int64_t> max_running;
+  std::optional<int64_t> engine_seconds_per_day;
   bool json = false;
 };
 
@@ -68,6 +75,8 @@ int caps_command(bool json, const Connection& connection);
 int nodes_command(bool json, const Connection& connection);
 // `transcode tenants create|list|key-create|key-revoke` (tenants_command.cc).
 int tenant_create_command(const TenantArgs& args, const Connection& connection);
+// Sets the weight and quotas `args` gives (at least one: the caller checked).
+int tenant_update_command(const TenantArgs& args, const Connection& connection);
 int tenant_list_command(bool json, const Connection& connection);
 // Prints the new key alone on stdout (its id and tenant on stderr).
 int key_create_command(const std::string& tenant, bool json, const Connection& connection);

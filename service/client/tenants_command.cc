@@ -16,11 +16,29 @@ std::unique_ptr<pb::Transcoder::Stub> stub_of(const Connection& connection) {
   return pb::Transcoder::NewStub(make_channel(connection));
 }
 
+// A quota as printed: "-" for 0, none.
+std::string quota_text(int64_t quota) {
+  return quota == 0 ? "-" : std::to_string(quota);
+}
+
 void print_tenant(const pb::Tenant& tenant) {
   std::string roots;
   for (const std::string& root : tenant.media_roots()) roots += " " + root;
-  std::printf("%s: %s, weight %d, media roots:%s\n", tenant.id().c_str(), tenant.role().c_str(),
-              tenant.weight(), roots.empty() ? " -" : roots.c_str());
+  std::printf(
+      "%s: %s, weight %d, max queued %s, max running %s, engine-seconds per day %s, media "
+      "roots:%s\n",
+      tenant.id().c_str(), tenant.role().c_str(), tenant.weight(),
+      quota_text(tenant.max_queued()).c_str(), quota_text(tenant.max_running()).c_str(),
+      quota_text(tenant.engine_seconds_per_day()).c_str(), roots.empty() ? " -" : roots.c_str());
+}
+
+// The tenant as --json prints it, or its line.
+int print_reply(const pb::Tenant& tenant, bool json) {
+  if (json)
+    std::cout << to_json(tenant);
+  else
+    print_tenant(tenant);
+  return kExitOk;
 }
 
 }  // namespace
@@ -31,7 +49,11 @@ int tenant_create_command(const TenantArgs& args, const Connection& connection) 
   pb::CreateTenantRequest request;
   request.set_id(args.name);
   request.set_admin(args.admin);
-  request.set_weight(args.weight);
+  // Not given: 0, the daemon's default (weight 1, no quota).
+  request.set_weight(static_cast<int32_t>(args.weight.value_or(0)));
+  request.set_max_queued(args.max_queued.value_or(0));
+  request.set_max_running(args.max_running.value_or(0));
+  request.set_engine_seconds_per_day(args.engine_seconds_per_day.value_or(0));
   for (const std::string& root : args.media_roots) request.add_media_roots(root);
   pb::Tenant tenant;
   grpc::Status status = stub_of(connection)->CreateTenant(&context, request, &tenant);
@@ -44,6 +66,21 @@ int tenant_create_command(const TenantArgs& args, const Connection& connection) 
   if (!tenant.webhook_secret().empty())
     std::printf("webhook secret (shown once): %s\n", tenant.webhook_secret().c_str());
   return kExitOk;
+}
+
+int tenant_update_command(const TenantArgs& args, const Connection& connection) {
+  grpc::ClientContext context;
+  prepare_context(context, connection);
+  pb::UpdateTenantRequest request;
+  request.set_tenant(args.name);
+  if (args.weight) request.set_weight(static_cast<int32_t>(*args.weight));
+  if (args.max_queued) request.set_max_queued(*args.max_queued);
+  if (args.max_running) request.set_max_running(*args.max_running);
+  if (args.engine_seconds_per_day) request.set_engine_seconds_per_day(*args.engine_seconds_per_day);
+  pb::Tenant tenant;
+  grpc::Status status = stub_of(connection)->UpdateTenant(&context, request, &tenant);
+  if (!status.ok()) return rpc_failure(status);
+  return print_reply(tenant, args.json);
 }
 
 int tenant_list_command(bool json, const Connection& connection) {

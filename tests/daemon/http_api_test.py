@@ -140,6 +140,23 @@ class HttpApiTest(unittest.TestCase):
             self.assertEqual(code, status, text)
             self.assertEqual(json.loads(text)["details"][0]["field"], "tenant")
 
+    def test_a_tenants_weight_and_quotas_are_updated_over_http(self):
+        code, text = curl(self.base + "/v1/tenants", "POST",
+                          json.dumps({"id": "team-upd", "maxQueued": "4"}))
+        self.assertEqual(code, 200, text)
+        code, text = curl(self.base + "/v1/tenants/team-upd:update", "POST",
+                          json.dumps({"maxRunning": "2", "weight": 5}))
+        self.assertEqual(code, 200, text)
+        tenant = json.loads(text)
+        self.assertEqual((tenant["id"], tenant["weight"], tenant["maxQueued"], tenant["maxRunning"]),
+                         ("team-upd", 5, "4", "2"), "what is not given is kept")
+        for tenant, body, status, field in (("team-upd", {"weight": 0}, 400, "weight"),
+                                            ("team-upd", {"maxQueued": "-1"}, 400, "max_queued"),
+                                            ("team-none", {"weight": 2}, 404, "tenant")):
+            code, text = curl(f"{self.base}/v1/tenants/{tenant}:update", "POST", json.dumps(body))
+            self.assertEqual(code, status, text)
+            self.assertEqual(json.loads(text)["details"][0]["field"], field)
+
     def test_unknown_job_is_404_with_the_reason(self):
         for url in (f"{self.base}/v1/jobs/nosuchjob", f"{self.base}/v1/jobs/nosuchjob:watch"):
             code, text = curl(url)
@@ -232,7 +249,8 @@ class OpenApiTest(unittest.TestCase):
                           "/v1/jobs/{id}:cancel", "/v1/jobs/{id}:watch",
                           "/v1/keys/{key_id}:revoke", "/v1/nodes", "/v1/presets", "/v1/tenants",
                           "/v1/tenants/{tenant}/keys",
-                          "/v1/tenants/{tenant}/webhook-secret:rotate", "/v1/usage"])
+                          "/v1/tenants/{tenant}/webhook-secret:rotate",
+                          "/v1/tenants/{tenant}:update", "/v1/usage"])
         self.assertEqual(sorted(document["paths"]["/v1/jobs"]), ["get", "post"])
 
 

@@ -211,6 +211,16 @@ class TokenDaemonTest(unittest.TestCase):
         listed = {t.id: t for t in self.admin.list_tenants()}
         self.assertIn("default", listed)
         self.assertEqual(listed["team-py"].weight, 2)
+        updated = self.admin.update_tenant("team-py", max_running=3)
+        self.assertEqual((updated.weight, updated.max_running, updated.max_queued), (2, 3, 0),
+                         "what is not given is kept")
+        with self.assertRaises(transcoded_client.TranscodedError) as refused:
+            self.admin.update_tenant("team-py", weight=0)
+        self.assertEqual(refused.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertEqual(refused.exception.field, "weight")
+        with self.assertRaises(transcoded_client.TranscodedError) as refused:
+            self.admin.update_tenant("team-none", weight=3)
+        self.assertEqual(refused.exception.code, grpc.StatusCode.NOT_FOUND)
         key = self.admin.create_api_key("team-py")
         self.assertEqual(key.tenant, "team-py")
         self.assertTrue(key.key.startswith(f"tck_{key.key_id}_"), key.key)

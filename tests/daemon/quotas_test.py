@@ -1,12 +1,16 @@
 #!/usr/bin/python3
 """Quotas (issue 42, docs/tenants.md#quotas) as a tenant and its CLI see them, on a daemon whose
-store is PostgreSQL (the quotas are set on the tenants table with SQL, as an operator does until
-UpdateTenant exists):
+store is PostgreSQL, the quotas set as an operator does: `transcode tenants create/update` flags
+(CreateTenant, UpdateTenant):
 
 - `transcode submit` past max_queued exits 9 (refused by a limit) with a message naming
   max_queued; CreateJob over HTTP is 429; raising the limit lets the next submit pass;
 - a tenant with max_running 1 and 3 jobs never runs 2 at once (read from ListJobs), and its queued
-  jobs' waiting_reason names max_running.
+  jobs' waiting_reason names max_running;
+- `transcode tenants update` sets what it is given and keeps the rest, `tenants list` (and --json)
+  shows the weight and quotas ("-" for none); a bad number is exit 2 naming its flag before any
+  call, and the daemon refuses one INVALID_ARGUMENT naming the field; a tenant's own key gets
+  PERMISSION_DENIED; an unknown tenant NOT_FOUND.
 """
 import json
 import os
@@ -73,11 +77,11 @@ class QuotasTest(unittest.TestCase):
                               cwd=self.media, capture_output=True, text=True, timeout=300)
         return done.returncode, done.stdout, done.stderr
 
-    def make_tenant(self, name, **quotas):
-        code, _, err = self.transcode("tenants", "create", name, "--media-root", self.media)
+    def make_tenant(self, name, **limits):
+        flags = [a for k, v in limits.items() for a in ("--" + k.replace("_", "-"), str(v))]
+        code, _, err = self.transcode("tenants", "create", name, "--media-root", self.media,
+                                      *flags)
         self.assertEqual(code, 0, err)
-        sets = ", ".join(f"{k} = {v}" for k, v in quotas.items())
-        self.server.sql(self.database, f"UPDATE tenants SET {sets} WHERE id = '{name}'")
         code, out, err = self.transcode("tenants", "key-create", name)
         self.assertEqual(code, 0, err)
         key_file = os.path.join(self.tmp, name + ".key")
@@ -128,7 +132,9 @@ class QuotasTest(unittest.TestCase):
                 urllib.request.urlopen(request, timeout=60)
             self.assertEqual(refused.exception.code, 429)
             self.assertIn("max_queued", refused.exception.read().decode())
-            self.server.sql(self.database, "UPDATE tenants SET max_queued = 5 WHERE id = 'team-q'")
+            code, out, err = self.transcode("tenants", "update", "team-q", "--max-queued", "5")
+            self.assertEqual(code, 0, err)
+            self.assertIn("max queued 5, max running 1", out)
             code, _, err = self.submit_cli(key_file, "q4")
             self.assertEqual(code, 0, err)
         finally:
@@ -155,6 +161,86 @@ class QuotasTest(unittest.TestCase):
                               client.get(job.id).waiting_reason)
         finally:
             self.cancel_all(client)
+
+    def tenant_line(self, name):
+        code, out, err = self.transcode("tenants", "list")
+        self.assertEqual(code, 0, err)
+        lines = [line for line in out.splitlines() if line.startswith(name + ": ")]
+        self.assertEqual(len(lines), 1, out)
+        return lines[0]
+
+    def test_update_sets_what_it_is_given_and_list_shows_weight_and_quotas(self):
+        self.make_tenant("team-m", weight=3, max_queued=4)
+        self.assertIn("weight 3, max queued 4, max running -, engine-seconds per day -",
+                      self.tenant_line("team-m"))
+        code, out, err = self.transcode("tenants", "update", "team-m", "--max-running", "2",
+                                        "--engine-seconds-per-day", "1000000000000")
+        self.assertEqual(code, 0, err)
+        expected = "weight 3, max queued 4, max running 2, engine-seconds per day 1000000000000"
+        self.assertIn(expected, out)
+        self.assertIn(expected, self.tenant_line("team-m"))
+        code, out, err = self.transcode("tenants", "update", "team-m", "--max-queued", "0")
+        self.assertEqual(code, 0, err)
+        self.assertIn("max queued -, max running 2", self.tenant_line("team-m"), "0: none")
+        code, out, err = self.transcode("tenants", "list", "--json")
+        self.assertEqual(code, 0, err)
+        listed = {t["id"]: t for t in json.loads(out)["tenants"]}
+        self.assertEqual(listed["team-m"]["weight"], 3)
+        self.assertEqual(int(listed["team-m"].get("max_queued", 0)), 0)
+        self.assertEqual(int(listed["team-m"]["max_running"]), 2)
+        self.assertEqual(int(listed["team-m"]["engine_seconds_per_day"]), 10**12)
+
+    def test_bad_limits_are_refused_naming_the_flag_or_field(self):
+        self.make_tenant("team-bad")
+        before = self.tenant_line("team-bad")
+        for flag, value in (("--weight", "0"), ("--weight", "1001"), ("--max-queued", "-1"),
+                            ("--max-running", "junk"), ("--max-queued", "1000000001"),
+                            ("--engine-seconds-per-day", "1000000000001"),
+                            ("--max-running", "99999999999999999999999")):
+            for command in ("update", "create"):
+                name = "team-bad" if command == "update" else "team-bad2"
+                code, _, err = self.transcode("tenants", command, name, flag, value)
+                self.assertEqual(code, 2, f"{command} {flag} {value}: {err}")
+                self.assertIn(flag, err)
+        code, _, err = self.transcode("tenants", "update", "team-bad")
+        self.assertEqual(code, 2, err)
+        self.assertIn("at least one of --weight", err)
+        self.assertEqual(self.tenant_line("team-bad"), before, "nothing was changed")
+        code, _, err = self.transcode("tenants", "update", "team-none", "--weight", "2")
+        self.assertEqual(code, 2, err)
+        self.assertIn("not found", err)
+        # The daemon's own bounds, for a client that is not the CLI.
+        with transcoded_client.Client(self.daemon.address, token=ADMIN_TOKEN,
+                                      stubs_dir=self.stubs) as admin:
+            self.daemon_refuses(admin)
+        self.assertEqual(self.tenant_line("team-bad"), before, "nothing was changed")
+
+    def daemon_refuses(self, admin):
+        for field, value in (("weight", 1001), ("max_queued", 10**9 + 1), ("max_running", -1),
+                             ("engine_seconds_per_day", 10**12 + 1)):
+            with self.assertRaises(transcoded_client.TranscodedError) as refused:
+                admin.update_tenant("team-bad", **{field: value})
+            self.assertEqual(refused.exception.code.name, "INVALID_ARGUMENT", field)
+            self.assertEqual(refused.exception.field, field)
+            with self.assertRaises(transcoded_client.TranscodedError) as refused:
+                admin.create_tenant("team-bad2", **{field: value})
+            self.assertEqual(refused.exception.field, field)
+        with self.assertRaises(transcoded_client.TranscodedError) as refused:
+            admin.update_tenant("team-none", weight=2)
+        self.assertEqual(refused.exception.code.name, "NOT_FOUND")
+
+    def test_a_tenants_own_key_cannot_change_its_limits(self):
+        key, key_file = self.make_tenant("team-own", max_running=1)
+        code, _, err = self.transcode("tenants", "update", "team-own", "--max-running", "0",
+                                      token_file=key_file)
+        self.assertEqual(code, 2, err)
+        self.assertIn("not an admin", err)
+        with transcoded_client.Client(self.daemon.address, token=key,
+                                      stubs_dir=self.stubs) as team:
+            with self.assertRaises(transcoded_client.TranscodedError) as refused:
+                team.update_tenant("team-own", max_running=0)
+        self.assertEqual(refused.exception.code.name, "PERMISSION_DENIED")
+        self.assertIn("max running 1", self.tenant_line("team-own"))
 
 
 if __name__ == "__main__":

@@ -1548,6 +1548,37 @@ TYPED_TEST(StoreContract, AJobsWebhookSecretIsItsTenantsAndARotationReplacesIt) 
   EXPECT_FALSE(none->has_value());
 }
 
+// UpdateTenant's write: what is given replaces the stored value, what is not is kept, 0 removes a
+// quota, and the key's read sees it (the scheduler and CreateJob read tenants that way). An
+// unknown tenant is false with nothing written.
+TYPED_TEST(StoreContract, AnUpdateReadsBackGivenFieldsOnlyAndAnUnknownTenantIsFalse) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  TenantDirectory& tenants = store->tenants();
+  TenantRecord made{"team-a", TenantRole::kTenant, {}, 2, 5, {3, 4, 5000}};
+  ASSERT_TRUE(*tenants.create_tenant(made));
+  TenantUpdate update;
+  update.weight = 7;
+  update.max_queued = 0;
+  update.engine_seconds_per_day = 1'000'000'000'000;  // past 32 bits: BIGINT end to end
+  Result<bool> updated = tenants.update_tenant("team-a", update);
+  ASSERT_TRUE(updated.is_ok()) << updated.status().message();
+  EXPECT_TRUE(*updated);
+  TenantRecord read = **tenants.find_tenant("team-a");
+  EXPECT_EQ(read.weight, 7);
+  EXPECT_EQ(read.quotas.max_queued, 0) << "0 given: no limit";
+  EXPECT_EQ(read.quotas.max_running, 4) << "not given: kept";
+  EXPECT_EQ(read.quotas.engine_seconds_per_day, 1'000'000'000'000);
+  ASSERT_TRUE(*tenants.update_tenant("team-a", TenantUpdate{std::nullopt, std::nullopt, 9, {}}));
+  read = **tenants.find_tenant("team-a");
+  EXPECT_EQ(read.weight, 7);
+  EXPECT_EQ(read.quotas.max_running, 9);
+  Result<bool> unknown = tenants.update_tenant("team-z", update);
+  ASSERT_TRUE(unknown.is_ok()) << unknown.status().message();
+  EXPECT_FALSE(*unknown);
+  EXPECT_FALSE(tenants.find_tenant("team-z")->has_value());
+}
+
 // A database of version 8 (before the webhook secrets) gets the column: its tenants have none,
 // so their notices are signed with the node's keys as before.
 TYPED_TEST(StoreContract, ADatabaseOfVersion8GetsWebhookSecretsAndItsTenantsHaveNone) {

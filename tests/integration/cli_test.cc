@@ -654,7 +654,7 @@ TEST(CommandLine, CompletionKnowsTheSubcommandsOfTenants) {
   ASSERT_FALSE(bash.empty() || fish.empty());
   std::vector<std::string> subcommands = bash_completions(bash, {"transcode", "tenants", ""});
   std::vector<std::string> fish_subcommands = fish_completions(fish, "transcode tenants ");
-  for (const char* name : {"create", "list", "key-create", "key-revoke"}) {
+  for (const char* name : {"create", "update", "list", "key-create", "key-revoke"}) {
     EXPECT_TRUE(contains(subcommands, name)) << name;
     EXPECT_TRUE(contains(fish_subcommands, name)) << name;
   }
@@ -662,15 +662,23 @@ TEST(CommandLine, CompletionKnowsTheSubcommandsOfTenants) {
   EXPECT_FALSE(contains(fish_completions(fish, "transcode "), "key-create"));
   std::vector<std::string> create =
       bash_completions(bash, {"transcode", "tenants", "create", "--"});
-  for (const char* option : {"--media-root", "--weight", "--admin", "--server", "--token-file"})
+  for (const char* option : {"--media-root", "--weight", "--max-queued", "--max-running",
+                             "--engine-seconds-per-day", "--admin", "--server", "--token-file"})
     EXPECT_TRUE(contains(create, option)) << option;
+  std::vector<std::string> update =
+      bash_completions(bash, {"transcode", "tenants", "update", "--"});
+  for (const char* option : {"--weight", "--max-queued", "--max-running",
+                             "--engine-seconds-per-day", "--json", "--server"})
+    EXPECT_TRUE(contains(update, option)) << option;
+  EXPECT_FALSE(contains(update, "--media-root")) << "update changes the limits alone";
   EXPECT_EQ(bash_completions(bash, {"transcode", "tenants", "key-revoke", "--tok"}),
             std::vector<std::string>{"--token-file"});
   EXPECT_TRUE(contains(fish_completions(fish, "transcode tenants create --"), "--media-root"));
   EXPECT_FALSE(contains(fish_completions(fish, "transcode tenants list --"), "--media-root"));
   ProcessResult zsh = transcode({"completion", "zsh"});
   EXPECT_NE(zsh.out.find("    'tenants create')"), std::string::npos) << zsh.out;
-  EXPECT_NE(zsh.out.find(":SUBCOMMAND:(create list key-create key-revoke"), std::string::npos)
+  EXPECT_NE(zsh.out.find(":SUBCOMMAND:(create update list key-create key-revoke"),
+            std::string::npos)
       << zsh.out;
 }
 

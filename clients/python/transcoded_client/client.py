@@ -101,12 +101,27 @@ class Client:
 
     # Tenants and their API keys (docs/tenants.md): an admin's calls; a tenant's key gets
     # PERMISSION_DENIED.
-    def create_tenant(self, id, media_roots=None, admin=False, weight=0):
+    def create_tenant(self, id, media_roots=None, admin=False, weight=0, max_queued=0,
+                      max_running=0, engine_seconds_per_day=0):
         """Makes tenant `id` (a-z, 0-9, -; 1 to 63) whose jobs may use `media_roots` (each one of
-        the node's or inside one). Returns the Tenant; its webhook_secret is shown here alone."""
+        the node's or inside one), with its weight (0: 1) and quotas (0: none). Returns the
+        Tenant; its webhook_secret is shown here alone."""
         request = self.pb.transcoder_pb2.CreateTenantRequest(
-            id=id, media_roots=media_roots or [], admin=admin, weight=weight)
+            id=id, media_roots=media_roots or [], admin=admin, weight=weight,
+            max_queued=max_queued, max_running=max_running,
+            engine_seconds_per_day=engine_seconds_per_day)
         return self._call(self._stub.CreateTenant, request)
+
+    def update_tenant(self, tenant, weight=None, max_queued=None, max_running=None,
+                      engine_seconds_per_day=None):
+        """Sets `tenant`'s weight (1..1000) and quotas (0: none) given; those left None are
+        kept. Returns the Tenant as it now is. INVALID_ARGUMENT names a value out of bounds;
+        NOT_FOUND for an unknown tenant."""
+        given = {name: value for name, value in (
+            ("weight", weight), ("max_queued", max_queued), ("max_running", max_running),
+            ("engine_seconds_per_day", engine_seconds_per_day)) if value is not None}
+        request = self.pb.transcoder_pb2.UpdateTenantRequest(tenant=tenant, **given)
+        return self._call(self._stub.UpdateTenant, request)
 
     def list_tenants(self):
         """Every tenant, by id, "default" among them: a list of Tenant."""

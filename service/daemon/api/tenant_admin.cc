@@ -24,11 +24,44 @@ ApiStatus invalid(const std::string& field, const Status& why) {
   return {ApiCode::kInvalidArgument, ApiReason::kInvalidField, field, why.message()};
 }
 
+// The bounds of a tenant's weight and quotas (docs/tenants.md, Managing tenants): wide enough
+// for any real fleet, narrow enough that the scheduler's sums never overflow.
+constexpr int kMaxWeight = 1000;
+constexpr int64_t kMaxJobQuota = 1'000'000'000;
+constexpr int64_t kMaxEngineSeconds = 1'000'000'000'000;
+
+ApiStatus out_of_range(const std::string& field, int64_t value, int64_t low, int64_t high,
+                       const std::string& meaning) {
+  if (value >= low && value <= high) return {};
+  return {ApiCode::kInvalidArgument, ApiReason::kInvalidField, field,
+          field + " " + std::to_string(value) + " is not of " + std::to_string(low) + ".." +
+              std::to_string(high) + " (" + meaning + ")"};
+}
+
+// kInvalidArgument naming the first of the given values out of its bounds.
+ApiStatus check_limits(const TenantUpdate& update) {
+  if (update.weight)
+    TC_API_RETURN_IF_ERROR(out_of_range("weight", *update.weight, 1, kMaxWeight, "its share"));
+  if (update.max_queued)
+    TC_API_RETURN_IF_ERROR(
+        out_of_range("max_queued", *update.max_queued, 0, kMaxJobQuota, "0: no limit"));
+  if (update.max_running)
+    TC_API_RETURN_IF_ERROR(
+        out_of_range("max_running", *update.max_running, 0, kMaxJobQuota, "0: no limit"));
+  if (update.engine_seconds_per_day)
+    TC_API_RETURN_IF_ERROR(out_of_range("engine_seconds_per_day", *update.engine_seconds_per_day, 0,
+                                        kMaxEngineSeconds, "0: no limit"));
+  return {};
+}
+
 void tenant_to_proto(const TenantRecord& tenant, pb::Tenant& out) {
   out.set_id(tenant.id);
   out.set_role(std::string(role_name(tenant.role)));
   for (const std::string& root : tenant.media_roots) out.add_media_roots(root);
   out.set_weight(tenant.weight);
+  out.set_max_queued(tenant.quotas.max_queued);
+  out.set_max_running(tenant.quotas.max_running);
+  out.set_engine_seconds_per_day(tenant.quotas.engine_seconds_per_day);
   *out.mutable_create_time() = TimeUtil::MillisecondsToTimestamp(tenant.create_ms);
 }
 
@@ -52,13 +85,19 @@ ApiStatus TenantAdmin::create_tenant(const Caller& caller, const pb::CreateTenan
   TC_API_RETURN_IF_ERROR(admins_only(caller));
   if (Status name = check_tenant_name(request.id(), "id"); !name.is_ok())
     return invalid("id", name);
-  if (request.weight() < 0)
-    return {ApiCode::kInvalidArgument, ApiReason::kInvalidField, "weight",
-            "must be 1 or more (0: the default, 1)"};
+  // A weight of 0 is "not given": the default, 1.
+  TenantUpdate limits{request.weight() == 0 ? 1 : request.weight(), request.max_queued(),
+                      request.max_running(), request.engine_seconds_per_day()};
+  TC_API_RETURN_IF_ERROR(check_limits(limits));
   std::vector<std::string> roots(request.media_roots().begin(), request.media_roots().end());
   TC_API_RETURN_IF_ERROR(check_tenant_roots(roots, node_roots_, "media_roots"));
-  TenantRecord tenant{request.id(), request.admin() ? TenantRole::kAdmin : TenantRole::kTenant,
-                      roots, request.weight() == 0 ? 1 : request.weight(), now_ms()};
+  TenantRecord tenant{
+      request.id(),
+      request.admin() ? TenantRole::kAdmin : TenantRole::kTenant,
+      roots,
+      *limits.weight,
+      now_ms(),
+      {request.max_queued(), request.max_running(), request.engine_seconds_per_day()}};
   Result<bool> created = tenants_.create_tenant(tenant);
   if (!created.is_ok()) return store_failure(created.status());
   if (!*created)
@@ -80,6 +119,29 @@ ApiStatus TenantAdmin::list_tenants(const Caller& caller, pb::ListTenantsRespons
   Result<std::vector<TenantRecord>> tenants = tenants_.list_tenants();
   if (!tenants.is_ok()) return store_failure(tenants.status());
   for (const TenantRecord& tenant : *tenants) tenant_to_proto(tenant, *reply.add_tenants());
+  return {};
+}
+
+ApiStatus TenantAdmin::update_tenant(const Caller& caller, const pb::UpdateTenantRequest& request,
+                                     pb::Tenant& reply) {
+  TC_API_RETURN_IF_ERROR(admins_only(caller));
+  if (Status name = check_tenant_name(request.tenant(), "tenant"); !name.is_ok())
+    return invalid("tenant", name);
+  TenantUpdate update;
+  if (request.has_weight()) update.weight = request.weight();
+  if (request.has_max_queued()) update.max_queued = request.max_queued();
+  if (request.has_max_running()) update.max_running = request.max_running();
+  if (request.has_engine_seconds_per_day())
+    update.engine_seconds_per_day = request.engine_seconds_per_day();
+  TC_API_RETURN_IF_ERROR(check_limits(update));
+  Result<bool> updated = tenants_.update_tenant(request.tenant(), update);
+  if (!updated.is_ok()) return store_failure(updated.status());
+  if (!*updated) return unknown_tenant(request.tenant());
+  // A second read for the reply; a concurrent update between them shows the later one's values.
+  Result<std::optional<TenantRecord>> tenant = tenants_.find_tenant(request.tenant());
+  if (!tenant.is_ok()) return store_failure(tenant.status());
+  if (!*tenant) return unknown_tenant(request.tenant());
+  tenant_to_proto(**tenant, reply);
   return {};
 }
 

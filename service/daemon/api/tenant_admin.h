@@ -1,4 +1,4 @@
-// The tenant RPCs (CreateTenant, ListTenants, CreateApiKey, RevokeApiKey,
+// The tenant RPCs (CreateTenant, UpdateTenant, ListTenants, CreateApiKey, RevokeApiKey,
 // RotateWebhookSecret): an admin's calls alone. A tenant's key gets PERMISSION_DENIED here: these
 // are not jobs, whose existence a NOT_FOUND hides, and a tenant knows it is not an admin.
 #pragma once
@@ -20,6 +20,9 @@ class TenantAdmin {
       : tenants_(tenants), node_roots_(std::move(node_roots)) {}
 
   ApiStatus create_tenant(const Caller& caller, const transcode::v1::CreateTenantRequest& request,
+                          transcode::v1::Tenant& reply);
+  // Sets the weight and quotas the request gives (proto3 optional: unset is kept).
+  ApiStatus update_tenant(const Caller& caller, const transcode::v1::UpdateTenantRequest& request,
                           transcode::v1::Tenant& reply);
   ApiStatus list_tenants(const Caller& caller, transcode::v1::ListTenantsResponse& reply);
   ApiStatus create_key(const Caller& caller, const transcode::v1::CreateApiKeyRequest& request,

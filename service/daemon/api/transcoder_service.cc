@@ -254,6 +254,16 @@ grpc::ServerUnaryReactor* TranscoderService::CreateTenant(grpc::CallbackServerCo
       });
 }
 
+grpc::ServerUnaryReactor* TranscoderService::UpdateTenant(grpc::CallbackServerContext* context,
+                                                          const grpc::ByteBuffer* request,
+                                                          grpc::ByteBuffer* response) {
+  return unary<pb::UpdateTenantRequest, pb::Tenant>(
+      context, request, response,
+      [this](const Caller& caller, const pb::UpdateTenantRequest& r, pb::Tenant& out) {
+        return admin().update_tenant(caller, r, out);
+      });
+}
+
 grpc::ServerUnaryReactor* TranscoderService::ListTenants(grpc::CallbackServerContext* context,
                                                          const pb::ListTenantsRequest* /*request*/,
                                                          pb::ListTenantsResponse* response) {

@@ -29,9 +29,10 @@ using JobMethodsBase = api::Transcoder::WithRawCallbackMethod_GetJobLogs<
                     api::Transcoder::WithRawCallbackMethod_GetUsage<
                         api::Transcoder::CallbackService>>>>>>>;
 using TranscoderBase = api::Transcoder::WithRawCallbackMethod_CreateTenant<
-    api::Transcoder::WithRawCallbackMethod_CreateApiKey<
-        api::Transcoder::WithRawCallbackMethod_RevokeApiKey<
-            api::Transcoder::WithRawCallbackMethod_RotateWebhookSecret<JobMethodsBase>>>>;
+    api::Transcoder::WithRawCallbackMethod_UpdateTenant<
+        api::Transcoder::WithRawCallbackMethod_CreateApiKey<
+            api::Transcoder::WithRawCallbackMethod_RevokeApiKey<
+                api::Transcoder::WithRawCallbackMethod_RotateWebhookSecret<JobMethodsBase>>>>>;
 
 class TranscoderService final : public TranscoderBase {
  public:
@@ -75,6 +76,9 @@ class TranscoderService final : public TranscoderBase {
                                      const grpc::ByteBuffer* request,
                                      grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* CreateTenant(grpc::CallbackServerContext* context,
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* UpdateTenant(grpc::CallbackServerContext* context,
                                          const grpc::ByteBuffer* request,
                                          grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* ListTenants(grpc::CallbackServerContext* context,

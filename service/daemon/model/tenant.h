@@ -30,6 +30,14 @@ struct TenantQuotas {
   int64_t engine_seconds_per_day = 0;
 };
 
+// What UpdateTenant changes: each field given replaces the stored one; nullopt keeps it.
+struct TenantUpdate {
+  std::optional<int> weight;
+  std::optional<int64_t> max_queued;
+  std::optional<int64_t> max_running;
+  std::optional<int64_t> engine_seconds_per_day;
+};
+
 struct TenantRecord {
   std::string id;  // 1-63 of [a-z0-9-] (check_tenant_name)
   TenantRole role = TenantRole::kTenant;

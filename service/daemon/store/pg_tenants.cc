@@ -50,6 +50,18 @@ Result<std::optional<TenantRecord>> PgJobStore::find_tenant(const std::string& i
   return std::optional<TenantRecord>(std::move(tenant));
 }
 
+Result<bool> PgJobStore::update_tenant(const std::string& id, const TenantUpdate& update) {
+  std::lock_guard lock(mutex_);
+  TC_ASSIGN_OR_RETURN(PgRows rows,
+                      db_->query(kUpdateTenantSql,
+                                 {id, std::to_string(update.weight.value_or(-1)),
+                                  std::to_string(update.max_queued.value_or(-1)),
+                                  std::to_string(update.max_running.value_or(-1)),
+                                  std::to_string(update.engine_seconds_per_day.value_or(-1))},
+                                 "update tenant " + id));
+  return rows.affected() == 1;
+}
+
 Status PgJobStore::add_key(const ApiKeyRecord& key) {
   std::lock_guard lock(mutex_);
   return db_

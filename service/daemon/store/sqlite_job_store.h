@@ -85,6 +85,7 @@ class SqliteJobStore final : public JobQueue,
   Result<bool> create_tenant(const TenantRecord& tenant) override;
   Result<std::vector<TenantRecord>> list_tenants() override;
   Result<std::optional<TenantRecord>> find_tenant(const std::string& id) override;
+  Result<bool> update_tenant(const std::string& id, const TenantUpdate& update) override;
   Status add_key(const ApiKeyRecord& key) override;
   Result<std::optional<KeyGrant>> find_key(const std::string& key_id) override;
   Result<bool> revoke_key(const std::string& key_id, int64_t now_ms) override;

@@ -65,6 +65,19 @@ Result<std::optional<TenantRecord>> SqliteJobStore::find_tenant(const std::strin
   return std::optional<TenantRecord>(std::move(tenant));
 }
 
+Result<bool> SqliteJobStore::update_tenant(const std::string& id, const TenantUpdate& update) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, sqlite_sql(kUpdateTenantSql));
+  if (!s.ok()) return tenant_error(db_, "prepare update tenant");
+  s.bind(1, id);
+  s.bind(2, static_cast<int64_t>(update.weight.value_or(-1)));
+  s.bind(3, update.max_queued.value_or(-1));
+  s.bind(4, update.max_running.value_or(-1));
+  s.bind(5, update.engine_seconds_per_day.value_or(-1));
+  if (s.step() != SQLITE_DONE) return tenant_error(db_, "update tenant " + id);
+  return sqlite3_changes(db_) == 1;
+}
+
 Status SqliteJobStore::add_key(const ApiKeyRecord& key) {
   std::lock_guard lock(mutex_);
   Statement s(db_, sqlite_sql(kInsertKeySql));

@@ -23,6 +23,9 @@ class TenantDirectory {
   // Every tenant, by id ("default" among them).
   virtual Result<std::vector<TenantRecord>> list_tenants() = 0;
   virtual Result<std::optional<TenantRecord>> find_tenant(const std::string& id) = 0;
+  // Sets tenant `id`'s weight and quotas that `update` gives, the others kept, in one
+  // statement; false, with nothing written, when there is no such tenant.
+  virtual Result<bool> update_tenant(const std::string& id, const TenantUpdate& update) = 0;
   // Stores a new key (its tenant exists: the caller checked).
   virtual Status add_key(const ApiKeyRecord& key) = 0;
   // Key `key_id` with its tenant, revoked or not; nullopt when there is none.

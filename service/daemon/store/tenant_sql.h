@@ -47,6 +47,16 @@ inline constexpr const char* kListTenantsSql =
     "SELECT " TC_TENANT_COLUMNS " FROM tenants ORDER BY id";
 inline constexpr const char* kFindTenantSql =
     "SELECT " TC_TENANT_COLUMNS " FROM tenants WHERE id = $1";
+// $2-$5: weight, max_queued, max_running, engine_seconds_per_day; a negative one (never a
+// valid value) keeps the stored column (TenantUpdate's nullopt). One statement: a tenant is
+// never seen half updated.
+inline constexpr const char* kUpdateTenantSql =
+    "UPDATE tenants SET "
+    "weight = CASE WHEN CAST($2 AS BIGINT) < 0 THEN weight ELSE CAST($2 AS BIGINT) END, "
+    "max_queued = CASE WHEN CAST($3 AS BIGINT) < 0 THEN max_queued ELSE CAST($3 AS BIGINT) END, "
+    "max_running = CASE WHEN CAST($4 AS BIGINT) < 0 THEN max_running ELSE CAST($4 AS BIGINT) "
+    "END, engine_seconds_per_day = CASE WHEN CAST($5 AS BIGINT) < 0 THEN "
+    "engine_seconds_per_day ELSE CAST($5 AS BIGINT) END WHERE id = $1";
 inline constexpr const char* kInsertKeySql =
     "INSERT INTO api_keys (key_id, tenant_id, secret_sha256, created_ms, revoked_ms) VALUES ($1, "
     "$2, $3, $4, 0)";
