@@ -1243,8 +1243,8 @@ TYPED_TEST(StoreContract, EveryAttemptIsKeptWithItsNodeEndAndOutcome) {
   EXPECT_EQ(this->engine_.scalar("SELECT COUNT(*) FROM job_attempts"), 0);
 }
 
-// ---- Measured use (usage_ledger.h): each ended attempt's rows, written once with its end, on
-// the store's clock, summed per tenant and period, kept past the job's purge.
+// ---- Measured use (usage_ledger.h): each attempt's rows, its use so far while it runs, on the
+// store's clock, summed per tenant and period, kept past the job's purge.
 
 // Job `id` of `tenant`, claimed by node-a and ended (failed: any ended attempt is metered) with
 // `usage`, written as the node writes it; the ended record, or nullopt when a step failed.
@@ -1271,34 +1271,43 @@ double sum_of(const std::vector<UsageRow>& rows, const std::string& tenant,
   return sum;
 }
 
-TYPED_TEST(StoreContract, AnEndedAttemptsUsageIsStoredOnceOnTheStoresClock) {
+// A running attempt's use so far is stored with its progress (fair share reads it before the job
+// ends), replaced as it grows and by the final figures; every row is stamped with the store's
+// clock; a row written again with the figures it holds (a retried write, the job's later
+// writes) is not stamped anew, so an old attempt never moves into a newer period.
+TYPED_TEST(StoreContract, AnAttemptsUsageGrowsWhileItRunsAndIsBilledOnceOnTheStoresClock) {
   std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   JobRecord job = queued_on("metered", BackendKind::kSoftware, 0);
   ASSERT_TRUE(*store->jobs().insert(job));
   std::optional<JobRecord> running = start_on(store->jobs(), "metered", "node-a");
   ASSERT_TRUE(running);
-  // A running attempt's record carrying figures writes none: only an end is billed.
-  running->attempts.back().usage = {{"cpu", 9.0}};
-  ASSERT_TRUE(*store->jobs().write(*running, std::nullopt, nullptr));
-  EXPECT_TRUE((**store->jobs().get("metered")).attempts.back().usage.empty());
+  running->attempts.back().usage = {{"cpu", 0.5}};  // its progress write, use so far
+  ASSERT_TRUE(*store->jobs().write(*running, RowState{JobState::kRunning, 1, false}, nullptr));
+  EXPECT_EQ((**store->jobs().get("metered")).attempts.back().usage,
+            (ResourceSeconds{{"cpu", 0.5}}));
 
   int64_t store_before = this->engine_.scalar(std::string("SELECT ") + TypeParam::kNow);
   finish(*running, JobState::kSucceeded, {}, std::nullopt, 1);  // the node's clock: 1970
   meter_attempt(*running, 1, {{"cpu", 1.5}, {"video", 2.25}});
   ASSERT_TRUE(*store->jobs().write(*running, RowState{JobState::kRunning, 1, false}, nullptr));
-  // The same end written again (its first answer lost), even with other figures: billed once.
-  JobRecord retried = *running;
-  retried.attempts.back().usage = {{"cpu", 3.0}, {"video", 4.5}};
-  ASSERT_TRUE(store->jobs().write(retried, std::nullopt, nullptr).is_ok());
-
   JobRecord back = **store->jobs().get("metered");
   ASSERT_EQ(back.attempts.size(), 1u);
   EXPECT_EQ(back.attempts[0].usage, (ResourceSeconds{{"cpu", 1.5}, {"video", 2.25}}));
   store.reset();  // read by another connection: SQLite's store holds its file while open
+  int64_t stamped = this->engine_.scalar("SELECT MAX(end_ms) FROM attempt_usage");
+  EXPECT_GE(stamped, store_before) << "the row took the node's clock, not the store's";
+  store = this->open();
+
+  // The same end written again (its first answer lost), later: billed once, its stamp kept.
+  this->exec_closed(store, "UPDATE attempt_usage SET end_ms = end_ms - 86400000");
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(store->jobs().write(*running, std::nullopt, nullptr).is_ok());
+  EXPECT_EQ((**store->jobs().get("metered")).attempts[0].usage, back.attempts[0].usage);
+  store.reset();  // read by another connection: SQLite's store holds its file while open
   EXPECT_EQ(this->engine_.scalar("SELECT COUNT(*) FROM attempt_usage"), 2);
-  EXPECT_GE(this->engine_.scalar("SELECT MIN(end_ms) FROM attempt_usage"), store_before)
-      << "the row took the node's clock, not the store's";
+  EXPECT_EQ(this->engine_.scalar("SELECT MAX(end_ms) FROM attempt_usage"), stamped - 86400000)
+      << "a rewrite with the same figures moved the attempt's use into a newer period";
 }
 
 TYPED_TEST(StoreContract, UsageIsSummedPerTenantAndPeriodAndOutlivesThePurge) {

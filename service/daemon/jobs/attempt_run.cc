@@ -173,6 +173,7 @@ std::unique_ptr<metrics::JobSampler> AttemptRunner::make_sampler(const Attempt& 
 void AttemptRunner::on_sample(Attempt& attempt, const metrics::JobSampler& sampler) {
   metrics::EngineUsage live = sampler.live();
   attempt.set_engines(live);
+  attempt.set_usage_so_far(measured_usage(sampler.average()));
   parts_.dispatcher.sample(attempt.id, live);
   parts_.counters.count_busy(attempt.device_name, live);
 }
@@ -187,10 +188,11 @@ void AttemptRunner::on_progress(Attempt& attempt, const Progress& progress, Pace
   store_progress(attempt, job, pace);
 }
 
-// With a shared store, watchers on other nodes read progress from it: written about once a
-// second. A write the row refuses means the job was taken over: this attempt stops.
+// Progress and the use so far are written about once a second: watchers on other nodes read
+// progress from a shared store, and every claim's fair share reads the use (lease_sql.h). A
+// write the row refuses means the job was taken over: this attempt stops.
 void AttemptRunner::store_progress(Attempt& attempt, const JobRecord& job, Pace& pace) {
-  if (!parts_.shared || attempt.done) return;
+  if (attempt.done) return;
   if (Clock::now() - pace.last_stored < std::chrono::milliseconds(950)) return;
   pace.last_stored = Clock::now();
   Result<bool> written = parts_.jobs.write(job, attempt.row, nullptr);

@@ -24,6 +24,12 @@ void Attempt::set_engines(const metrics::EngineUsage& live) {
   job_.engines = live;
 }
 
+void Attempt::set_usage_so_far(ResourceSeconds usage) {
+  std::lock_guard lock(mutex_);
+  for (AttemptRecord& attempt : job_.attempts)
+    if (attempt.number == number && attempt.end_ms == 0) attempt.usage = std::move(usage);
+}
+
 Attempt& RunningJobs::add(std::unique_ptr<Attempt> attempt) {
   std::lock_guard lock(mutex_);
   Attempt& added = *attempt;

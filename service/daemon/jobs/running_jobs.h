@@ -40,6 +40,9 @@ struct Attempt {
   void set_record(JobRecord job);
   void set_progress(const Progress& progress);
   void set_engines(const metrics::EngineUsage& live);
+  // Its use so far (measured_usage of the sampler's average), on its running attempt's entry:
+  // stored with its progress, so that fair share sees a long job's use before it ends.
+  void set_usage_so_far(ResourceSeconds usage);
 
  private:
   mutable std::mutex mutex_;

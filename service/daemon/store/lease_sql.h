@@ -55,11 +55,13 @@ inline constexpr int64_t kQuotaDayMs = 86400000;
 // Fair share):
 // - a tenant at its max_running, or whose use in the last 24 h reached its
 //   engine_seconds_per_day, is passed over (its queued jobs' waiting_reason says why);
-// - tenants in ascending order of (dominant share + running share) / weight, where the dominant
-//   share is the largest, over the resources ("cpu", GPU engine classes), of the tenant's
-//   fraction of all tenants' measured use (attempt_usage) that ended within the window, and the
-//   running share its fraction of the jobs running now: a flood that has finished nothing yet
-//   still ranks behind a tenant that runs nothing;
+// - tenants in ascending order of dominant share / weight, where the dominant share is the
+//   largest, over the resources ("cpu", GPU engine classes), of the tenant's fraction of all
+//   tenants' measured use within the window (attempt_usage: ended attempts, and running ones'
+//   use so far, written with their progress about once a second);
+// - between tenants of equal share (none measured yet: a fleet just started), fewer running
+//   jobs per weight first, so that a flood that has measured nothing yet still ranks behind a
+//   tenant that runs nothing;
 // - within that, priority, then age.
 // `lock`: PostgreSQL's FOR UPDATE OF jobs SKIP LOCKED (a row another node is claiming is
 // passed over, not waited for); empty for SQLite, whose one writer holds the database.
@@ -73,7 +75,6 @@ dominant AS (
   SELECT recent.tenant_id, MAX(recent.used / totals.total) AS share
   FROM recent JOIN totals ON totals.resource = recent.resource GROUP BY recent.tenant_id),
 running AS (SELECT tenant_id, COUNT(*) AS n FROM jobs WHERE state = 2 GROUP BY tenant_id),
-fleet AS (SELECT COUNT(*) AS n FROM jobs WHERE state = 2),
 day AS (
   SELECT tenant_id, SUM(seconds) AS used FROM attempt_usage
   WHERE end_ms > {now} - {day} GROUP BY tenant_id)
@@ -82,14 +83,12 @@ LEFT JOIN tenants ON tenants.id = jobs.tenant_id
 LEFT JOIN dominant ON dominant.tenant_id = jobs.tenant_id
 LEFT JOIN running ON running.tenant_id = jobs.tenant_id
 LEFT JOIN day ON day.tenant_id = jobs.tenant_id
-CROSS JOIN fleet
 WHERE jobs.state = 1 AND jobs.backend IN ({backends}) AND jobs.not_before_ms <= {now}
   AND (COALESCE(tenants.max_running, 0) = 0 OR COALESCE(running.n, 0) < tenants.max_running)
   AND (COALESCE(tenants.engine_seconds_per_day, 0) = 0
        OR COALESCE(day.used, 0) < tenants.engine_seconds_per_day)
-ORDER BY (COALESCE(dominant.share, 0)
-          + COALESCE(running.n, 0) * 1.0 / CASE WHEN fleet.n > 0 THEN fleet.n ELSE 1 END)
-         / COALESCE(tenants.weight, 1),
+ORDER BY COALESCE(dominant.share, 0) / COALESCE(tenants.weight, 1),
+         COALESCE(running.n, 0) * 1.0 / COALESCE(tenants.weight, 1),
          jobs.priority DESC, jobs.seq
 LIMIT {limit} {lock}
 )sql";

@@ -85,12 +85,12 @@ class PgJobStore final : public JobQueue,
   Status add_key(const ApiKeyRecord& key) override;
   Result<std::optional<KeyGrant>> find_key(const std::string& key_id) override;
   Result<bool> revoke_key(const std::string& key_id, int64_t now_ms) override;
+  Result<bool> set_webhook_secret(const std::string& id, const std::string& secret) override;
+  Result<std::optional<std::string>> job_webhook_secret(const std::string& job_id) override;
 
   // UsageLedger: pg_usage.cc.
   Result<std::vector<UsageRow>> sum_usage(const std::optional<std::string>& tenant,
                                           int64_t since_ms, int64_t until_ms) override;
-  Result<bool> set_webhook_secret(const std::string& id, const std::string& secret) override;
-  Result<std::optional<std::string>> job_webhook_secret(const std::string& job_id) override;
 
  private:
   PgJobStore(std::unique_ptr<PgConnection> db, std::string url, std::string password)

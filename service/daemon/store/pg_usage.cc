@@ -1,5 +1,5 @@
 // The PostgreSQL engine's usage role (usage_ledger.h) and its part of JobQueue::write and get:
-// the ended attempts' attempt_usage rows, on the store's connection.
+// the attempts' attempt_usage rows, on the store's connection.
 #include <charconv>
 
 #include "service/daemon/store/lease_sql.h"
@@ -25,10 +25,9 @@ double double_of(const std::string& text) {
 
 }  // namespace
 
-// Each ended attempt's use, once: a row already there stays (ON CONFLICT DO NOTHING).
+// Each attempt's use (a running one's so far): insert_attempt_usage_sql says when a row changes.
 Status PgJobStore::save_usage_locked(const JobRecord& job) {
   for (const AttemptRecord& attempt : job.attempts) {
-    if (attempt.end_ms == 0) continue;
     for (const auto& [resource, seconds] : attempt.usage)
       TC_RETURN_IF_ERROR(db_->query(insert_attempt_usage_sql(kPgNow),
                                     {job.id, std::to_string(attempt.number), job.tenant, resource,

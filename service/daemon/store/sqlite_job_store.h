@@ -89,12 +89,12 @@ class SqliteJobStore final : public JobQueue,
   Status add_key(const ApiKeyRecord& key) override;
   Result<std::optional<KeyGrant>> find_key(const std::string& key_id) override;
   Result<bool> revoke_key(const std::string& key_id, int64_t now_ms) override;
+  Result<bool> set_webhook_secret(const std::string& id, const std::string& secret) override;
+  Result<std::optional<std::string>> job_webhook_secret(const std::string& job_id) override;
 
   // UsageLedger: sqlite_usage.cc.
   Result<std::vector<UsageRow>> sum_usage(const std::optional<std::string>& tenant,
                                           int64_t since_ms, int64_t until_ms) override;
-  Result<bool> set_webhook_secret(const std::string& id, const std::string& secret) override;
-  Result<std::optional<std::string>> job_webhook_secret(const std::string& job_id) override;
 
  private:
   explicit SqliteJobStore(sqlite3* db) : db_(db) {}

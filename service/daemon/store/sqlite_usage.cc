@@ -1,5 +1,5 @@
 // The SQLite engine's usage role (usage_ledger.h) and its part of JobQueue::write and get: the
-// ended attempts' attempt_usage rows, under the store's mutex.
+// attempts' attempt_usage rows, under the store's mutex.
 #include "service/daemon/store/lease_sql.h"
 #include "service/daemon/store/sqlite_job_store.h"
 #include "service/daemon/store/sqlite_statement.h"
@@ -14,10 +14,9 @@ Status usage_error(sqlite3* db, const std::string& what) {
 
 }  // namespace
 
-// Each ended attempt's use, once: a row already there stays (ON CONFLICT DO NOTHING).
+// Each attempt's use (a running one's so far): insert_attempt_usage_sql says when a row changes.
 Status SqliteJobStore::save_usage_locked(const JobRecord& job) {
   for (const AttemptRecord& attempt : job.attempts) {
-    if (attempt.end_ms == 0) continue;
     for (const auto& [resource, seconds] : attempt.usage) {
       Statement s(db_, sqlite_sql(insert_attempt_usage_sql(kSqliteNow)));
       if (!s.ok()) return usage_error(db_, "prepare the attempt usage");

@@ -6,7 +6,10 @@ std::string insert_attempt_usage_sql(const char* now) {
   return std::string(
              "INSERT INTO attempt_usage (job_id, attempt, tenant_id, end_ms, resource, seconds) "
              "VALUES ($1, $2, $3, ") +
-         now + ", $4, $5) ON CONFLICT (job_id, attempt, resource) DO NOTHING";
+         now +
+         ", $4, $5) ON CONFLICT (job_id, attempt, resource) DO UPDATE SET end_ms = "
+         "excluded.end_ms, seconds = excluded.seconds WHERE attempt_usage.seconds <> "
+         "excluded.seconds";
 }
 
 std::string sum_usage_sql(bool one_tenant) {

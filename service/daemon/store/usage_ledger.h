@@ -33,8 +33,10 @@ class UsageLedger {
 };
 
 // $1 job id, $2 attempt, $3 tenant, $4 resource, $5 seconds; end_ms = `now` (the engine's
-// clock, lease_sql.h). A row already there (a write retried after its answer was lost) stays:
-// an attempt is billed once.
+// clock, lease_sql.h). A running attempt's row holds its use so far, replaced (and stamped
+// anew) as it grows and by its final figures; a row written again with the figures it holds
+// (a write retried after its answer was lost, the job's later writes) stays as it is, its
+// end_ms too: an attempt is billed once.
 std::string insert_attempt_usage_sql(const char* now);
 
 // $1 = job id: its attempts' use, in (attempt, resource, seconds) columns.
