@@ -56,7 +56,10 @@ Result<int64_t> parse_when(const std::string& flag, const std::string& text, int
   if (text.size() >= 2 && unit_ms(text.back()) > 0) {
     int64_t count = 0;
     auto [end, error] = std::from_chars(text.data(), text.data() + text.size() - 1, count);
-    if (error != std::errc() || end != text.data() + text.size() - 1 || count < 0) return bad();
+    // Back no further than 1970: a larger count would overflow the subtraction.
+    if (error != std::errc() || end != text.data() + text.size() - 1 || count < 0 ||
+        count > now_ms / unit_ms(text.back()))
+      return bad();
     return now_ms - count * unit_ms(text.back());
   }
   google::protobuf::Timestamp when;
