@@ -3,12 +3,9 @@
 
 #include <fcntl.h>
 #include <grp.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <va/va_version.h>
-
-#include <libdrm/i915_drm.h>
 
 #include <algorithm>
 #include <cctype>
@@ -22,6 +19,7 @@
 #include "pipeline/core/file.h"
 #include "pipeline/hw/intel_profiles.h"
 #include "pipeline/hw/intel_stack.h"
+#include "pipeline/hw/uc_firmware.h"
 #include "pipeline/hw/va_caps.h"
 #include "pipeline/metrics/fdinfo.h"
 
@@ -232,119 +230,62 @@ Check check_va_driver(const Options& options, const std::string& node, const HwD
 
 namespace {
 
-// A firmware the kernel loads into the GPU's micro-controllers, as debugfs shows it.
+// A firmware the kernel loads into the GPU's micro-controllers.
 struct Firmware {
+  UcFirmware which;
   const char* check;  // "huc"
-  const char* file;   // under gt*/uc/
   const char* label;  // "HuC"
   const char* fix;
 };
 
 constexpr Firmware kHuc{
-    "huc", "huc_info", "HuC",
+    UcFirmware::kHuc, "huc", "HuC",
     "low-power (VDEnc) encode does CBR/VBR only with HuC: install the GPU firmware "
     "(firmware-misc-nonfree / linux-firmware) on the host, and where the kernel does not load it "
     "by default boot with i915.enable_guc=2; without it such jobs are planned CQP-only or refused"};
 // HuC is loaded and authenticated through GuC: without GuC there is no HuC either.
 constexpr Firmware kGuc{
-    "guc", "guc_info", "GuC",
+    UcFirmware::kGuc, "guc", "GuC",
     "HuC is authenticated through GuC, so VDEnc bitrate control needs it: install the GPU "
     "firmware (firmware-misc-nonfree / linux-firmware) on the host, and where the kernel does not "
     "load it by default boot with i915.enable_guc=2"};
 
-// What one GT's info file says: "RUNNING", "DISABLED", ..., or empty when it has no status.
-std::string firmware_state(const std::string& text) {
-  // i915 and xe print "<X>uC firmware: <file>" then "\tstatus: <STATE>"
-  // (intel_uc_fw_status_repr); RUNNING is the one state in which it is loaded (and, for HuC,
-  // authenticated). Kernels before 5.x print "status load: SUCCESS" instead.
-  for (const char* key : {"status: ", "status load: "}) {
-    size_t at = text.find(key);
-    if (at == std::string::npos) continue;
-    size_t end = text.find('\n', at);
-    return trimmed(text.substr(at + std::strlen(key), end - at - std::strlen(key)));
-  }
-  return {};
-}
-
-bool running(const std::string& state) {
-  return state == "RUNNING" || state == "SUCCESS";
-}
-
-Check firmware_from_info(const Firmware& firmware, const std::string& path,
-                         const std::string& text) {
-  std::string state = firmware_state(text);
+// Debugfs: the GT whose firmware runs, or else the first one (what a person should look at),
+// naming what the other GTs said.
+Check check_of_gts(const Firmware& firmware, const UcReading& reading) {
   std::string label = firmware.label;
-  if (running(state)) return pass(firmware.check, path, label + " " + state);
-  std::string seen = state.empty() ? "no " + label + " status in " + path : label + " " + state;
-  return fail(firmware.check, path, seen, firmware.fix);
+  if (reading.running()) return pass(firmware.check, reading.where, label + " " + reading.said);
+  std::string seen = reading.said.empty() ? "no " + label + " status in " + reading.where
+                                          : label + " " + reading.said;
+  for (const UcGtReading& gt : reading.gts)
+    if (gt.path != reading.where)
+      seen += "; " + gt.path + ": " + (gt.said.empty() ? "no status" : gt.said);
+  return fail(firmware.check, reading.where, seen, firmware.fix);
 }
 
-// The GT directories of one debugfs GPU directory: "gt" (older i915), "gt0", "gt1", ... From
-// Meteor Lake on the HuC sits on the media GT, gt1, and gt0 reports it as not supported.
-std::vector<fs::path> gt_dirs(const fs::path& gpu_dir) {
-  std::vector<fs::path> dirs;
-  std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator(gpu_dir, error)) {
-    std::string name = entry.path().filename().string();
-    if (name == "gt" || (name.size() > 2 && name.starts_with("gt") &&
-                         std::all_of(name.begin() + 2, name.end(), ::isdigit)))
-      dirs.push_back(entry.path());
+// The check of what the shared reader (pipeline/hw/uc_firmware.h) found.
+Check check_of_reading(const Firmware& firmware, const UcReading& reading,
+                       const std::string& node) {
+  switch (reading.source) {
+    case UcSource::kNone:
+      return skip(firmware.check, node, reading.unknown_why);
+    case UcSource::kDebugfs:
+      return check_of_gts(firmware, reading);
+    case UcSource::kI915Param:
+      if (reading.running())
+        return pass(firmware.check, reading.where,
+                    "HuC RUNNING (authenticated, as the kernel says)");
+      return fail(firmware.check, reading.where,
+                  "HuC not loaded or not authenticated (the kernel says " + reading.said + ")",
+                  firmware.fix);
+    case UcSource::kXeQuery:
+      if (reading.running())
+        return pass(firmware.check, reading.where,
+                    "HuC RUNNING (release " + reading.said + ", as the kernel says)");
+      return fail(firmware.check, reading.where,
+                  "HuC not running (the kernel says " + reading.said + ")", firmware.fix);
   }
-  std::sort(dirs.begin(), dirs.end());
-  return dirs;
-}
-
-// One GT's firmware state as debugfs showed it.
-struct GtFirmware {
-  std::string path;
-  std::string text;
-};
-
-// Every GT's info file of the node's GPU: debugfs names a GPU by its primary minor
-// (renderD128 -> dri/0); older kernels also by 128.
-std::vector<GtFirmware> read_gt_firmware(const Firmware& firmware, const Roots& roots,
-                                         const std::string& node) {
-  int minor = std::atoi(name_of_node(node).c_str() + std::strlen("renderD"));
-  for (int index : {minor - 128, minor}) {
-    std::vector<GtFirmware> found;
-    for (const fs::path& gt : gt_dirs(roots.debugfs + "/dri/" + std::to_string(index))) {
-      std::string path = (gt / "uc" / firmware.file).string();
-      if (Result<std::string> text = read_file(path); text.is_ok())
-        found.push_back({path, std::move(*text)});
-    }
-    if (!found.empty()) return found;
-  }
-  return {};
-}
-
-// The GT whose firmware runs, or else the first one (what a person should look at).
-Check firmware_of_gts(const Firmware& firmware, const std::vector<GtFirmware>& gts) {
-  for (const GtFirmware& gt : gts)
-    if (running(firmware_state(gt.text))) return firmware_from_info(firmware, gt.path, gt.text);
-  Check check = firmware_from_info(firmware, gts.front().path, gts.front().text);
-  for (size_t i = 1; i < gts.size(); ++i) {
-    std::string state = firmware_state(gts[i].text);
-    check.seen += "; " + gts[i].path + ": " + (state.empty() ? "no status" : state);
-  }
-  return check;
-}
-
-// HuC's state from the kernel itself (I915_PARAM_HUC_STATUS: 1 when loaded and authenticated,
-// 0 when not; an error when the GPU has none or the kernel does not know the parameter). Needs
-// neither debugfs nor root; i915 only (xe has no such parameter).
-std::optional<Check> huc_from_getparam(const std::string& node) {
-  ScopedFd fd(open(node.c_str(), O_RDWR | O_CLOEXEC));
-  if (!fd.is_open()) return std::nullopt;
-  int value = -1;
-  drm_i915_getparam_t param{};
-  param.param = I915_PARAM_HUC_STATUS;
-  param.value = &value;
-  if (ioctl(fd.get(), DRM_IOCTL_I915_GETPARAM, &param) != 0) return std::nullopt;
-  std::string subject = node + " (I915_PARAM_HUC_STATUS)";
-  if (value > 0) return pass("huc", subject, "HuC RUNNING (authenticated, as the kernel says)");
-  return fail("huc", subject,
-              "HuC not loaded or not authenticated (the kernel says " + std::to_string(value) + ")",
-              kHuc.fix);
+  return skip(firmware.check, node, reading.unknown_why);
 }
 
 // What doctor makes of firmware that does not run, given the GPU's generation: required where
@@ -372,24 +313,12 @@ Check weigh_firmware(Check check, std::string_view generation) {
 
 Check check_firmware(const Firmware& firmware, const Roots& roots, const std::string& node,
                      const std::string& kernel_driver, std::string_view generation) {
-  std::string unknown = std::string(firmware.label) + " state unknown";
   if (kernel_driver.empty())
     return skip(firmware.check, node, "kernel driver unknown (see kernel-driver)");
   if (!is_intel_driver(kernel_driver))
     return skip(firmware.check, node, "not an Intel GPU (i915/xe)");
-  std::vector<GtFirmware> gts = read_gt_firmware(firmware, roots, node);
-  if (!gts.empty()) return weigh_firmware(firmware_of_gts(firmware, gts), generation);
-  if (&firmware == &kHuc && kernel_driver == "i915")
-    if (std::optional<Check> huc = huc_from_getparam(node)) return weigh_firmware(*huc, generation);
-  std::error_code error;
-  if (!fs::is_directory(roots.debugfs + "/dri", error))
-    return skip(
-        firmware.check, node,
-        roots.debugfs + "/dri is not readable (debugfs is not mounted, or needs root): " + unknown);
-  int minor = std::atoi(name_of_node(node).c_str() + std::strlen("renderD"));
-  return skip(firmware.check, node,
-              "no gt*/uc/" + std::string(firmware.file) + " under " + roots.debugfs + "/dri/" +
-                  std::to_string(minor - 128) + " (kernel does not show it)");
+  UcReading reading = read_uc_firmware(firmware.which, roots.debugfs, node, kernel_driver);
+  return weigh_firmware(check_of_reading(firmware, reading, node), generation);
 }
 
 }  // namespace
