@@ -31,6 +31,7 @@ extern "C" {
 #include "pipeline/hw/device_cache.h"
 #include "pipeline/hw/intel_profiles.h"
 #include "pipeline/hw/intel_stack.h"
+#include "pipeline/hw/uc_firmware.h"
 #include "pipeline/hw/va_caps.h"
 #include "pipeline/hw/va_profiles.h"
 
@@ -190,6 +191,14 @@ void gate_vdenc_bitrate_on_huc(bool huc_loaded, HwDevice& device) {
     if (encode.low_power_rate_control) encode.low_power_rate_control &= va_rc::kCqp;
     if (!any_low_power && encode.full_rate_control) encode.full_rate_control &= va_rc::kCqp;
   }
+}
+
+void apply_huc_state(const std::string& debugfs_root, HwDevice& device) {
+  if (!is_intel_driver(device.driver)) return;
+  UcReading huc = read_uc_firmware(UcFirmware::kHuc, debugfs_root, device.path, device.driver);
+  if (huc.state != UcState::kUnknown) device.huc_running = huc.running();
+  device.huc_seen = huc.summary();
+  if (device.driver == "xe") gate_vdenc_bitrate_on_huc(huc.running(), device);
 }
 
 std::string va_vendor_rejection(const std::string& vendor) {
@@ -366,7 +375,7 @@ bool probe_hdr_tonemap(VADisplay display) {
 }
 
 // Opens libva on an Intel node and fills vendor and caps, or says why the node is unusable.
-void probe_va_driver(int fd, HwDevice& device) {
+void probe_va_driver(int fd, const std::string& debugfs_root, HwDevice& device) {
   VaDisplayHandle display(vaGetDisplayDRM(fd));
   if (!display.get()) {
     device.unusable_reason = "vaGetDisplayDRM failed on " + device.path;
@@ -400,8 +409,7 @@ void probe_va_driver(int fd, HwDevice& device) {
   }
   apply_va_caps(*profiles, device);
   if (device.can_scale) device.can_tonemap = probe_hdr_tonemap(display.get());
-  // This process cannot read the HuC state on xe (debugfs needs root): not known to run.
-  if (device.driver == "xe") gate_vdenc_bitrate_on_huc(false, device);
+  apply_huc_state(debugfs_root, device);
 }
 
 // From the node's PCI device id: the model ("Arc A380 (DG2)"), and what its generation's VPP
@@ -420,7 +428,7 @@ void name_pci_device(int fd, HwDevice& device) {
   drmFreeDevice(&drm_device);
 }
 
-HwDevice probe_render_node(const std::string& path) {
+HwDevice probe_render_node(const std::string& path, const std::string& debugfs_root) {
   HwDevice device;
   device.backend = BackendKind::kVaapi;
   device.path = path;
@@ -442,13 +450,13 @@ HwDevice probe_render_node(const std::string& path) {
         "kernel driver " + device.driver + " is not an Intel GPU driver (i915/xe)";
     return device;
   }
-  probe_va_driver(fd.get(), device);
+  probe_va_driver(fd.get(), debugfs_root, device);
   return device;
 }
 
-void discover_vaapi(const std::string& dri_dir, HwInventory& inventory) {
-  for (const std::string& node : list_render_nodes(dri_dir, inventory))
-    inventory.devices.push_back(probe_render_node(node));
+void discover_vaapi(const DiscoveryOptions& options, HwInventory& inventory) {
+  for (const std::string& node : list_render_nodes(options.dri_dir, inventory))
+    inventory.devices.push_back(probe_render_node(node, options.debugfs));
 }
 
 // ---- CUDA and Vulkan: through libavutil's hwcontext ----
@@ -633,7 +641,7 @@ bool nvidia_driver_loaded(const std::string& proc) {
 
 HwInventory discover_devices(const DiscoveryOptions& options) {
   HwInventory inventory;
-  if (options.vaapi) discover_vaapi(options.dri_dir, inventory);
+  if (options.vaapi) discover_vaapi(options, inventory);
   if (options.vaapi && options.qsv) discover_qsv(inventory);
   if (options.cuda) discover_cuda(options, inventory);
   if (options.vulkan) discover_vulkan(inventory);

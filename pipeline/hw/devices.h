@@ -86,6 +86,14 @@ struct HwDevice {
   // the table, other backends, hand-made inventories): trusted.
   std::optional<bool> vpp_reads_ten_bit;
   std::optional<bool> vpp_writes_ten_bit;
+  // Whether the HuC firmware runs (VDEnc CBR/VBR run in it), as discovery read it on an Intel
+  // node (uc_firmware.h: debugfs, else the kernel's ioctl) or --assume-device assumed it;
+  // nullopt = not known (nothing answered, other backends, hand-made inventories). On xe, where
+  // iHD lists CBR/VBR on VDEnc either way, anything but true leaves VDEnc CQP-only.
+  std::optional<bool> huc_running;
+  // Where that came from and what it said ("debugfs /sys/kernel/debug/dri/0/gt1/uc/huc_info:
+  // RUNNING"), or why nothing answered; empty where not read.
+  std::string huc_seen;
   // Every VA profile with VLD, 4:2:2/4:4:4 included; empty = not known (CUDA, hand-made
   // inventories): then `decode` alone decides.
   std::vector<DecodeProfile> decode_profiles;
@@ -113,6 +121,8 @@ struct HwInventory {
 
 struct DiscoveryOptions {
   std::string dri_dir = "/dev/dri";
+  // Where debugfs is mounted: the HuC state of Intel nodes is read under it (uc_firmware.h).
+  std::string debugfs = "/sys/kernel/debug";
   bool vaapi = true;
   bool cuda = false;  // costs a CUDA context start-up (seconds): only when asked for
   // Codecs whose NVENC encoder is probed (a session opened per codec); empty = every one.

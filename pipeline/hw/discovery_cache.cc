@@ -64,7 +64,8 @@ std::string env(const char* name) {
 }
 
 std::string asked(const DiscoveryOptions& options) {
-  std::string text = "asked=dri:" + options.dri_dir + " vaapi:" + std::to_string(options.vaapi) +
+  std::string text = "asked=dri:" + options.dri_dir + " debugfs:" + options.debugfs +
+                     " vaapi:" + std::to_string(options.vaapi) +
                      " qsv:" + std::to_string(options.qsv) +
                      " cuda:" + std::to_string(options.cuda) +
                      " vulkan:" + std::to_string(options.vulkan) + " nvenc:";
@@ -82,6 +83,9 @@ void add_device_nodes(const DiscoveryOptions& options, const std::string& root,
     lines.push_back("node=" + node + " driver=" + driver + " version=" + version);
   }
   lines.push_back("nvidia=" + first_line(root + "/proc/driver/nvidia/version"));
+  // The HuC state (devices.h huc_running) follows the kernel's boot parameters
+  // (i915.enable_guc=2) and firmware files, not the module's version: read again after a boot.
+  lines.push_back("boot=" + first_line(root + "/proc/sys/kernel/random/boot_id"));
 }
 
 // The user-space drivers discovery loads: VA-API drivers, Vulkan ICDs, the QSV runtimes.

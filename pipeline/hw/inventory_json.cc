@@ -29,6 +29,8 @@ nlohmann::json device_to_json(const HwDevice& device) {
   if (device.can_tonemap) json["can_tonemap"] = *device.can_tonemap;  // absent: not probed
   if (device.vpp_reads_ten_bit) json["vpp_reads_ten_bit"] = *device.vpp_reads_ten_bit;
   if (device.vpp_writes_ten_bit) json["vpp_writes_ten_bit"] = *device.vpp_writes_ten_bit;
+  if (device.huc_running) json["huc_running"] = *device.huc_running;  // absent: not known
+  if (!device.huc_seen.empty()) json["huc_seen"] = device.huc_seen;
   return json;
 }
 
@@ -54,6 +56,8 @@ Result<HwDevice> device_from_json(const nlohmann::json& json) {
     device.vpp_reads_ten_bit = json.at("vpp_reads_ten_bit").get<bool>();
   if (json.contains("vpp_writes_ten_bit"))
     device.vpp_writes_ten_bit = json.at("vpp_writes_ten_bit").get<bool>();
+  if (json.contains("huc_running")) device.huc_running = json.at("huc_running").get<bool>();
+  if (json.contains("huc_seen")) json.at("huc_seen").get_to(device.huc_seen);
   return device;
 }
 

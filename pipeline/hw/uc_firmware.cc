@@ -14,8 +14,9 @@
 #include <filesystem>
 #include <optional>
 
-// The xe query exists from Linux 6.8's uAPI (HuC type from 6.9); Debian 12's linux-libc-dev (6.1)
-// has no xe_drm.h at all. Without it xe nodes rely on debugfs alone.
+// The xe query of the HuC type came with the xe uAPI of early 2024 (Linux 6.12, Debian 13's
+// linux-libc-dev, has it); Debian 12's 6.1 headers have no xe_drm.h at all. Without it xe nodes
+// rely on debugfs alone.
 #if __has_include(<drm/xe_drm.h>)
 #include <drm/xe_drm.h>
 #if defined(DRM_XE_DEVICE_QUERY_UC_FW_VERSION) && defined(XE_QUERY_UC_TYPE_HUC)

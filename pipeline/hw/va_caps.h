@@ -53,6 +53,12 @@ bool tonemaps_hdr10(const std::vector<VAProcFilterCapHighDynamicRange>& caps);
 // low-power entrypoint at all (from Meteor Lake VAEntrypointEncSlice is VDEnc too).
 void gate_vdenc_bitrate_on_huc(bool huc_loaded, HwDevice& device);
 
+// What discovery does with the HuC state once libva has filled the caps (after vaInitialize):
+// reads it for device.path on device.driver (uc_firmware.h, debugfs under `debugfs_root`),
+// records it in huc_running / huc_seen, and on xe gates VDEnc CBR/VBR unless HuC is known to run.
+// On i915 iHD asks the kernel itself (I915_PARAM_HUC_STATUS), so the caps are left as listed.
+void apply_huc_state(const std::string& debugfs_root, HwDevice& device);
+
 // Why a VA-API driver, named by its vendor string, cannot serve an Intel node: an emulation layer
 // or Mesa's Gallium driver. Empty when it can.
 std::string va_vendor_rejection(const std::string& vendor);

@@ -193,7 +193,10 @@ void log_devices(const std::vector<SchedDevice>& devices, const HwInventory& inv
   for (const SchedDevice& d : devices)
     spdlog::info("device {}: {} slots, {} warm workers", d.name, d.slots, warm_workers);
   for (const HwDevice& hw : inventory.devices)
-    if (!hw.usable()) spdlog::info("device {} not used: {}", hw.path, hw.unusable_reason);
+    if (!hw.usable())
+      spdlog::info("device {} not used: {}", hw.path, hw.unusable_reason);
+    else if (!hw.huc_seen.empty())  // why low-power encode is CQP-only on xe, or is not
+      spdlog::info("device {}: HuC {}", hw.path, hw.huc_seen);
 }
 
 // Once at start-up: what `transcode doctor` would flag (its checks that need no test transcode),

@@ -353,6 +353,69 @@ class DiscoverDevicesTest : public ::testing::Test {
   TempDir dri_;
 };
 
+// What discovery does after vaInitialize with the HuC state (va_caps.h apply_huc_state), on a
+// node whose caps iHD listed with CBR/VBR on VDEnc, against a fake debugfs tree. The node path
+// does not exist, so no ioctl answers: debugfs alone decides.
+class ApplyHucStateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(root_.path().empty()) << "mkdtemp failed";
+    EncodeEntrypoints hevc;
+    hevc.low_power = true;
+    hevc.low_power_rate_control = kAll;
+    device_.driver = "xe";
+    device_.path = root_.path() + "/dev/dri/renderD128";
+    device_.encode[AV_CODEC_ID_HEVC] = hevc;
+  }
+  void write_huc_info(const std::string& gt, const std::string& status) {
+    fs::path path = fs::path(debugfs()) / "dri/0" / gt / "uc/huc_info";
+    fs::create_directories(path.parent_path());
+    std::ofstream(path) << "HuC firmware: xe/bmg_huc.bin\n\tstatus: " << status << "\n";
+  }
+  std::string debugfs() const { return root_.path() + "/debug"; }
+  uint32_t low_power_modes() const {
+    return device_.encode.at(AV_CODEC_ID_HEVC).low_power_rate_control;
+  }
+
+  static constexpr uint32_t kAll = va_rc::kCbr | va_rc::kVbr | va_rc::kCqp | va_rc::kIcq;
+  TempDir root_;
+  HwDevice device_;
+};
+
+TEST_F(ApplyHucStateTest, XeWithHucRunningOnTheMediaGtKeepsCbrAndVbr) {
+  write_huc_info("gt0", "NOT_SUPPORTED");
+  write_huc_info("gt1", "RUNNING");
+  apply_huc_state(debugfs(), device_);
+  EXPECT_EQ(low_power_modes(), kAll);
+  EXPECT_EQ(device_.huc_running, std::optional<bool>(true));
+  EXPECT_EQ(device_.huc_seen, "debugfs " + debugfs() + "/dri/0/gt1/uc/huc_info: RUNNING");
+}
+
+TEST_F(ApplyHucStateTest, XeWithHucDisabledIsCqpOnlyAndSaysNotRunning) {
+  write_huc_info("gt1", "DISABLED");
+  apply_huc_state(debugfs(), device_);
+  EXPECT_EQ(low_power_modes(), va_rc::kCqp);
+  EXPECT_EQ(device_.huc_running, std::optional<bool>(false));
+  EXPECT_EQ(device_.huc_seen, "debugfs " + debugfs() + "/dri/0/gt1/uc/huc_info: DISABLED");
+}
+
+TEST_F(ApplyHucStateTest, XeWithoutDebugfsIsCqpOnlyAndSaysUnknown) {
+  apply_huc_state(debugfs(), device_);
+  EXPECT_EQ(low_power_modes(), va_rc::kCqp);
+  EXPECT_EQ(device_.huc_running, std::nullopt);
+  EXPECT_NE(device_.huc_seen.find("debugfs is not mounted, or needs root"), std::string::npos)
+      << device_.huc_seen;
+}
+
+TEST_F(ApplyHucStateTest, I915KeepsWhatIhdListsAndRecordsTheState) {
+  // On i915 iHD asks the kernel itself (I915_PARAM_HUC_STATUS): its list is already right.
+  device_.driver = "i915";
+  write_huc_info("gt", "DISABLED");
+  apply_huc_state(debugfs(), device_);
+  EXPECT_EQ(low_power_modes(), kAll);
+  EXPECT_EQ(device_.huc_running, std::optional<bool>(false));
+}
+
 TEST_F(DiscoverDevicesTest, MissingDirectoryIsANote) {
   DiscoveryOptions options;
   options.dri_dir = dri_.path() + "/dri";

@@ -59,6 +59,8 @@ HwDevice every_field_set() {
   device.can_tonemap = false;
   device.vpp_reads_ten_bit = true;
   device.vpp_writes_ten_bit = false;
+  device.huc_running = false;
+  device.huc_seen = "debugfs /sys/kernel/debug/dri/1/gt1/uc/huc_info: DISABLED";
   device.decode_profiles = {{23, "HEVCMain422_10", AV_CODEC_ID_HEVC, 10, 422, 8192, 4096}};
   device.model = "Arc A380 (DG2)";
   device.generation = "dg2";
@@ -110,20 +112,20 @@ void expect_same(const DecodeProfile& got, const DecodeProfile& want) {
 
 void expect_same(const HwDevice& got, const HwDevice& want) {
   const auto& [backend, path, ordinal, driver, vendor, decode, encode, encode_unavailable,
-               can_scale, can_tonemap, vpp_reads_ten_bit, vpp_writes_ten_bit, decode_profiles,
-               model, generation, unusable_reason] = got;
+               can_scale, can_tonemap, vpp_reads_ten_bit, vpp_writes_ten_bit, huc_running, huc_seen,
+               decode_profiles, model, generation, unusable_reason] = got;
   const auto& [w_backend, w_path, w_ordinal, w_driver, w_vendor, w_decode, w_encode,
                w_encode_unavailable, w_can_scale, w_can_tonemap, w_vpp_reads_ten_bit,
-               w_vpp_writes_ten_bit, w_decode_profiles, w_model, w_generation, w_unusable_reason] =
-      want;
+               w_vpp_writes_ten_bit, w_huc_running, w_huc_seen, w_decode_profiles, w_model,
+               w_generation, w_unusable_reason] = want;
   const HwDevice d;
   EXPECT_TRUE(w_backend != d.backend && w_path != d.path && w_ordinal != d.ordinal &&
               w_driver != d.driver && w_vendor != d.vendor && w_decode != d.decode &&
               !w_encode.empty() && !w_encode_unavailable.empty() && w_can_scale != d.can_scale &&
               w_can_tonemap != d.can_tonemap && w_vpp_reads_ten_bit != d.vpp_reads_ten_bit &&
-              w_vpp_writes_ten_bit != d.vpp_writes_ten_bit && !w_decode_profiles.empty() &&
-              w_model != d.model && w_generation != d.generation &&
-              w_unusable_reason != d.unusable_reason);
+              w_vpp_writes_ten_bit != d.vpp_writes_ten_bit && w_huc_running != d.huc_running &&
+              w_huc_seen != d.huc_seen && !w_decode_profiles.empty() && w_model != d.model &&
+              w_generation != d.generation && w_unusable_reason != d.unusable_reason);
   EXPECT_EQ(backend, w_backend);
   EXPECT_EQ(path, w_path);
   EXPECT_EQ(ordinal, w_ordinal);
@@ -140,6 +142,8 @@ void expect_same(const HwDevice& got, const HwDevice& want) {
   EXPECT_EQ(can_tonemap, w_can_tonemap) << "can_tonemap";
   EXPECT_EQ(vpp_reads_ten_bit, w_vpp_reads_ten_bit) << "vpp_reads_ten_bit";
   EXPECT_EQ(vpp_writes_ten_bit, w_vpp_writes_ten_bit) << "vpp_writes_ten_bit";
+  EXPECT_EQ(huc_running, w_huc_running) << "huc_running";
+  EXPECT_EQ(huc_seen, w_huc_seen) << "huc_seen";
   ASSERT_EQ(decode_profiles.size(), w_decode_profiles.size());
   for (size_t i = 0; i < decode_profiles.size(); ++i)
     expect_same(decode_profiles[i], w_decode_profiles[i]);
@@ -211,6 +215,12 @@ TEST_F(FakeHost, TheKeyChangesWithTheDriversAndNothingElse) {
   DiscoveryOptions with_cuda;
   with_cuda.cuda = true;
   EXPECT_NE(key(with_cuda), key()) << "another question";
+  // A boot may load HuC where the last one did not (i915.enable_guc=2): discovery reads it again.
+  std::string before_boot = key();
+  fs::create_directories(root_ / "proc/sys/kernel/random");
+  std::ofstream(root_ / "proc/sys/kernel/random/boot_id")
+      << "0b5e4c1c-5f0e-4d7e-9d35-3d1d2f0e0a11\n";
+  EXPECT_NE(key(), before_boot) << "another boot";
   // Nothing else: files beside the drivers that are no driver leave the key as it was.
   std::string drivers_now = key();
   fs::create_directories(root_ / "etc");
