@@ -51,7 +51,8 @@ std::string FilterGraphPlan::sink_label(size_t output) const {
 namespace {
 
 // The graph's input: deinterlaced (in memory or on the device) and uploaded first when frames
-// decoded in memory are scaled on the device.
+// decoded in memory are scaled on the device; converted on the device before its deinterlacer
+// and turn where those could not write the frames' format.
 Tap source_tap(const BackendDesc& backend, const VideoSource& source, FilterGraphPlan& plan) {
   Tap input{"[in]", ""};
   if (!source.deinterlace_on_device) input.filters = source.deinterlace;
@@ -62,6 +63,10 @@ Tap source_tap(const BackendDesc& backend, const VideoSource& source, FilterGrap
       upload += "=extra_hw_frames=" + std::to_string(source.upload_extra_frames);
     input.filters = join(input.filters, upload);
     ++plan.uploads;
+  }
+  if (!source.device_convert.empty()) {
+    input.filters = join(input.filters, source.device_convert);
+    ++plan.scalers;
   }
   if (source.deinterlace_on_device) input.filters = join(input.filters, source.deinterlace);
   if (source.turn_on_device) input.filters = join(input.filters, source.turn);

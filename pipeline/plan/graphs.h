@@ -59,6 +59,9 @@ struct VideoSource {
   // on the device (after the upload) or in memory (before it). `size` is the turned frames'.
   std::string turn;
   bool turn_on_device = false;
+  // On the device, before its deinterlacer and turn: a conversion of the frames' format
+  // (DeviceConvertPlan; "" = none). Counted as a scaler.
+  std::string device_convert;
   // The size is not known when the graph is written (a refit graph, for frames after a
   // mid-stream change): every branch scales, from the source.
   bool refit = false;

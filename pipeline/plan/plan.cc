@@ -16,6 +16,7 @@ extern "C" {
 #include "pipeline/hw/decode_caps.h"
 #include "pipeline/plan/backend_choice.h"
 #include "pipeline/plan/encoder_options.h"
+#include "pipeline/plan/graph_builder.h"
 #include "pipeline/plan/graphs.h"
 #include "pipeline/plan/hdr_plan.h"
 #include "pipeline/plan/orientation.h"
@@ -122,6 +123,10 @@ struct PlanContext {
   bool on_device() const { return device != nullptr; }
 };
 
+std::string format_name(AVPixelFormat format) {
+  return av_get_pix_fmt_name(format);
+}
+
 // Frames on the device hold the source's depth until a scaler that converts gives them the
 // output's, unless a software filter after the download still needs the source's 10 bits.
 int source_depth(const VideoInfo& video) {
@@ -198,6 +203,43 @@ DecodePlan plan_decode(const PlanContext& context, int branches) {
         branches + kGraphSlack + (backend.fixed_pools ? kDecodeQueueFrames : 0);
   }
   return decode;
+}
+
+// Whether the frames reach the graph's first device filter in 10 bits: the decoder's surfaces
+// hold the source's depth, an upload upload_depth's.
+bool ten_bit_on_device(const PlanContext& context, const DecodePlan& decode) {
+  if (!context.on_device()) return false;
+  return (decode.upload ? upload_depth(context) : source_depth(context.video)) > 8;
+}
+
+// deinterlace_vaapi and transpose_vaapi write the format they read: FFmpeg 5.1's
+// vf_deinterlace_vaapi.c (deint_vaapi_init) and vf_transpose_vaapi.c (transpose_vaapi_init)
+// leave output_format AV_PIX_FMT_NONE, and vaapi_vpp.c ff_vaapi_vpp_config_output then takes
+// the input's sw_format. On a VPP that writes no P010 (Gen9: VphalSfcStateG9::
+// IsOutputFormatSupported; media-driver docs/media_features.md) they would be asked to write
+// P010, so the frames are converted to nv12 first by the scaler at their own size (Gen9's VPP
+// reads P010). Its pool, fixed where the backend's are, holds what the deinterlacer's does.
+DeviceConvertPlan plan_device_convert(const PlanContext& context, const DecodePlan& decode,
+                                      const DeinterlacePlan& deinterlace,
+                                      const OrientationPlan& orientation, int branches) {
+  DeviceConvertPlan plan;
+  bool vpp_after_decode = deinterlace.device.backend != BackendKind::kSoftware ||
+                          (orientation.on() && orientation.on_device);
+  if (!vpp_after_decode || !ten_bit_on_device(context, decode)) return plan;
+  std::string refusal = device_vpp_ten_bit_refusal(*context.device);
+  if (refusal.empty()) return plan;
+  const BackendDesc& backend = context.backend;
+  plan.filter = GraphBuilder::substitute(backend.scale.text(), "iw", "ih",
+                                         format_name(device_format(backend, 8)));
+  if (backend.fixed_pools)
+    plan.filter += ":extra_hw_frames=" +
+                   std::to_string(std::max(branches + kGraphSlack, backend.scale_min_extra_frames));
+  plan.why = "to " + format_name(device_format(backend, 8)) + " before " +
+             (deinterlace.device.backend != BackendKind::kSoftware ? deinterlace.filter_name
+                                                                   : orientation.filter_names) +
+             ", which writes the format it reads: " + refusal;
+  plan.device = context.runs_on;
+  return plan;
 }
 
 // Deinterlacing once, before the split: on the device where the backend has a deinterlacer
@@ -284,7 +326,8 @@ Status plan_video_encoder(const PlanContext& context, const OutputSpec& spec, Fr
     encode.device = context.runs_on;
     encode.hw_frames = true;
     return plan_hw_encoder_options(spec, backend.encoder,
-                                   context.device->encode.at(codec_id(spec.codec)), encode);
+                                   context.device->encode.at(codec_id(spec.codec)), encode,
+                                   context.device->huc_seen);
   }
   const SwEncoderDesc& software = software_encoder(spec.codec);
   encode.encoder = software.name;
@@ -346,10 +389,6 @@ Result<OutputPlan> plan_output(const PlanContext& context, const OutputSpec& spe
   return output;
 }
 
-std::string format_name(AVPixelFormat format) {
-  return av_get_pix_fmt_name(format);
-}
-
 VideoBranch branch_of(const PlanContext& context, size_t k, const OutputPlan& output,
                       const OutputSpec& spec) {
   const VideoEncodePlan& encode = output.video;
@@ -407,6 +446,9 @@ FilterGraphPlan plan_video_graph(const PlanContext& context, const Plan& plan, c
   source.deinterlace_on_device = plan.deinterlace.device.backend != BackendKind::kSoftware;
   source.turn = plan.orientation.filter;
   source.turn_on_device = plan.orientation.on_device;
+  source.device_convert = plan_device_convert(context, plan.decode, plan.deinterlace,
+                                              plan.orientation, int(branches.size()))
+                              .filter;
   // An upload's pool, where it must be fixed, holds what the decoder's would.
   if (source.upload && context.backend.fixed_upload_pool)
     source.upload_extra_frames = int(branches.size()) + kGraphSlack;
@@ -502,6 +544,8 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
     plan.orientation =
         plan_orientation(*media.video, backend, plan.decode.hw || plan.decode.upload,
                          context.runs_on, backend.fixed_pools ? branches + kGraphSlack : 0);
+  plan.device_convert =
+      plan_device_convert(context, plan.decode, plan.deinterlace, plan.orientation, branches);
   plan.video_graph = plan_video_graph(context, plan, spec);
   plan.refit_video_graph = plan_video_graph(context, plan, spec, true);
   if (plan.decode.hw) {

@@ -98,6 +98,16 @@ struct OrientationPlan {
   bool on() const { return !filter.empty(); }
 };
 
+// 10-bit frames converted to 8 bits on the device before the VPP filters that write the format
+// they read (a device deinterlacer or turn), where the device's VPP writes no 10-bit frames
+// (Gen9): "scale_vaapi=w=iw:h=ih:format=nv12"; "" = none.
+struct DeviceConvertPlan {
+  std::string filter;
+  std::string why;     // "deinterlace_vaapi and transpose_vaapi write the format they read, ..."
+  StageDevice device;  // where it runs
+  bool on() const { return !filter.empty(); }
+};
+
 struct VideoEncodePlan {
   std::string encoder;  // "libx264", "h264_vaapi"
   // What it encodes; with device.backend, its entry in the encoder tables (hw/backends.h).
@@ -283,7 +293,8 @@ struct Plan {
   DecodePlan decode;
   DeinterlacePlan deinterlace;
   OrientationPlan orientation;
-  FilterGraphPlan video_graph;  // empty when no output encodes video
+  DeviceConvertPlan device_convert;  // before the device deinterlacer or turn
+  FilterGraphPlan video_graph;       // empty when no output encodes video
   // The same graph for software-decoded frames (uploaded first), for when the decoder's hwaccel
   // refuses the stream at run time after all; empty unless decode.hw.
   FilterGraphPlan fallback_video_graph;

@@ -51,6 +51,11 @@ void add_source_stages(const Plan& plan, std::vector<Stage>& stages) {
   Stage turn_stage{"turn upright", with_notes(turn.filter_names, {turn.why}), turn.device};
   if (turn.on() && !turn.on_device) stages.push_back(turn_stage);
   if (decode.upload) stages.push_back({"upload", "hwupload", plan.device});
+  const DeviceConvertPlan& convert = plan.device_convert;
+  if (convert.on())
+    stages.push_back({"convert",
+                      with_notes(std::string(backend_desc(plan.backend).scale.name), {convert.why}),
+                      convert.device});
   if (deinterlace.on && !deinterlace_first) stages.push_back(deinterlace_stage);
   if (turn.on() && turn.on_device) stages.push_back(turn_stage);
   // The graph's slice threads are said where its filters run in memory (a device's scalers

@@ -200,6 +200,69 @@ TEST(IntelTruth, DownloadsFromAVppWithoutP010AreEightBit) {
   EXPECT_FALSE(has(keep->video_graph.text, "p010")) << keep->video_graph.text;
 }
 
+// A phone's HEVC Main 10 HLG clip, recorded turned (display matrix -90: 90 degrees clockwise
+// upright), and an interlaced 10-bit source: Kaby Lake decodes both into P010 surfaces.
+MediaInfo turned_hlg_phone_clip() {
+  MediaInfo info = source(AV_CODEC_ID_HEVC, 2, AV_PIX_FMT_YUV420P10LE);
+  info.video->color = {AVCOL_PRI_BT2020, AVCOL_TRC_ARIB_STD_B67, AVCOL_SPC_BT2020_NCL,
+                       AVCOL_RANGE_MPEG};
+  info.video->rotation_deg = -90;
+  return info;
+}
+
+MediaInfo interlaced_ten_bit() {
+  MediaInfo info = source(AV_CODEC_ID_HEVC, 2, AV_PIX_FMT_YUV420P10LE);
+  info.video->field_order = AV_FIELD_TT;
+  return info;
+}
+
+// deinterlace_vaapi and transpose_vaapi write the format they read (FFmpeg 5.1
+// vf_deinterlace_vaapi.c / vf_transpose_vaapi.c leave output_format unset; vaapi_vpp.c
+// ff_vaapi_vpp_config_output takes the input's sw_format), and Gen9's VPP writes no P010
+// (VphalSfcStateG9::IsOutputFormatSupported): on KBL the decoder's P010 surfaces go through
+// scale_vaapi=format=nv12 at their own size first (Gen9's VPP reads P010), and the plan says
+// why. Ice Lake's VPP writes P010: no conversion there. Frames uploaded as nv12 (the hwaccel
+// fallback, Skylake's software decode) need none either. Every graph is read by libavfilter.
+TEST(IntelTruth, Gen9ConvertsTenBitSurfacesToNv12BeforeItsDeinterlacerAndTurn) {
+  struct Case {
+    MediaInfo media;
+    OutputSpec output;
+    std::string vpp_filter;
+  };
+  std::vector<Case> cases = {
+      {turned_hlg_phone_clip(), output("o.mp4", 720, 1280), "transpose_vaapi"},
+      {interlaced_ten_bit(), output("o.mp4", 1280, 720), "deinterlace_vaapi"}};
+  for (const Case& c : cases) {
+    Result<Plan> plan = plan_on("kbl", c.media, c.output);
+    ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+    ASSERT_TRUE(plan->decode.hw) << plan->decode.note;
+    const std::string& graph = plan->video_graph.text;
+    EXPECT_EQ(graph.rfind("[in]scale_vaapi=w=iw:h=ih:format=nv12:extra_hw_frames=", 0), 0u)
+        << graph;
+    EXPECT_LT(graph.find("scale_vaapi=w=iw:h=ih:format=nv12"), graph.find(c.vpp_filter)) << graph;
+    EXPECT_FALSE(has(graph, "p010")) << graph;
+    EXPECT_TRUE(has(describe(*plan), "convert: scale_vaapi (to nv12 before " + c.vpp_filter +
+                                         ", which writes the format it reads: this GPU's VPP "
+                                         "writes no 10-bit frames (P010))"))
+        << describe(*plan);
+    testing::ParsedGraph parsed = testing::parse_graph(graph);
+    EXPECT_EQ(parsed.refusal, "") << graph;
+    EXPECT_EQ(parsed.filter_names.count("scale_vaapi"), 2u) << graph;
+    EXPECT_EQ(plan->video_graph.scalers, 2);
+    // The hwaccel's fallback uploads nv12: nothing to convert.
+    const std::string& fallback = plan->fallback_video_graph.text;
+    EXPECT_TRUE(has(fallback, "format=nv12,hwupload," + c.vpp_filter)) << fallback;
+    EXPECT_EQ(testing::parse_graph(fallback).refusal, "") << fallback;
+    // Skylake decodes it in memory and uploads nv12; Ice Lake's VPP writes P010.
+    for (const std::string profile : {"skl", "icl"}) {
+      Result<Plan> other = plan_on(profile, c.media, c.output);
+      ASSERT_TRUE(other.is_ok()) << profile;
+      EXPECT_FALSE(other->device_convert.on()) << profile << ": " << other->video_graph.text;
+      EXPECT_FALSE(has(other->video_graph.text, "w=iw:h=ih")) << other->video_graph.text;
+    }
+  }
+}
+
 // Discovery takes the VPP's depth from the PCI id's generation; an unknown one leaves it unset.
 TEST(IntelTruth, VppTenBitByGeneration) {
   for (const auto& [generation, reads, writes] :
