@@ -52,10 +52,14 @@ bool offers(uint32_t modes, uint32_t mode) {
 
 // Why no entrypoint has the mode, and what would give it. Low-power (VDEnc) encode runs CBR and
 // VBR in the HuC firmware: without HuC the driver offers CQP only (media-driver #580, #1957).
-std::string missing_mode_reason(const EncodeEntrypoints& entrypoints, uint32_t mode) {
+// `huc_seen`: what discovery read of HuC, or what --assume-device assumed (devices.h).
+std::string missing_mode_reason(const EncodeEntrypoints& entrypoints, uint32_t mode,
+                                const std::string& huc_seen) {
   if (!entrypoints.low_power && !entrypoints.full) return "it has no encode entrypoint";
+  std::string here = huc_seen.empty() ? "" : "; HuC here: " + huc_seen;
   return "its encode entrypoint offers only CQP, not " + mode_name(mode) +
-         " (VDEnc bitrate control needs the HuC firmware: boot with i915.enable_guc=2 and "
+         " (VDEnc bitrate control needs the HuC firmware" + here +
+         "; boot with i915.enable_guc=2 and "
          "install the GPU firmware package, e.g. firmware-misc-nonfree; on the xe driver use a "
          "kernel whose HuC loads), or constant quality (--rc quality)";
 }
@@ -66,7 +70,8 @@ namespace {
 
 // Whether the encode runs on the low-power entrypoint, and the note that says why.
 Result<bool> choose_low_power(const OutputSpec& output, const std::string& encoder,
-                              const EncodeEntrypoints& entrypoints, std::string& note) {
+                              const EncodeEntrypoints& entrypoints, const std::string& huc_seen,
+                              std::string& note) {
   uint32_t mode = rate_control_bit(output);
   // Low-power (VDEnc) where its bitrate control runs (the probe lists CBR/VBR on it: HuC is
   // loaded, by default from Gen12) and it offers the mode: the fixed-function encoder frees the
@@ -89,18 +94,20 @@ Result<bool> choose_low_power(const OutputSpec& output, const std::string& encod
         entrypoints.full ? "low_power: the full entrypoint has no " + mode_name(mode) : "low_power";
     return true;
   }
-  return Status(Code::kUnsupported, output.path + ": " + encoder + " cannot do " + mode_name(mode) +
-                                        " on this GPU: " + missing_mode_reason(entrypoints, mode));
+  return Status(Code::kUnsupported,
+                output.path + ": " + encoder + " cannot do " + mode_name(mode) +
+                    " on this GPU: " + missing_mode_reason(entrypoints, mode, huc_seen));
 }
 
 }  // namespace
 
 Status plan_hw_encoder_options(const OutputSpec& output, const HwEncoderDesc& encoder,
-                               const EncodeEntrypoints& entrypoints, VideoEncodePlan& plan) {
+                               const EncodeEntrypoints& entrypoints, VideoEncodePlan& plan,
+                               const std::string& huc_seen) {
   apply_bitrate(output, plan);
   if (!encoder.low_power_option.empty()) {
     TC_ASSIGN_OR_RETURN(bool low_power,
-                        choose_low_power(output, plan.encoder, entrypoints, plan.note));
+                        choose_low_power(output, plan.encoder, entrypoints, huc_seen, plan.note));
     plan.low_power = low_power;
     plan.options.emplace_back(encoder.low_power_option, low_power ? "1" : "0");
   }
