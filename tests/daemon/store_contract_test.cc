@@ -395,11 +395,11 @@ TYPED_TEST(StoreContract, TenantsAreCreatedOnceAndListedWithTheDefault) {
   ASSERT_TRUE(store);
   TenantRecord a{"team-a", TenantRole::kTenant, {"/media/a", "/media/shared"}, 3,
                  1000,     {10, 2, 7200}};
-  Result<bool> created = store->tenants().create_tenant(a);
+  Result<bool> created = store->tenants().create_tenant(a, "");
   ASSERT_TRUE(created.is_ok()) << created.status().message();
   EXPECT_TRUE(*created);
   TenantRecord again{"team-a", TenantRole::kAdmin, {}, 1, 2000};
-  EXPECT_FALSE(*store->tenants().create_tenant(again));
+  EXPECT_FALSE(*store->tenants().create_tenant(again, ""));
   Result<std::vector<TenantRecord>> tenants = store->tenants().list_tenants();
   ASSERT_TRUE(tenants.is_ok()) << tenants.status().message();
   ASSERT_EQ(tenants->size(), 2u);
@@ -423,7 +423,7 @@ TYPED_TEST(StoreContract, KeysRotateAndARevokedKeyReadsRevoked) {
   std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   ASSERT_TRUE(
-      *store->tenants().create_tenant({"team-a", TenantRole::kTenant, {}, 1, 0, {0, 3, 0}}));
+      *store->tenants().create_tenant({"team-a", TenantRole::kTenant, {}, 1, 0, {0, 3, 0}}, ""));
   Result<NewApiKey> first = make_api_key("team-a", 100), second = make_api_key("team-a", 200);
   ASSERT_TRUE(first.is_ok() && second.is_ok());
   EXPECT_NE(first->record.key_id, second->record.key_id);
@@ -891,8 +891,8 @@ TenantRecord tenant_with(const std::string& id, int weight, TenantQuotas quotas 
 TYPED_TEST(StoreContract, TheTenantFurthestBelowItsWeightedShareIsClaimedFirst) {
   std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
-  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1)));
-  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-b", 1)));
+  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1), ""));
+  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-b", 1), ""));
   // a used 300 s of the CPU and b 200 s within the window; a's job is the older.
   this->add_usage(store, "team-a", "cpu", 300, 60000);
   this->add_usage(store, "team-b", "cpu", 200, 60000);
@@ -944,7 +944,7 @@ TYPED_TEST(StoreContract, AFloodingTenantsRunningJobsLetAnotherTenantsFirstJobGo
 TYPED_TEST(StoreContract, ATenantAtItsMaxRunningIsPassedOverUntilOneEnds) {
   std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
-  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1, {0, 1, 0})));
+  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1, {0, 1, 0}), ""));
   for (JobRecord job :
        {tenant_job("a-1", "team-a"), tenant_job("a-2", "team-a"), tenant_job("b-1", "team-b")})
     ASSERT_TRUE(*store->jobs().insert(job));
@@ -960,7 +960,7 @@ TYPED_TEST(StoreContract, ATenantAtItsMaxRunningIsPassedOverUntilOneEnds) {
 TYPED_TEST(StoreContract, ATenantOverItsDayQuotaIsPassedOver) {
   std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
-  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1, {0, 0, 100})));
+  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1, {0, 0, 100}), ""));
   // Queued before the use below was measured (a new job would be refused: see the next test).
   for (JobRecord job : {tenant_job("a-1", "team-a"), tenant_job("b-1", "team-b")})
     ASSERT_TRUE(*store->jobs().insert(job));
@@ -977,7 +977,7 @@ TYPED_TEST(StoreContract, ATenantOverItsDayQuotaIsPassedOver) {
 TYPED_TEST(StoreContract, ADayQuotaHoldSaysWhenItFreesFromTheRows) {
   std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
-  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1, {0, 0, 100})));
+  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1, {0, 0, 100}), ""));
   // 60 s ended 23 h ago, 50 s 1 h ago: 110 of 100. Once the 60 s is a day old (in 1 h) the
   // rest, 50, is under the quota.
   this->add_usage(store, "team-a", "cpu", 60, 23 * 3600000);
@@ -1002,7 +1002,7 @@ TYPED_TEST(StoreContract, ADayQuotaHoldSaysWhenItFreesFromTheRows) {
 TYPED_TEST(StoreContract, AMaxRunningHoldNamesTheLimit) {
   std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
-  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1, {0, 1, 0})));
+  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1, {0, 1, 0}), ""));
   for (JobRecord job : {tenant_job("a-1", "team-a"), tenant_job("a-2", "team-a")})
     ASSERT_TRUE(*store->jobs().insert(job));
   EXPECT_EQ(hold_reason("team-a", *store->jobs().tenant_load("team-a")), "");
@@ -1015,7 +1015,7 @@ TYPED_TEST(StoreContract, AMaxRunningHoldNamesTheLimit) {
 TYPED_TEST(StoreContract, MaxQueuedRefusesTheNextInsertUntilOneStarts) {
   std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
-  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1, {2, 0, 0})));
+  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1, {2, 0, 0}), ""));
   for (JobRecord job : {tenant_job("a-1", "team-a"), tenant_job("a-2", "team-a")})
     ASSERT_TRUE(*store->jobs().insert(job));
   JobRecord third = tenant_job("a-3", "team-a");
@@ -1538,7 +1538,7 @@ TYPED_TEST(StoreContract, AJobsWebhookSecretIsItsTenantsAndARotationReplacesIt) 
   std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
   TenantDirectory& tenants = store->tenants();
-  ASSERT_TRUE(*tenants.create_tenant({"team-a", TenantRole::kTenant, {}, 1, 5}));
+  ASSERT_TRUE(*tenants.create_tenant({"team-a", TenantRole::kTenant, {}, 1, 5}, ""));
   JobRecord of_a = queued("of-a", 1), of_default = queued("of-default", 2);
   of_a.tenant = "team-a";
   ASSERT_TRUE(*store->jobs().insert(of_a));
@@ -1557,6 +1557,25 @@ TYPED_TEST(StoreContract, AJobsWebhookSecretIsItsTenantsAndARotationReplacesIt) 
   EXPECT_FALSE(none->has_value());
 }
 
+// CreateTenant's one write: the tenant's row holds the secret it was made with from the first
+// read on (no second statement to fail between), and a second create of the id, refused, keeps
+// the first one's secret.
+TYPED_TEST(StoreContract, ATenantIsMadeWithItsWebhookSecretAndARefusedCreateKeepsIt) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  TenantDirectory& tenants = store->tenants();
+  Result<bool> created =
+      tenants.create_tenant({"team-a", TenantRole::kTenant, {}, 1, 5}, "whsec_Zmlyc3Q=");
+  ASSERT_TRUE(created.is_ok()) << created.status().message();
+  EXPECT_TRUE(*created);
+  JobRecord of_a = queued("of-a", 1);
+  of_a.tenant = "team-a";
+  ASSERT_TRUE(*store->jobs().insert(of_a));
+  EXPECT_EQ(**tenants.job_webhook_secret("of-a"), "whsec_Zmlyc3Q=");
+  EXPECT_FALSE(*tenants.create_tenant({"team-a", TenantRole::kTenant, {}, 1, 6}, "whsec_c2Vjb25k"));
+  EXPECT_EQ(**tenants.job_webhook_secret("of-a"), "whsec_Zmlyc3Q=");
+}
+
 // UpdateTenant's write: what is given replaces the stored value, what is not is kept, 0 removes a
 // quota, and the key's read sees it (the scheduler and CreateJob read tenants that way). An
 // unknown tenant is false with nothing written.
@@ -1565,7 +1584,7 @@ TYPED_TEST(StoreContract, AnUpdateReadsBackGivenFieldsOnlyAndAnUnknownTenantIsFa
   ASSERT_TRUE(store);
   TenantDirectory& tenants = store->tenants();
   TenantRecord made{"team-a", TenantRole::kTenant, {}, 2, 5, {3, 4, 5000}};
-  ASSERT_TRUE(*tenants.create_tenant(made));
+  ASSERT_TRUE(*tenants.create_tenant(made, ""));
   TenantUpdate update;
   update.weight = 7;
   update.max_queued = 0;
@@ -1594,7 +1613,7 @@ TYPED_TEST(StoreContract, ADatabaseOfVersion8GetsWebhookSecretsAndItsTenantsHave
   {
     std::optional<JobStore> store = this->open();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(*store->tenants().create_tenant({"team-a", TenantRole::kTenant, {}, 1, 5}));
+    ASSERT_TRUE(*store->tenants().create_tenant({"team-a", TenantRole::kTenant, {}, 1, 5}, ""));
     JobRecord job = queued("of-a", 1);
     job.tenant = "team-a";
     ASSERT_TRUE(*store->jobs().insert(job));
@@ -1621,7 +1640,7 @@ TYPED_TEST(StoreContract, ADatabaseOfVersion7GetsUsageAndItsTenantsHaveNoQuota) 
   {
     std::optional<JobStore> store = this->open();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(*store->tenants().create_tenant({"team-a", TenantRole::kTenant, {}, 2, 5}));
+    ASSERT_TRUE(*store->tenants().create_tenant({"team-a", TenantRole::kTenant, {}, 2, 5}, ""));
   }
   this->engine_.exec(kUndoUsageSql);
   if constexpr (std::is_same_v<TypeParam, SqliteEngine>)

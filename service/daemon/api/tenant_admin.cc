@@ -92,24 +92,17 @@ ApiStatus TenantAdmin::create_tenant(const Caller& caller, const pb::CreateTenan
   std::vector<std::string> roots(request.media_roots().begin(), request.media_roots().end());
   TC_API_RETURN_IF_ERROR(check_tenant_roots(roots, node_roots_, "media_roots"));
   TenantRecord tenant{
-      request.id(),
-      request.admin() ? TenantRole::kAdmin : TenantRole::kTenant,
-      roots,
-      *limits.weight,
-      now_ms(),
-      {request.max_queued(), request.max_running(), request.engine_seconds_per_day()}};
-  Result<bool> created = tenants_.create_tenant(tenant);
+      request.id(), request.admin() ? TenantRole::kAdmin : TenantRole::kTenant,
+      roots,        *limits.weight,
+      now_ms(),     {*limits.max_queued, *limits.max_running, *limits.engine_seconds_per_day}};
+  // The secret is written with the row: a tenant never stands without its own.
+  Result<std::string> secret = make_webhook_secret();
+  if (!secret.is_ok()) return {ApiCode::kInternal, secret.status().message()};
+  Result<bool> created = tenants_.create_tenant(tenant, *secret);
   if (!created.is_ok()) return store_failure(created.status());
   if (!*created)
     return {ApiCode::kAlreadyExists, "tenant " + quote_value(tenant.id) + " already exists"};
   tenant_to_proto(tenant, reply);
-  // A second statement: should it fail, the tenant stands without a secret of its own (its
-  // notices signed with the node's keys, as before version 9) and the error says to rotate.
-  Result<std::string> secret = set_new_secret(tenant.id);
-  if (!secret.is_ok())
-    return {ApiCode::kUnavailable, ApiReason::kStoreUnavailable, "",
-            "tenant " + quote_value(tenant.id) + " was made without its webhook secret (" +
-                secret.status().message() + "): make one with RotateWebhookSecret"};
   reply.set_webhook_secret(*secret);
   return {};
 }

@@ -78,7 +78,8 @@ class PgJobStore final : public JobQueue,
   Result<JobLog> read_log(const std::string& id, int attempt) override;
 
   // TenantDirectory: pg_tenants.cc.
-  Result<bool> create_tenant(const TenantRecord& tenant) override;
+  Result<bool> create_tenant(const TenantRecord& tenant,
+                             const std::string& webhook_secret) override;
   Result<std::vector<TenantRecord>> list_tenants() override;
   Result<std::optional<TenantRecord>> find_tenant(const std::string& id) override;
   Result<bool> update_tenant(const std::string& id, const TenantUpdate& update) override;

@@ -18,16 +18,17 @@ Result<TenantRecord> tenant_at(const PgRows& rows, int i, int first) {
 
 }  // namespace
 
-Result<bool> PgJobStore::create_tenant(const TenantRecord& tenant) {
+Result<bool> PgJobStore::create_tenant(const TenantRecord& tenant,
+                                       const std::string& webhook_secret) {
   TenantColumns row = tenant_to_columns(tenant);
   std::lock_guard lock(mutex_);
-  TC_ASSIGN_OR_RETURN(
-      PgRows rows,
-      db_->query(std::string(kInsertTenantSql) + " RETURNING id",
-                 {row.id, row.role, row.media_roots, std::to_string(row.weight),
-                  std::to_string(row.create_ms), std::to_string(row.max_queued),
-                  std::to_string(row.max_running), std::to_string(row.engine_seconds_per_day)},
-                 "create tenant " + row.id));
+  TC_ASSIGN_OR_RETURN(PgRows rows,
+                      db_->query(std::string(kInsertTenantSql) + " RETURNING id",
+                                 {row.id, row.role, row.media_roots, std::to_string(row.weight),
+                                  std::to_string(row.create_ms), std::to_string(row.max_queued),
+                                  std::to_string(row.max_running),
+                                  std::to_string(row.engine_seconds_per_day), webhook_secret},
+                                 "create tenant " + row.id));
   return rows.size() == 1;
 }
 

@@ -22,7 +22,8 @@ Result<TenantRecord> tenant_at(Statement& s, int first) {
 
 }  // namespace
 
-Result<bool> SqliteJobStore::create_tenant(const TenantRecord& tenant) {
+Result<bool> SqliteJobStore::create_tenant(const TenantRecord& tenant,
+                                           const std::string& webhook_secret) {
   std::lock_guard lock(mutex_);
   TenantColumns row = tenant_to_columns(tenant);
   Statement s(db_, sqlite_sql(kInsertTenantSql));
@@ -35,6 +36,7 @@ Result<bool> SqliteJobStore::create_tenant(const TenantRecord& tenant) {
   s.bind(6, row.max_queued);
   s.bind(7, row.max_running);
   s.bind(8, row.engine_seconds_per_day);
+  s.bind(9, webhook_secret);
   if (s.step() != SQLITE_DONE) return tenant_error(db_, "create tenant " + row.id);
   return sqlite3_changes(db_) == 1;
 }

@@ -18,8 +18,11 @@ class TenantDirectory {
  public:
   virtual ~TenantDirectory() = default;
 
-  // Adds `tenant`; false, with nothing written, when one of that id exists.
-  virtual Result<bool> create_tenant(const TenantRecord& tenant) = 0;
+  // Adds `tenant` with its webhook signing secret (webhook_secret_sql.h; "" = the node's keys)
+  // in one statement, so that no failure leaves a tenant without its own secret; false, with
+  // nothing written, when one of that id exists.
+  virtual Result<bool> create_tenant(const TenantRecord& tenant,
+                                     const std::string& webhook_secret) = 0;
   // Every tenant, by id ("default" among them).
   virtual Result<std::vector<TenantRecord>> list_tenants() = 0;
   virtual Result<std::optional<TenantRecord>> find_tenant(const std::string& id) = 0;

@@ -40,9 +40,11 @@ CREATE INDEX jobs_by_tenant ON jobs (tenant_id, seq);
 #define TC_TENANT_COLUMNS \
   "id, role, media_roots, weight, create_ms, max_queued, max_running, engine_seconds_per_day"
 
+// $9: the tenant's webhook secret (schema version 9's column, webhook_secret_sql.h), written
+// with its row: a tenant never exists without it.
 inline constexpr const char* kInsertTenantSql =
     "INSERT INTO tenants (" TC_TENANT_COLUMNS
-    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING";
+    ", webhook_secret) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING";
 inline constexpr const char* kListTenantsSql =
     "SELECT " TC_TENANT_COLUMNS " FROM tenants ORDER BY id";
 inline constexpr const char* kFindTenantSql =
