@@ -1034,6 +1034,29 @@ TYPED_TEST(StoreContract, MaxQueuedRefusesTheNextInsertUntilOneStarts) {
   EXPECT_TRUE(*inserted);
 }
 
+// Idempotency wins over the quota: at its max_queued, a tenant's repeat of a request_id it was
+// given returns that request's job (as CreateJob's retry after a lost answer expects), while a
+// new request is still refused.
+TYPED_TEST(StoreContract, AtMaxQueuedARepeatedRequestIdReturnsItsJob) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(*store->tenants().create_tenant(tenant_with("team-a", 1, {1, 0, 0}), ""));
+  JobRecord first = tenant_job("a-1", "team-a");
+  first.request_id = "nightly-1";
+  ASSERT_TRUE(*store->jobs().insert(first));
+  JobRecord repeat = tenant_job("a-2", "team-a");
+  repeat.request_id = "nightly-1";
+  Result<bool> inserted = store->jobs().insert(repeat);
+  ASSERT_TRUE(inserted.is_ok()) << inserted.status().message();
+  EXPECT_FALSE(*inserted);
+  EXPECT_EQ(repeat.id, "a-1");
+  JobRecord other = tenant_job("a-3", "team-a");
+  other.request_id = "nightly-2";
+  Result<bool> refused = store->jobs().insert(other);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused_quota(refused.status()), "max_queued");
+}
+
 TYPED_TEST(StoreContract, OnlyTheAttemptHoldingTheLeaseMayWriteOrPublish) {
   std::optional<JobStore> store = this->open();
   ASSERT_TRUE(store);
@@ -1763,6 +1786,27 @@ TEST_F(PostgresStore, TwoDaemonsInsertingOneRequestIdAtOnceMakeOneJob) {
   std::thread other([&] { ASSERT_TRUE(b->jobs().insert(from_b).is_ok()); });
   ASSERT_TRUE(a->jobs().insert(from_a).is_ok());
   other.join();
+  EXPECT_EQ(from_a.id, from_b.id);
+  EXPECT_EQ(engine_.scalar("SELECT COUNT(*) FROM jobs"), 1);
+}
+
+// Two nodes given one request_id at once while its tenant has one place left: whichever inserts
+// second finds the tenant at its max_queued, and returns the first's job, not RESOURCE_EXHAUSTED.
+// (The tenant's row lock orders them, so the second always meets the full queue.)
+TEST_F(PostgresStore, TwoDaemonsInsertingOneRequestIdAtTheLastPlaceMakeOneJobAndBothReturnIt) {
+  std::optional<JobStore> a = open(), b = open();
+  ASSERT_TRUE(a && b);
+  TenantRecord tenant{"team-a", TenantRole::kTenant, {}, 1, 0, {1, 0, 0}};
+  ASSERT_TRUE(*a->tenants().create_tenant(tenant, ""));
+  JobRecord from_a = queued("from-a", 1), from_b = queued("from-b", 1);
+  from_a.tenant = from_b.tenant = "team-a";
+  from_a.request_id = from_b.request_id = "same";
+  Status status_b;
+  std::thread other([&] { status_b = b->jobs().insert(from_b).status(); });
+  Status status_a = a->jobs().insert(from_a).status();
+  other.join();
+  EXPECT_TRUE(status_a.is_ok()) << status_a.message();
+  EXPECT_TRUE(status_b.is_ok()) << status_b.message();
   EXPECT_EQ(from_a.id, from_b.id);
   EXPECT_EQ(engine_.scalar("SELECT COUNT(*) FROM jobs"), 1);
 }

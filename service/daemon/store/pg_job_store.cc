@@ -134,12 +134,22 @@ Result<bool> PgJobStore::insert_notifying(JobRecord& job, const Notification& no
 }
 
 // In a transaction: the tenant's row stays locked until it ends, so that two nodes count its
-// queue one after the other and cannot both take its last place.
+// queue one after the other and cannot both take its last place. A job its quota refuses whose
+// request_id is taken is that request's job, found under the same lock: the repeat of a request
+// another node just accepted (the tenant now at its limit) returns the first job, as any repeat
+// does, instead of RESOURCE_EXHAUSTED (idempotency wins over the quota, as on SQLite).
 Result<bool> PgJobStore::insert_locked(JobRecord& job) {
   TC_RETURN_IF_ERROR(
       db_->query(kLockTenantSql, {job.tenant}, "lock tenant " + job.tenant).status());
   TC_ASSIGN_OR_RETURN(TenantLoad load, tenant_load_locked(job.tenant));
-  TC_RETURN_IF_ERROR(admission_refusal(job.tenant, load));
+  if (Status refused = admission_refusal(job.tenant, load); !refused.is_ok()) {
+    if (job.request_id.empty()) return refused;
+    TC_ASSIGN_OR_RETURN(std::optional<JobRecord> first,
+                        find_one("request_id", job.request_id, job.tenant));
+    if (!first) return refused;
+    job = std::move(*first);
+    return false;
+  }
   // ON CONFLICT: two daemons given the same request_id of one tenant at once insert one job
   // between them.
   PgParams params = job_params(job);
