@@ -24,6 +24,7 @@
 
 #include <algorithm>
 
+#include "pipeline/hw/intel_stack.h"
 #include "pipeline/hw/va_caps.h"
 #include "pipeline/hw/va_profiles.h"
 
@@ -336,6 +337,24 @@ HwDevice device_of(const Generation& generation, bool huc, std::string_view driv
   return device;
 }
 
+// What the plan assumed of HuC, for the dry run to say (devices.h huc_seen): the generation's
+// usual case unless the spec named one, what the kernels do by default (intel_stack.cc), and the
+// spec that plans the other case. `named`: the spec said huc or no-huc.
+std::string huc_assumption(const Generation& generation, std::string_view spec, bool huc,
+                           bool named, std::string_view driver) {
+  std::string key(generation.key);
+  std::string text = std::string("assumed ") + (huc ? "running" : "not running") + " on " +
+                     std::string(driver) + " (--assume-device " + std::string(spec) +
+                     (named ? ")" : ": the generation's usual case)");
+  if (!huc) text += ": low-power (VDEnc) encode is CQP-only";
+  if (std::optional<IntelFirmwareNeeds> needs = intel_firmware_needs(generation.key))
+    text += "; HuC by default on " + key + ": " + std::string(needs->huc_default);
+  if (!named)
+    text += huc ? "; where HuC does not run, plan with " + key + ":no-huc"
+                : "; where HuC runs, plan with " + key + ":huc";
+  return text;
+}
+
 }  // namespace
 
 std::vector<IntelProfileSummary> intel_profiles() {
@@ -362,14 +381,16 @@ Result<HwDevice> assume_intel_device(std::string_view spec) {
     return Status(Code::kInvalidArgument,
                   "unknown device profile '" + std::string(name) + "'; known: " + known_names());
   bool huc = generation->huc_by_default;
+  bool huc_named = false;
   std::string_view driver = generation->kernel_driver;
   std::string_view modifiers =
       spec.size() > name.size() ? spec.substr(name.size() + 1) : std::string_view();
   while (!modifiers.empty()) {
     std::string_view modifier = modifiers.substr(0, modifiers.find(':'));
-    if (modifier == "huc" || modifier == "no-huc")
+    if (modifier == "huc" || modifier == "no-huc") {
       huc = modifier == "huc";
-    else if (modifier == "xe" || modifier == "i915")
+      huc_named = true;
+    } else if (modifier == "xe" || modifier == "i915")
       driver = modifier;
     else
       return Status(Code::kInvalidArgument, "unknown device profile modifier '" +
@@ -385,7 +406,10 @@ Result<HwDevice> assume_intel_device(std::string_view spec) {
                                               "no support for it): use '" +
                                               std::string(generation->key) + "' or '" +
                                               std::string(generation->key) + ":xe'");
-  return device_of(*generation, huc, driver);
+  HwDevice device = device_of(*generation, huc, driver);
+  device.huc_running = huc;
+  device.huc_seen = huc_assumption(*generation, spec, huc, huc_named, driver);
+  return device;
 }
 
 }  // namespace tc

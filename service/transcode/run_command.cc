@@ -90,7 +90,7 @@ int dry_run(const JobSpec& spec, const RunFlags& flags) {
   if (!prepared.is_ok()) return fail(prepared.status());
   if (!assumed_device.empty())
     std::cout << "assumed device: " << options->devices->devices[0].model << " (--assume-device "
-              << assumed_device << ")\n";
+              << assumed_device << ")\nHuC: " << options->devices->devices.back().huc_seen << "\n";
   // Planning for it works anywhere; running it needs user space this build may not have.
   if (!assumed_device.empty())
     if (std::string gap = intel_stack_gap(options->devices->devices.back().driver); !gap.empty())

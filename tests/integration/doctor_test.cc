@@ -164,6 +164,23 @@ TEST(DoctorIntel, LunarLakeOnI915IsRefused) {
       << run.err;
 }
 
+// A dry run says what it assumed of HuC (VDEnc CBR/VBR run in it), and the spec for the other
+// case: tgl stands for TGL/RKL too, whose stock kernels do not load HuC.
+TEST(DoctorIntel, ADryRunSaysTheHucItAssumed) {
+  TempDir dir;
+  ASSERT_TRUE(doctor::write_test_clip(dir / "clip.mkv").is_ok());
+  ProcessResult tgl =
+      transcode({"run", dir / "clip.mkv", dir / "out.mp4", "--dry-run", "--assume-device", "tgl"});
+  ASSERT_EQ(tgl.exit_code, kExitOk) << tgl.err;
+  for (const char* fact :
+       {"HuC: assumed running on i915", "TGL, RKL: not by default", "plan with tgl:no-huc"})
+    EXPECT_NE(tgl.out.find(fact), std::string::npos) << fact << "\n" << tgl.out;
+  ProcessResult xe = transcode(
+      {"run", dir / "clip.mkv", dir / "out.mp4", "--dry-run", "--assume-device", "dg2:xe:no-huc"});
+  ASSERT_EQ(xe.exit_code, kExitOk) << xe.err;
+  EXPECT_NE(xe.out.find("HuC: assumed not running on xe"), std::string::npos) << xe.out;
+}
+
 // A dry run for an xe GPU on this build (libva 2.17 on Debian 12) plans, and says that this
 // build could not run it, naming the versions.
 TEST(DoctorIntel, AnXeDryRunOnThisBuildNamesTheVersionsItLacks) {

@@ -138,6 +138,31 @@ TEST(IntelProfiles, LowPowerBitrateModesFollowHuc) {
   EXPECT_EQ(assumed("dg2:xe").driver, "xe");
 }
 
+// What a dry run prints after "HuC: ": the assumption, what the kernels do, the other spec.
+TEST(IntelProfiles, TheHucAssumptionIsSaidWithTheSpecForTheOtherCase) {
+  HwDevice tgl = assumed("tgl");
+  EXPECT_EQ(tgl.huc_running, std::optional<bool>(true));
+  for (const char* fact : {"assumed running on i915 (--assume-device tgl: the generation's usual",
+                           "TGL, RKL: not by default (boot with i915.enable_guc=2)",
+                           "ADL-S, ADL-P: from Linux 5.17", "plan with tgl:no-huc"})
+    EXPECT_NE(tgl.huc_seen.find(fact), std::string::npos) << fact << "\n" << tgl.huc_seen;
+
+  HwDevice without = assumed("rkl:no-huc");
+  EXPECT_EQ(without.huc_running, std::optional<bool>(false));
+  EXPECT_NE(without.huc_seen.find("assumed not running on i915 (--assume-device rkl:no-huc): "
+                                  "low-power (VDEnc) encode is CQP-only"),
+            std::string::npos)
+      << without.huc_seen;
+  EXPECT_EQ(without.huc_seen.find("plan with"), std::string::npos) << without.huc_seen;
+
+  EXPECT_NE(assumed("bmg").huc_seen.find("assumed running on xe"), std::string::npos);
+  HwDevice xe_without = assumed("dg2:xe:no-huc");
+  EXPECT_EQ(xe_without.huc_running, std::optional<bool>(false));
+  EXPECT_NE(xe_without.huc_seen.find("assumed not running on xe"), std::string::npos)
+      << xe_without.huc_seen;
+  EXPECT_NE(assumed("icl").huc_seen.find("where HuC runs, plan with icl:huc"), std::string::npos);
+}
+
 // ---- the planner against a profile ----
 
 TEST(ProfilePlan, H264High422DecodesInSoftwareAndUploads) {
@@ -232,6 +257,10 @@ TEST(ProfilePlan, BitrateOnLowPowerOnlyWithoutHucIsRefusedSayingWhatToEnable) {
   EXPECT_EQ(plan.status().code(), Code::kUnsupported);
   EXPECT_NE(plan.status().message().find("VBR"), std::string::npos);
   EXPECT_NE(plan.status().message().find("enable_guc=2"), std::string::npos);
+  // What was read (here: assumed) of HuC, so that the refusal says why VDEnc is CQP-only.
+  EXPECT_NE(plan.status().message().find("HuC here: assumed not running on i915"),
+            std::string::npos)
+      << plan.status().message();
   EXPECT_TRUE(plan_on("ehl:huc", testing::media(), {bitrate_output(RateControl::kVbr)}).is_ok());
   // Constant quality needs no HuC.
   EXPECT_TRUE(plan_on("ehl", testing::media()).is_ok());
