@@ -95,16 +95,35 @@ std::vector<FrameSize> scale_steps(FrameSize from, FrameSize to, int max_ratio) 
 // through, it is told not to (BackendDesc::scale_own_frames).
 bool downloads_at_output(const BackendDesc& backend, const VideoSource& source,
                          const VideoBranch& branch) {
-  return branch.download && !branch.thumbnails && branch.software_filters.empty() &&
-         branch.convert_to.empty() && branch.reupload_format.empty() && !backend.fixed_pools &&
-         !source.refit;
+  return branch.download && !branch.scale_in_memory && !branch.thumbnails &&
+         branch.software_filters.empty() && branch.convert_to.empty() &&
+         branch.reupload_format.empty() && !backend.fixed_pools && !source.refit;
 }
 
 // Scaling from `from` to the branch's size: always on a device (it also converts and gives the
 // branch its own pool, unless it passes frames of the same size and format through, as
 // scale_cuda does unless told not to), in memory only when the size changes.
+std::string download_filters(const BackendDesc& backend, const VideoBranch& branch) {
+  return GraphBuilder::substitute(backend.download, 0, 0, branch.device_format);
+}
+
+// A branch scaled in memory: down first (hwdownload maps the surface: no VPP step), then the
+// software scaler where the size changes.
+std::string memory_scale_filter(const BackendDesc& backend, const VideoBranch& branch,
+                                FrameSize from) {
+  const BackendDesc& memory = backend_desc(BackendKind::kSoftware);
+  std::string scale;
+  if (branch.fit)
+    scale = fit_scale_filter(memory, branch.size, "");
+  else if (!(branch.size == from))
+    scale = GraphBuilder::substitute(memory.scale.text(), branch.size.width, branch.size.height);
+  return join(branch.select,
+              join(download_filters(backend, branch), join(scale, branch.after_scale)));
+}
+
 std::string scale_filter(const BackendDesc& backend, const VideoSource& source,
                          const VideoBranch& branch, FrameSize from, FilterGraphPlan& plan) {
+  if (branch.scale_in_memory) return memory_scale_filter(backend, branch, from);
   if (!source.on_device && branch.size == from && !branch.fit) return branch.select;
   std::string chain;
   std::vector<FrameSize> steps = scale_steps(from, branch.size, backend.scale_max_ratio);
@@ -129,16 +148,13 @@ std::string scale_filter(const BackendDesc& backend, const VideoSource& source,
   return join(branch.select, join(branch.device_filters, chain));
 }
 
-std::string download_filters(const BackendDesc& backend, const VideoBranch& branch) {
-  return GraphBuilder::substitute(backend.download, 0, 0, branch.device_format);
-}
-
 // After scaling: down to memory for a software encoder, the software filters, then the
 // encoder's format (and up again for a device encoder fed by a software filter).
 std::string tail_filters(const BackendDesc& backend, const VideoSource& source,
                          const VideoBranch& branch, FilterGraphPlan& plan) {
   plan.downloads += branch.download;
-  bool in_graph = branch.download && !downloads_at_output(backend, source, branch);
+  bool in_graph =
+      branch.download && !branch.scale_in_memory && !downloads_at_output(backend, source, branch);
   std::string tail = join(branch.rate, in_graph ? download_filters(backend, branch) : "");
   tail = join(tail, branch.software_filters);
   if (!branch.convert_to.empty()) tail = join(tail, "format=" + branch.convert_to);

@@ -44,6 +44,10 @@ struct VideoBranch {
   // the source's size; then `after_scale` (the pad, where the scaler runs).
   bool fit = false;
   std::string after_scale;
+  // Its frames come down before any scaler, in the format they have on the device
+  // (device_format), and are scaled in memory: a VPP that writes no 10 bits (Gen9) would make
+  // 8 of a branch that needs 10 in memory. Implies download.
+  bool scale_in_memory = false;
 };
 
 struct VideoSource {

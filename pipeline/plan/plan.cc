@@ -120,6 +120,12 @@ struct PlanContext {
   const VideoInfo& video;  // as stored
   const VideoInfo& shown;  // as displayed: sides swapped where the source turns a quarter
   bool package = false;    // the outputs are a package's renditions
+  // An output scales in memory from the source's 10 bits (scales_in_memory): the graph's source
+  // then runs no VPP step before the split (deinterlace and turn in memory, the upload 10-bit).
+  bool ten_bit_branch_in_memory = false;
+  // What the source's frames go through before the split: "deinterlaced", "turned upright",
+  // both joined by "and"; "" = nothing.
+  std::string source_steps;
   bool on_device() const { return device != nullptr; }
 };
 
@@ -136,12 +142,29 @@ int source_depth(const VideoInfo& video) {
 // The depth frames decoded in memory are uploaded in: the source's, unless the device's VPP
 // cannot read or write 10 bits (device_ten_bit_upload_refusal), when they are converted to
 // 8 bits in memory first (the software decoder's yuv420p10le needs a conversion for the
-// upload in either case, and nv12 is half p010's bytes).
+// upload in either case, and nv12 is half p010's bytes). A VPP that reads P010 but writes none
+// (Gen9) gets p010 where an output scales in memory from the 10 bits: its scalers make nv12 of
+// them for the others.
 int upload_depth(const PlanContext& context) {
   int depth = source_depth(context.video);
-  if (depth > 8 && context.device && !device_ten_bit_upload_refusal(*context.device).empty())
+  if (depth > 8 && context.device && !device_ten_bit_upload_refusal(*context.device).empty() &&
+      !context.ten_bit_branch_in_memory)
     return 8;
   return depth;
+}
+
+// Where the device's VPP reads P010 but writes none (Gen9: media-driver docs/media_features.md,
+// "Supported Video Processing CSC/Scaling Format"; VphalSfcStateG9::IsOutputFormatSupported),
+// a 10-bit output encoded in memory (--hdr keep with libx265) takes the 10-bit source's frames
+// from the device before any VPP step: hwdownload maps the surface (no VPP), and the scaling
+// runs in memory. Through scale_vaapi it would get nv12: PQ quantised to 8 bits, then widened
+// (banding). Broadwell's VPP reads no P010: its uploads are nv12, its outputs 8-bit frames.
+bool scales_in_memory(const PlanContext& context, const VideoEncodePlan& encode) {
+  if (!context.on_device() || source_depth(context.video) <= 8) return false;
+  if (context.device->vpp_reads_ten_bit == false ||
+      device_vpp_ten_bit_refusal(*context.device).empty())
+    return false;
+  return encode.download && encode.format.bit_depth > 8;
 }
 
 // The deepest frames the device's scalers give (every device branch passes one).
@@ -170,6 +193,10 @@ DecodePlan plan_decode(const PlanContext& context, int branches) {
     if (refusal.empty() && turns && device_turn_filter(backend, turns).empty())
       refusal = "the source is turned upright in memory: no " + std::string(backend.name) +
                 " filter turns its frames in this FFmpeg";
+    if (refusal.empty() && context.ten_bit_branch_in_memory && !context.source_steps.empty())
+      refusal = "the source is " + context.source_steps +
+                " in memory, so that an output scaled in memory keeps its 10 bits: " +
+                device_vpp_ten_bit_refusal(*context.device);
     const AVCodec* decoder = device_frames_decoder(video.codec, backend.device_type);
     if (refusal.empty() && !decoder)
       refusal = "no " + video.codec_name + " decoder with a " + std::string(backend.name) +
@@ -242,6 +269,15 @@ DeviceConvertPlan plan_device_convert(const PlanContext& context, const DecodePl
   return plan;
 }
 
+// What the source's frames go through before the split, as the decode stage says it.
+std::string source_steps(const JobSpec& spec, const VideoInfo& video) {
+  bool deinterlace = spec.deinterlace == Deinterlace::kOn ||
+                     (spec.deinterlace == Deinterlace::kAuto && video.interlaced());
+  bool turn = upright_quarter_turns(video.rotation_deg) != 0;
+  if (deinterlace && turn) return "deinterlaced and turned upright";
+  return deinterlace ? "deinterlaced" : turn ? "turned upright" : "";
+}
+
 // Deinterlacing once, before the split: on the device where the backend has a deinterlacer
 // (after any upload), else bwdif in memory (before any upload). One frame out per frame in
 // (send_frame): the output keeps the source's frame rate.
@@ -258,7 +294,9 @@ DeinterlacePlan plan_deinterlace(const PlanContext& context, const JobSpec& spec
   // Fields are rows: a source turned upright in memory is deinterlaced in memory first.
   int turns = upright_quarter_turns(video.rotation_deg);
   bool turns_in_memory = turns && device_turn_filter(backend, turns).empty();
-  if (context.on_device() && !backend.deinterlace.empty() && !turns_in_memory) {
+  // An output scaled in memory from the 10-bit source needs no VPP step before the split.
+  if (context.on_device() && !backend.deinterlace.empty() && !turns_in_memory &&
+      !context.ten_bit_branch_in_memory) {
     const FilterDesc& filter = automatic ? backend.deinterlace_auto : backend.deinterlace;
     plan.filter = filter.text();
     plan.filter_name = filter.name;
@@ -356,7 +394,10 @@ void note_eight_bit_encode(const PlanContext& context, const OutputSpec& spec,
     if (note.empty() && context.backend.encodes_ten_bit(spec.codec)) note = vpp;
     if (!note.empty()) note = "8-bit: " + note;
   } else if (encode.download && encode.format.bit_depth > 8 && !vpp.empty()) {
-    note = "from 8-bit frames: " + vpp;
+    bool said = encode.note.find(vpp) != std::string::npos;
+    note = scales_in_memory(context, encode)
+               ? "scaled in memory from 10-bit frames" + (said ? std::string() : ": " + vpp)
+               : "from 8-bit frames: " + vpp;
   }
   if (!note.empty()) encode.note += (encode.note.empty() ? "" : ", ") + note;
 }
@@ -406,8 +447,12 @@ VideoBranch branch_of(const PlanContext& context, size_t k, const OutputPlan& ou
   if (sdr_on_device) scaled_depth = 8;
   scaled_depth = std::min(scaled_depth, scaled_depth_limit(context));
   AVPixelFormat on_device = device_format(backend, scaled_depth);
+  branch.scale_in_memory = scales_in_memory(context, encode);
+  // It takes the frames as they are on the device: the source's 10 bits.
+  if (branch.scale_in_memory) on_device = device_format(backend, source_depth(context.video));
   if (context.on_device()) branch.device_format = format_name(on_device);
   // A device encoder fed by a software tone-map: its frames go down and up again.
+  if (branch.scale_in_memory) branch.download = true;
   if (encode.hw_frames && sdr_in_software) {
     branch.download = true;
     branch.reupload_format = format_name(encode.pix_fmt);
@@ -533,6 +578,10 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   }
   int branches = int(std::count_if(plan.outputs.begin(), plan.outputs.end(),
                                    [](const OutputPlan& o) { return !o.video_copy; }));
+  context.ten_bit_branch_in_memory = std::any_of(
+      plan.outputs.begin(), plan.outputs.end(),
+      [&](const OutputPlan& o) { return !o.video_copy && scales_in_memory(context, o.video); });
+  context.source_steps = source_steps(spec, *media.video);
   TC_ASSIGN_OR_RETURN(plan.thumbnails,
                       plan_thumbnails(spec, shown, context.on_device(), context.runs_on));
   branches += plan.thumbnails.on;  // a branch of the one decode, like an output's
@@ -541,9 +590,10 @@ Result<Plan> make_plan(const JobSpec& spec, const MediaInfo& media, const HwInve
   for (size_t k = 0; k < plan.outputs.size(); ++k)
     keep_fields(plan.deinterlace, *media.video, spec.outputs[k].codec, plan.outputs[k]);
   if (branches > 0)
-    plan.orientation =
-        plan_orientation(*media.video, backend, plan.decode.hw || plan.decode.upload,
-                         context.runs_on, backend.fixed_pools ? branches + kGraphSlack : 0);
+    plan.orientation = plan_orientation(
+        *media.video, backend,
+        (plan.decode.hw || plan.decode.upload) && !context.ten_bit_branch_in_memory,
+        context.runs_on, backend.fixed_pools ? branches + kGraphSlack : 0);
   plan.device_convert =
       plan_device_convert(context, plan.decode, plan.deinterlace, plan.orientation, branches);
   plan.video_graph = plan_video_graph(context, plan, spec);

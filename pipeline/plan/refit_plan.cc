@@ -40,7 +40,7 @@ VideoBranch refit_branch(const BackendDesc& backend, bool on_device, VideoBranch
   // x and y -1 centre the picture (vf_pad.c).
   std::string memory_pad =
       GraphBuilder::substitute("pad=%W:%H:-1:-1", branch.size.width, branch.size.height);
-  if (!on_device) {
+  if (!on_device || branch.scale_in_memory) {
     branch.after_scale = memory_pad;
     return branch;
   }

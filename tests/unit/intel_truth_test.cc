@@ -4,6 +4,7 @@
 #include <va/va.h>
 
 #include <cstring>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -177,9 +178,13 @@ TEST(IntelTruth, TenBitDecodedInMemoryIsUploadedAsNv12WhereVppHasNoP010) {
   EXPECT_EQ(testing::parse_graph(kbl->fallback_video_graph.text).refusal, "");
 }
 
-// Where the VPP writes no P010, frames downloaded for a software filter or encoder are 8-bit:
-// the HDR tone-map in memory reads nv12 (scale_vaapi=format=p010 fails on Gen9), and a
-// software encoder keeping HDR in 10 bits says its frames were 8-bit.
+// Where the VPP writes no P010, frames downloaded after a VPP scaler are 8-bit: the HDR
+// tone-map in memory reads nv12 (scale_vaapi=format=p010 fails on Gen9). A 10-bit output
+// encoded in memory (--hdr keep with libx265) passes no VPP step: it downloads the decoder's
+// P010 surfaces (hwdownload maps the surface; Gen9's VDBOX decodes Main 10 into P010) and
+// scales in memory, so libx265 gets 10-bit frames all the way: no nv12 in its branch, and its
+// stage no longer says "from 8-bit frames". Broadwell's VPP reads no P010 (docs/media_features.md):
+// its uploads are nv12, and there the stage still says so.
 TEST(IntelTruth, DownloadsFromAVppWithoutP010AreEightBit) {
   for (const std::string profile : {"skl", "kbl"}) {
     Result<Plan> plan = plan_on(profile, hdr10_source(), output("o.mp4", 1280, 720));
@@ -193,11 +198,67 @@ TEST(IntelTruth, DownloadsFromAVppWithoutP010AreEightBit) {
   Result<Plan> keep = plan_on("kbl", hdr10_source(), hevc_output(HdrMode::kKeep));
   ASSERT_TRUE(keep.is_ok()) << keep.status().to_string();
   const VideoEncodePlan& video = keep->outputs[0].video;
+  EXPECT_TRUE(keep->decode.hw) << keep->decode.note;
   EXPECT_EQ(video.encoder, "libx265");
   EXPECT_EQ(video.format.bit_depth, 10);
-  EXPECT_TRUE(has(video.note, "from 8-bit frames: this GPU's VPP writes no 10-bit frames (P010)"))
-      << video.note;
-  EXPECT_FALSE(has(keep->video_graph.text, "p010")) << keep->video_graph.text;
+  EXPECT_EQ(video.pix_fmt, AV_PIX_FMT_YUV420P10LE);
+  const std::string& graph = keep->video_graph.text;
+  EXPECT_EQ(graph, "[in]hwdownload,format=p010le,scale=1280:720,format=yuv420p10le[out0]");
+  EXPECT_FALSE(has(graph, "nv12")) << graph;
+  EXPECT_FALSE(has(video.note, "from 8-bit frames")) << video.note;
+  EXPECT_TRUE(has(video.note, "scaled in memory from 10-bit frames")) << video.note;
+  EXPECT_EQ(testing::parse_graph(graph).refusal, "") << graph;
+  // Frames its hwaccel refuses at run time are uploaded as p010 (Gen9's VPP reads it).
+  const std::string& fallback = keep->fallback_video_graph.text;
+  EXPECT_TRUE(has(fallback, "format=p010le,hwupload,hwdownload,format=p010le")) << fallback;
+  EXPECT_FALSE(has(fallback, "nv12")) << fallback;
+  EXPECT_EQ(testing::parse_graph(fallback).refusal, "") << fallback;
+  // Broadwell: nv12 up, so 8-bit frames, and the stage says so.
+  Result<Plan> bdw = plan_on("bdw", hdr10_source(), hevc_output(HdrMode::kKeep));
+  ASSERT_TRUE(bdw.is_ok()) << bdw.status().to_string();
+  EXPECT_TRUE(has(bdw->outputs[0].video.note,
+                  "from 8-bit frames: this GPU's VPP writes no 10-bit frames (P010)"))
+      << bdw->outputs[0].video.note;
+}
+
+// One decode feeds both outputs of a Kaby Lake job: the 8-bit output through scale_vaapi (nv12
+// from the decoder's P010: Gen9's VPP reads P010), the --hdr keep output downloaded as P010
+// before any VPP step. Where the source must be turned (or deinterlaced) first, which Gen9's
+// VPP could only do into nv12 (vaapi_vpp.c: those filters write what they read), the turn runs
+// in memory on the software decoder's frames, which go up as p010: the 10-bit branch never
+// holds 8 bits. Every graph is read by libavfilter.
+TEST(IntelTruth, Gen9KeepsHdrInTenBitsFromOneDecode) {
+  OutputSpec sdr = output("small.mp4", 640, 360);
+  Result<Plan> plan = make_plan(job({hevc_output(HdrMode::kKeep), sdr}, BackendKind::kVaapi),
+                                hdr10_source(), inventory({assumed("kbl")}));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_TRUE(plan->decode.hw) << plan->decode.note;
+  const std::string& graph = plan->video_graph.text;
+  EXPECT_TRUE(has(graph, "split=2")) << graph;
+  EXPECT_TRUE(has(graph, "hwdownload,format=p010le,scale=1280:720,format=yuv420p10le[out0]"))
+      << graph;
+  EXPECT_TRUE(has(graph, "scale_vaapi=w=640:h=360:format=nv12")) << graph;
+  EXPECT_FALSE(has(graph, "format=p010:")) << graph;  // no VPP asked for P010
+  testing::ParsedGraph parsed = testing::parse_graph(graph);
+  EXPECT_EQ(parsed.refusal, "") << graph;
+  EXPECT_EQ(parsed.open_outputs, (std::set<std::string>{"out0", "out1"})) << graph;
+
+  MediaInfo turned = hdr10_source();
+  turned.video->rotation_deg = -90;
+  Result<Plan> upright = plan_on("kbl", turned, hevc_output(HdrMode::kKeep));
+  ASSERT_TRUE(upright.is_ok()) << upright.status().to_string();
+  EXPECT_FALSE(upright->decode.hw);
+  EXPECT_TRUE(has(upright->decode.note,
+                  "the source is turned upright in memory, so that an output scaled in memory "
+                  "keeps its 10 bits: this GPU's VPP writes no 10-bit frames (P010)"))
+      << upright->decode.note;
+  EXPECT_FALSE(upright->orientation.on_device);
+  const std::string& turned_graph = upright->video_graph.text;
+  EXPECT_EQ(turned_graph.rfind("[in]transpose=dir=clock,format=p010le,hwupload", 0), 0u)
+      << turned_graph;
+  EXPECT_FALSE(has(turned_graph, "nv12")) << turned_graph;
+  EXPECT_FALSE(has(turned_graph, "_vaapi")) << turned_graph;
+  EXPECT_EQ(testing::parse_graph(turned_graph).refusal, "") << turned_graph;
 }
 
 // A phone's HEVC Main 10 HLG clip, recorded turned (display matrix -90: 90 degrees clockwise
@@ -294,6 +355,15 @@ TEST(IntelTruth, SkylakeKeepsHdrWithASoftwareEncoder) {
   EXPECT_EQ(video.encoder, "libx265");
   EXPECT_EQ(video.format.bit_depth, 10);
   EXPECT_TRUE(has(video.note, "has no 10-bit hevc encode (--hdr keep)")) << video.note;
+  // Decoded in memory (no HEVC Main10 VA profile), uploaded as p010 (Gen9's VPP reads it) and
+  // downloaded as p010 before any VPP step: 10 bits all the way, no nv12 in the branch.
+  const std::string& graph = plan->video_graph.text;
+  EXPECT_EQ(graph,
+            "[in]format=p010le,hwupload,hwdownload,format=p010le,scale=1280:720,"
+            "format=yuv420p10le[out0]");
+  EXPECT_FALSE(has(plan->decode.note, "uploaded as nv12")) << plan->decode.note;
+  EXPECT_FALSE(has(video.note, "from 8-bit frames")) << video.note;
+  EXPECT_EQ(testing::parse_graph(graph).refusal, "") << graph;
 }
 
 // ---- HDR10 tone mapping per GPU ----
