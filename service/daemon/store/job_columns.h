@@ -11,11 +11,25 @@
 
 namespace tc::daemon {
 
-// The columns in the order every SELECT names them.
-inline constexpr const char* kJobColumnList =
-    "seq, id, request_id, state, priority, labels, spec, create_ms, start_ms, end_ms, attempt, "
-    "device, progress, report, error_code, error_message, error_retryable, webhook_url, node, "
-    "backend, device_path, cancel_requested, not_before_ms, tenant_id";
+// The columns in the order every SELECT names them, written once: NAME(column) gives each
+// column's text, and the list is their concatenation, comma-separated, at compile time.
+// clang-format off
+#define TC_JOB_COLUMNS(NAME)                                                                    \
+  NAME(seq) ", " NAME(id) ", " NAME(request_id) ", " NAME(state) ", "                           \
+  NAME(priority) ", " NAME(labels) ", " NAME(spec) ", " NAME(create_ms) ", "                    \
+  NAME(start_ms) ", " NAME(end_ms) ", " NAME(attempt) ", " NAME(device) ", "                    \
+  NAME(progress) ", " NAME(report) ", " NAME(error_code) ", " NAME(error_message) ", "          \
+  NAME(error_retryable) ", " NAME(webhook_url) ", " NAME(node) ", " NAME(backend) ", "          \
+  NAME(device_path) ", " NAME(cancel_requested) ", " NAME(not_before_ms) ", " NAME(tenant_id)
+// clang-format on
+#define TC_JOB_COLUMN(column) #column
+#define TC_JOBS_DOT_COLUMN(column) "jobs." #column
+inline constexpr const char* kJobColumnList = TC_JOB_COLUMNS(TC_JOB_COLUMN);
+// The same list with each name as "jobs.<name>", for a SELECT that joins other tables (the
+// claim, lease_sql.h).
+inline constexpr const char* kQualifiedJobColumnList = TC_JOB_COLUMNS(TC_JOBS_DOT_COLUMN);
+#undef TC_JOB_COLUMN
+#undef TC_JOBS_DOT_COLUMN
 
 struct JobColumns {
   int64_t seq = 0;

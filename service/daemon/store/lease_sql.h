@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "service/daemon/store/job_columns.h"
 #include "service/daemon/store/job_queue.h"
 #include "service/daemon/store/lease_table.h"
 
@@ -31,20 +32,6 @@ CREATE INDEX jobs_by_node ON jobs (node, state);
 inline constexpr const char* kPgNow = "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT";
 inline constexpr const char* kSqliteNow =
     "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
-
-// `columns` (a comma-separated list) with each name prefixed by `table` and a dot.
-inline std::string qualified(const std::string& columns, const std::string& table) {
-  std::string out;
-  size_t start = 0;
-  while (start < columns.size()) {
-    size_t end = columns.find(',', start);
-    if (end == std::string::npos) end = columns.size();
-    size_t first = columns.find_first_not_of(' ', start);
-    out += (out.empty() ? "" : ", ") + table + "." + columns.substr(first, end - first);
-    start = end + 1;
-  }
-  return out;
-}
 
 // The rolling day of the engine_seconds_per_day quota, in ms.
 inline constexpr int64_t kQuotaDayMs = 86400000;
@@ -105,19 +92,30 @@ inline std::string filled(std::string text,
   return text;
 }
 
-inline std::string claim_candidates_sql(const std::string& columns, size_t backends, int limit,
-                                        const char* now, const char* lock) {
+// The candidates a claim looks at, at most.
+inline constexpr int kClaimBatch = 16;
+
+// kClaimCandidatesSql for `backends` backends, the job's columns (job_columns.h) as its SELECT
+// list, the store's clock `now` and the engine's `lock`.
+inline std::string claim_candidates_sql(size_t backends, const char* now, const char* lock) {
   std::string in;
   for (size_t i = 0; i < backends; ++i) in += (i ? ", $" : "$") + std::to_string(i + 1);
-  return filled(kClaimCandidatesSql, {{"columns", qualified(columns, "jobs")},
+  return filled(kClaimCandidatesSql, {{"columns", kQualifiedJobColumnList},
                                       {"backends", in},
                                       {"window", "$" + std::to_string(backends + 1)},
                                       {"day", std::to_string(kQuotaDayMs)},
                                       // Once per statement (PostgreSQL's clock_timestamp()
                                       // is volatile): then an index can serve end_ms > ...
                                       {"now", std::string("(SELECT ") + now + ")"},
-                                      {"limit", std::to_string(limit)},
+                                      {"limit", std::to_string(kClaimBatch)},
                                       {"lock", lock}});
+}
+
+// The claim as the PostgreSQL engine sends it (pg_job_store.cc), and bench/claim-explain
+// EXPLAINs it (tests/daemon/claim_sql.cc prints it): a row another node is claiming is passed
+// over, not waited for.
+inline std::string pg_claim_candidates_sql(size_t backends) {
+  return claim_candidates_sql(backends, kPgNow, "FOR UPDATE OF jobs SKIP LOCKED");
 }
 
 // $1 = id, $2 = node, $3 = lease length (ms): the claimed row's lease. A cancel accepted of an

@@ -347,9 +347,6 @@ Status PgJobStore::forget_silent(int64_t silent_ms) {
 // Claims, cancels and leases (job_queue.h, lease_table.h, lease_sql.h): several daemons claim
 // from one table at once.
 namespace tc::daemon {
-namespace {
-constexpr int kClaimBatch = 16;  // candidates looked at per claim
-}  // namespace
 
 Result<std::optional<JobRecord>> PgJobStore::claim(const ClaimRequest& claim, const TakeJob& take) {
   std::lock_guard lock(mutex_);
@@ -361,9 +358,7 @@ Result<std::optional<JobRecord>> PgJobStore::claim(const ClaimRequest& claim, co
       [&]() -> Status {
         TC_ASSIGN_OR_RETURN(
             std::vector<JobRecord> candidates,
-            select_sql(claim_candidates_sql(kJobColumnList, claim.backends.size(), kClaimBatch,
-                                            kPgNow, "FOR UPDATE OF jobs SKIP LOCKED"),
-                       params, "claim a job"));
+            select_sql(pg_claim_candidates_sql(claim.backends.size()), params, "claim a job"));
         for (JobRecord& job : candidates) {
           std::optional<Notification> notice;
           if (!take(job, notice)) continue;

@@ -404,8 +404,6 @@ Result<std::vector<NodeRecord>> SqliteJobStore::list() {
 // they matter only across its restarts, but the manager runs one code path on both engines.
 namespace tc::daemon {
 namespace {
-constexpr int kClaimBatch = 16;  // candidates looked at per claim
-
 // The one integer an UPDATE ... RETURNING of at most one row returned; nullopt for no row.
 Result<std::optional<int64_t>> returned_int(sqlite3* db, Statement& s, const std::string& what) {
   std::optional<int64_t> value;
@@ -425,8 +423,7 @@ Result<std::optional<JobRecord>> SqliteJobStore::claim(const ClaimRequest& claim
   std::optional<JobRecord> taken;
   if (claim.backends.empty()) return taken;
   TC_RETURN_IF_ERROR(in_transaction([&]() -> Status {
-    Statement s(db_, sqlite_sql(claim_candidates_sql(kColumns, claim.backends.size(), kClaimBatch,
-                                                     kSqliteNow, "")));
+    Statement s(db_, sqlite_sql(claim_candidates_sql(claim.backends.size(), kSqliteNow, "")));
     if (!s.ok()) return db_error(db_, "prepare claim");
     for (size_t i = 0; i < claim.backends.size(); ++i)
       s.bind(static_cast<int>(i) + 1, claim.backends[i]);
