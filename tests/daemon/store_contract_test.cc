@@ -1294,6 +1294,32 @@ double sum_of(const std::vector<UsageRow>& rows, const std::string& tenant,
   return sum;
 }
 
+// One write carries every attempt's use: each attempt's resources read back as they were
+// written, none taken for another attempt's, and a later write replaces them all.
+TYPED_TEST(StoreContract, EveryAttemptsUsageOfOneWriteReadsBackWhole) {
+  std::optional<JobStore> store = this->open();
+  ASSERT_TRUE(store);
+  JobRecord job = queued_on("metered", BackendKind::kSoftware, 0);
+  ASSERT_TRUE(*store->jobs().insert(job));
+  std::optional<JobRecord> running = start_on(store->jobs(), "metered", "node-a");
+  ASSERT_TRUE(running);
+  AttemptRecord second = running->attempts.back();
+  second.number = 2;
+  running->attempts.back().usage = {{"cpu", 1.5}, {"video", 2.25}, {"render", 0.75}};
+  second.usage = {{"cpu", 4}, {"nvenc", 8.5}};
+  running->attempts.push_back(second);
+  ASSERT_TRUE(*store->jobs().write(*running, std::nullopt, nullptr));
+  JobRecord back = **store->jobs().get("metered");
+  ASSERT_EQ(back.attempts.size(), 2u);
+  EXPECT_EQ(back.attempts[0].usage,
+            (ResourceSeconds{{"cpu", 1.5}, {"video", 2.25}, {"render", 0.75}}));
+  EXPECT_EQ(back.attempts[1].usage, (ResourceSeconds{{"cpu", 4}, {"nvenc", 8.5}}));
+  running->attempts[1].usage = {{"cpu", 5}, {"nvenc", 9}};
+  ASSERT_TRUE(*store->jobs().write(*running, std::nullopt, nullptr));
+  EXPECT_EQ((**store->jobs().get("metered")).attempts[1].usage,
+            (ResourceSeconds{{"cpu", 5}, {"nvenc", 9}}));
+}
+
 // A running attempt's use so far is stored with its progress (fair share reads it before the job
 // ends), replaced as it grows and by the final figures; every row is stamped with the store's
 // clock; a row written again with the figures it holds (a retried write, the job's later

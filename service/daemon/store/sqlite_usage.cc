@@ -15,11 +15,17 @@ Status usage_error(sqlite3* db, const std::string& what) {
 }  // namespace
 
 // Each attempt's use (a running one's so far): insert_attempt_usage_sql says when a row changes.
+// One statement prepared per write, reset and bound again for each row (a job's write carries
+// every attempt's rows, each write of its progress among them).
 Status SqliteJobStore::save_usage_locked(const JobRecord& job) {
+  bool any = false;
+  for (const AttemptRecord& attempt : job.attempts) any = any || !attempt.usage.empty();
+  if (!any) return {};
+  Statement s(db_, sqlite_sql(insert_attempt_usage_sql(kSqliteNow)));
+  if (!s.ok()) return usage_error(db_, "prepare the attempt usage");
   for (const AttemptRecord& attempt : job.attempts) {
     for (const auto& [resource, seconds] : attempt.usage) {
-      Statement s(db_, sqlite_sql(insert_attempt_usage_sql(kSqliteNow)));
-      if (!s.ok()) return usage_error(db_, "prepare the attempt usage");
+      s.reset();
       s.bind(1, job.id);
       s.bind(2, int64_t{attempt.number});
       s.bind(3, job.tenant);
