@@ -193,9 +193,10 @@ void gate_vdenc_bitrate_on_huc(bool huc_loaded, HwDevice& device) {
   }
 }
 
-void apply_huc_state(const std::string& debugfs_root, HwDevice& device) {
+void apply_huc_state(const std::string& debugfs_root, int node_fd, HwDevice& device) {
   if (!is_intel_driver(device.driver)) return;
-  UcReading huc = read_uc_firmware(UcFirmware::kHuc, debugfs_root, device.path, device.driver);
+  UcReading huc =
+      read_uc_firmware(UcFirmware::kHuc, debugfs_root, device.path, device.driver, node_fd);
   if (huc.state != UcState::kUnknown) device.huc_running = huc.running();
   device.huc_seen = huc.summary();
   if (device.driver == "xe") gate_vdenc_bitrate_on_huc(huc.running(), device);
@@ -409,7 +410,7 @@ void probe_va_driver(int fd, const std::string& debugfs_root, HwDevice& device) 
   }
   apply_va_caps(*profiles, device);
   if (device.can_scale) device.can_tonemap = probe_hdr_tonemap(display.get());
-  apply_huc_state(debugfs_root, device);
+  apply_huc_state(debugfs_root, fd, device);
 }
 
 // From the node's PCI device id: the model ("Arc A380 (DG2)"), and what its generation's VPP

@@ -1,7 +1,6 @@
 // HuC/GuC state from debugfs and the kernel's ioctls (uc_firmware.h).
 #include "pipeline/hw/uc_firmware.h"
 
-#include <fcntl.h>
 #include <sys/ioctl.h>
 
 #include <libdrm/i915_drm.h>
@@ -24,7 +23,6 @@
 #endif
 #endif
 
-#include "pipeline/core/fd.h"
 #include "pipeline/core/file.h"
 
 namespace tc {
@@ -94,14 +92,12 @@ UcReading from_gts(std::vector<UcGtReading> gts) {
 
 // I915_PARAM_HUC_STATUS: 1 when HuC is loaded and authenticated, 0 when not; an error where the
 // GPU has none or the kernel does not know the parameter.
-std::optional<UcReading> huc_from_i915(const std::string& node) {
-  ScopedFd fd(open(node.c_str(), O_RDWR | O_CLOEXEC));
-  if (!fd.is_open()) return std::nullopt;
+std::optional<UcReading> huc_from_i915(const std::string& node, int node_fd) {
   int value = -1;
   drm_i915_getparam_t param{};
   param.param = I915_PARAM_HUC_STATUS;
   param.value = &value;
-  if (ioctl(fd.get(), DRM_IOCTL_I915_GETPARAM, &param) != 0) return std::nullopt;
+  if (ioctl(node_fd, DRM_IOCTL_I915_GETPARAM, &param) != 0) return std::nullopt;
   UcReading reading;
   reading.state = value > 0 ? UcState::kRunning : UcState::kNotRunning;
   reading.source = UcSource::kI915Param;
@@ -113,10 +109,9 @@ std::optional<UcReading> huc_from_i915(const std::string& node) {
 // xe_query.c query_uc_fw_version, XE_QUERY_UC_TYPE_HUC: the release version of the media GT's
 // HuC while its status is XE_UC_FIRMWARE_RUNNING, else ENODEV. EINVAL: a kernel without the
 // query (or without the HuC type): unknown.
-std::optional<UcReading> huc_from_xe([[maybe_unused]] const std::string& node) {
+std::optional<UcReading> huc_from_xe([[maybe_unused]] const std::string& node,
+                                     [[maybe_unused]] int node_fd) {
 #ifdef TC_HAVE_XE_UC_QUERY
-  ScopedFd fd(open(node.c_str(), O_RDWR | O_CLOEXEC));
-  if (!fd.is_open()) return std::nullopt;
   drm_xe_query_uc_fw_version version{};
   version.uc_type = XE_QUERY_UC_TYPE_HUC;
   drm_xe_device_query query{};
@@ -126,7 +121,7 @@ std::optional<UcReading> huc_from_xe([[maybe_unused]] const std::string& node) {
   UcReading reading;
   reading.source = UcSource::kXeQuery;
   reading.where = node + " (DRM_XE_DEVICE_QUERY_UC_FW_VERSION)";
-  if (ioctl(fd.get(), DRM_IOCTL_XE_DEVICE_QUERY, &query) != 0) {
+  if (ioctl(node_fd, DRM_IOCTL_XE_DEVICE_QUERY, &query) != 0) {
     if (errno != ENODEV) return std::nullopt;
     reading.state = UcState::kNotRunning;
     reading.said = "ENODEV";
@@ -180,11 +175,7 @@ std::string UcReading::summary() const {
       return unknown_why;
     case UcSource::kDebugfs:
       text = "debugfs " + where + ": " + (said.empty() ? "no status" : said);
-      if (state != UcState::kRunning)
-        for (const UcGtReading& gt : gts)
-          if (gt.path != where)
-            text += "; " + gt.path + ": " + (gt.said.empty() ? "no status" : gt.said);
-      return text;
+      return state == UcState::kRunning ? text : text + other_gts();
     case UcSource::kI915Param:
     case UcSource::kXeQuery:
       return where + ": " + said;
@@ -192,15 +183,23 @@ std::string UcReading::summary() const {
   return text;
 }
 
+std::string UcReading::other_gts() const {
+  std::string text;
+  for (const UcGtReading& gt : gts)
+    if (gt.path != where) text += "; " + gt.path + ": " + (gt.said.empty() ? "no status" : gt.said);
+  return text;
+}
+
 UcReading read_uc_firmware(UcFirmware firmware, const std::string& debugfs_root,
-                           const std::string& node, const std::string& kernel_driver) {
+                           const std::string& node, const std::string& kernel_driver, int node_fd) {
   int minor = render_minor(node);
   if (std::vector<UcGtReading> gts = read_gts(firmware, debugfs_root, minor); !gts.empty())
     return from_gts(std::move(gts));
-  if (firmware == UcFirmware::kHuc && kernel_driver == "i915")
-    if (std::optional<UcReading> reading = huc_from_i915(node)) return *reading;
-  if (firmware == UcFirmware::kHuc && kernel_driver == "xe")
-    if (std::optional<UcReading> reading = huc_from_xe(node)) return *reading;
+  bool ask_kernel = firmware == UcFirmware::kHuc && node_fd >= 0;
+  if (ask_kernel && kernel_driver == "i915")
+    if (std::optional<UcReading> reading = huc_from_i915(node, node_fd)) return *reading;
+  if (ask_kernel && kernel_driver == "xe")
+    if (std::optional<UcReading> reading = huc_from_xe(node, node_fd)) return *reading;
   return unknown(firmware, debugfs_root, minor);
 }
 

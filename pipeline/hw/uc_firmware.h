@@ -49,6 +49,8 @@ struct UcReading {
   // One line for notes and inventories: "debugfs /sys/kernel/debug/dri/0/gt1/uc/huc_info:
   // RUNNING", "/dev/dri/renderD128 (I915_PARAM_HUC_STATUS): 0", or the unknown_why.
   std::string summary() const;
+  // Debugfs: "; PATH: STATE" for every GT's file but `where`'s ("" otherwise).
+  std::string other_gts() const;
 };
 
 // The firmware's state for render node `node` ("/dev/dri/renderD128") of kernel driver
@@ -58,9 +60,10 @@ struct UcReading {
 // DRM_XE_DEVICE_QUERY_UC_FW_VERSION query of the HuC type, which answers a version only while HuC
 // is RUNNING and ENODEV otherwise (Linux drivers/gpu/drm/xe/xe_query.c, query_uc_fw_version;
 // compiled only where this build's <drm/xe_drm.h> has it: not with Debian 12's 6.1 headers).
-// Neither ioctl needs root.
+// Neither ioctl needs root. `node_fd` is the caller's open descriptor of `node`, which the ioctls
+// go to (the node is never opened again by name here); -1: the kernel is not asked.
 UcReading read_uc_firmware(UcFirmware firmware, const std::string& debugfs_root,
-                           const std::string& node, const std::string& kernel_driver);
+                           const std::string& node, const std::string& kernel_driver, int node_fd);
 
 // What an info file's text says its state is: "RUNNING", "DISABLED", ...; empty when it has no
 // status line.

@@ -54,10 +54,11 @@ bool tonemaps_hdr10(const std::vector<VAProcFilterCapHighDynamicRange>& caps);
 void gate_vdenc_bitrate_on_huc(bool huc_loaded, HwDevice& device);
 
 // What discovery does with the HuC state once libva has filled the caps (after vaInitialize):
-// reads it for device.path on device.driver (uc_firmware.h, debugfs under `debugfs_root`),
+// reads it for device.path on device.driver (uc_firmware.h: debugfs under `debugfs_root`, else
+// the kernel through `node_fd`, discovery's open node; -1 asks debugfs alone),
 // records it in huc_running / huc_seen, and on xe gates VDEnc CBR/VBR unless HuC is known to run.
 // On i915 iHD asks the kernel itself (I915_PARAM_HUC_STATUS), so the caps are left as listed.
-void apply_huc_state(const std::string& debugfs_root, HwDevice& device);
+void apply_huc_state(const std::string& debugfs_root, int node_fd, HwDevice& device);
 
 // Why a VA-API driver, named by its vendor string, cannot serve an Intel node: an emulation layer
 // or Mesa's Gallium driver. Empty when it can.

@@ -257,10 +257,7 @@ Check check_of_gts(const Firmware& firmware, const UcReading& reading) {
   if (reading.running()) return pass(firmware.check, reading.where, label + " " + reading.said);
   std::string seen = reading.said.empty() ? "no " + label + " status in " + reading.where
                                           : label + " " + reading.said;
-  for (const UcGtReading& gt : reading.gts)
-    if (gt.path != reading.where)
-      seen += "; " + gt.path + ": " + (gt.said.empty() ? "no status" : gt.said);
-  return fail(firmware.check, reading.where, seen, firmware.fix);
+  return fail(firmware.check, reading.where, seen + reading.other_gts(), firmware.fix);
 }
 
 // The check of what the shared reader (pipeline/hw/uc_firmware.h) found.
@@ -317,7 +314,11 @@ Check check_firmware(const Firmware& firmware, const Roots& roots, const std::st
     return skip(firmware.check, node, "kernel driver unknown (see kernel-driver)");
   if (!is_intel_driver(kernel_driver))
     return skip(firmware.check, node, "not an Intel GPU (i915/xe)");
-  UcReading reading = read_uc_firmware(firmware.which, roots.debugfs, node, kernel_driver);
+  // Opened once here for the kernel's answer (I915_PARAM_HUC_STATUS, the xe query), where
+  // debugfs does not show the firmware; not opened, the kernel is not asked.
+  ScopedFd fd(open(node.c_str(), O_RDWR | O_CLOEXEC));
+  UcReading reading =
+      read_uc_firmware(firmware.which, roots.debugfs, node, kernel_driver, fd.get());
   return weigh_firmware(check_of_reading(firmware, reading, node), generation);
 }
 

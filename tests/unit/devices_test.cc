@@ -385,7 +385,7 @@ class ApplyHucStateTest : public ::testing::Test {
 TEST_F(ApplyHucStateTest, XeWithHucRunningOnTheMediaGtKeepsCbrAndVbr) {
   write_huc_info("gt0", "NOT_SUPPORTED");
   write_huc_info("gt1", "RUNNING");
-  apply_huc_state(debugfs(), device_);
+  apply_huc_state(debugfs(), -1, device_);
   EXPECT_EQ(low_power_modes(), kAll);
   EXPECT_EQ(device_.huc_running, std::optional<bool>(true));
   EXPECT_EQ(device_.huc_seen, "debugfs " + debugfs() + "/dri/0/gt1/uc/huc_info: RUNNING");
@@ -393,14 +393,14 @@ TEST_F(ApplyHucStateTest, XeWithHucRunningOnTheMediaGtKeepsCbrAndVbr) {
 
 TEST_F(ApplyHucStateTest, XeWithHucDisabledIsCqpOnlyAndSaysNotRunning) {
   write_huc_info("gt1", "DISABLED");
-  apply_huc_state(debugfs(), device_);
+  apply_huc_state(debugfs(), -1, device_);
   EXPECT_EQ(low_power_modes(), va_rc::kCqp);
   EXPECT_EQ(device_.huc_running, std::optional<bool>(false));
   EXPECT_EQ(device_.huc_seen, "debugfs " + debugfs() + "/dri/0/gt1/uc/huc_info: DISABLED");
 }
 
 TEST_F(ApplyHucStateTest, XeWithoutDebugfsIsCqpOnlyAndSaysUnknown) {
-  apply_huc_state(debugfs(), device_);
+  apply_huc_state(debugfs(), -1, device_);
   EXPECT_EQ(low_power_modes(), va_rc::kCqp);
   EXPECT_EQ(device_.huc_running, std::nullopt);
   EXPECT_NE(device_.huc_seen.find("debugfs is not mounted, or needs root"), std::string::npos)
@@ -411,7 +411,7 @@ TEST_F(ApplyHucStateTest, I915KeepsWhatIhdListsAndRecordsTheState) {
   // On i915 iHD asks the kernel itself (I915_PARAM_HUC_STATUS): its list is already right.
   device_.driver = "i915";
   write_huc_info("gt", "DISABLED");
-  apply_huc_state(debugfs(), device_);
+  apply_huc_state(debugfs(), -1, device_);
   EXPECT_EQ(low_power_modes(), kAll);
   EXPECT_EQ(device_.huc_running, std::optional<bool>(false));
 }

@@ -31,7 +31,7 @@ class FakeDebugfs : public ::testing::Test {
     std::ofstream(path) << text;
   }
   UcReading huc(const std::string& driver = "xe") {
-    return read_uc_firmware(UcFirmware::kHuc, debugfs_, node_, driver);
+    return read_uc_firmware(UcFirmware::kHuc, debugfs_, node_, driver, -1);
   }
 
   fs::path root_;
@@ -69,7 +69,7 @@ TEST_F(FakeDebugfs, OlderKernelsNameTheDirectoryByTheRenderMinorAndSayLoadSucces
 TEST_F(FakeDebugfs, GucIsReadFromItsOwnFile) {
   write("dri/0/gt0/uc/huc_info", "HuC firmware: i915/tgl_huc.bin\n\tstatus: RUNNING\n");
   write("dri/0/gt0/uc/guc_info", "GuC firmware: i915/tgl_guc_70.bin\n\tstatus: LOAD_FAIL\n");
-  UcReading reading = read_uc_firmware(UcFirmware::kGuc, debugfs_, node_, "i915");
+  UcReading reading = read_uc_firmware(UcFirmware::kGuc, debugfs_, node_, "i915", -1);
   EXPECT_EQ(reading.state, UcState::kNotRunning);
   EXPECT_EQ(reading.said, "LOAD_FAIL");
 }
