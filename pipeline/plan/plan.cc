@@ -269,10 +269,15 @@ DeviceConvertPlan plan_device_convert(const PlanContext& context, const DecodePl
   return plan;
 }
 
+// --deinterlace on, or auto on a source whose fields are interlaced.
+bool wants_deinterlace(const JobSpec& spec, const VideoInfo& video) {
+  return spec.deinterlace == Deinterlace::kOn ||
+         (spec.deinterlace == Deinterlace::kAuto && video.interlaced());
+}
+
 // What the source's frames go through before the split, as the decode stage says it.
 std::string source_steps(const JobSpec& spec, const VideoInfo& video) {
-  bool deinterlace = spec.deinterlace == Deinterlace::kOn ||
-                     (spec.deinterlace == Deinterlace::kAuto && video.interlaced());
+  bool deinterlace = wants_deinterlace(spec, video);
   bool turn = upright_quarter_turns(video.rotation_deg) != 0;
   if (deinterlace && turn) return "deinterlaced and turned upright";
   return deinterlace ? "deinterlaced" : turn ? "turned upright" : "";
@@ -285,8 +290,7 @@ DeinterlacePlan plan_deinterlace(const PlanContext& context, const JobSpec& spec
   DeinterlacePlan plan;
   const VideoInfo& video = context.video;
   bool automatic = spec.deinterlace == Deinterlace::kAuto;
-  plan.on =
-      branches > 0 && (spec.deinterlace == Deinterlace::kOn || (automatic && video.interlaced()));
+  plan.on = branches > 0 && wants_deinterlace(spec, video);
   if (!plan.on) return plan;
   plan.why = "source field order " + std::string(field_order_name(video.field_order)) +
              (automatic ? " (--deinterlace auto)" : " (--deinterlace on)");
